@@ -1,0 +1,66 @@
+"""The one error hierarchy of harnessdrive.
+
+    HarnessdriveError                  base of everything we raise on purpose
+    ├── UserError                      bad input; the CLI prints one line and exits 2
+    │   ├── TaskFormatError            a task.toml or suite.toml that does not validate
+    │   ├── UnknownHarnessError        a harness name nobody registered
+    │   ├── LockedError                another run holds the results folder
+    │   └── BudgetError                a spend cap that is missing or too small
+    ├── WorkspaceError                 a fresh copy could not be built or read
+    ├── SandboxError                   a process could not be started as asked
+    ├── GradingError                   the grader could not evaluate (never a pass)
+    └── HarnessError                   an adapter could not drive its CLI
+        └── CouldNotRunError           a failure that will repeat on every task (login, version, missing)
+
+Anything else that escapes is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+
+class HarnessdriveError(Exception):
+    """Base class of every error harnessdrive raises on purpose."""
+
+
+class UserError(HarnessdriveError):
+    """Bad input from the person at the keyboard: shown as one line, exit code 2."""
+
+
+class TaskFormatError(UserError):
+    """A task or suite file that does not validate."""
+
+
+class UnknownHarnessError(UserError):
+    """A harness name that no adapter registered."""
+
+
+class LockedError(UserError):
+    """Another live run holds the results folder."""
+
+
+class BudgetError(UserError):
+    """A spend cap that is missing, zero, or cannot cover the plan."""
+
+
+class WorkspaceError(HarnessdriveError):
+    """A fresh copy of a repository could not be built, read or diffed."""
+
+
+class SandboxError(HarnessdriveError):
+    """A process could not be started the way it was asked for."""
+
+
+class GradingError(HarnessdriveError):
+    """The grader could not evaluate. Such a trial is never a pass."""
+
+
+class HarnessError(HarnessdriveError):
+    """An adapter could not drive its agent CLI."""
+
+
+class CouldNotRunError(HarnessError):
+    """A harness failure that will repeat on every task, with a hint to fix it."""
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint
