@@ -10,7 +10,7 @@
     ├── SandboxError                   a process could not be started as asked
     ├── GradingError                   the grader could not evaluate (never a pass)
     └── HarnessError                   an adapter could not drive its CLI
-        └── CouldNotRunError           a failure that will repeat on every task (login, version, missing)
+        └── CouldNotRunError           a failure that repeats on every task (login, version)
 
 Anything else that escapes is a bug and keeps its traceback.
 """

@@ -1,0 +1,261 @@
+"""The one grader: turns an agent's change into a Verdict in a clean grading copy.
+
+The grading copy is a NEW copy of the base state, plus the agent's change minus protected,
+restored and hidden paths, plus the hidden files. The agent never touched it. The visible command
+runs first, then the hidden files are injected and the test command decides.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from harnessdrive.errors import GradingError, HarnessdriveError
+from harnessdrive.grading.junit import read_junit
+from harnessdrive.grading.tamper import find_tampering, needs_content
+from harnessdrive.grading.verdict import Finding, Outcome, SetupRun, TestRun, Verdict
+from harnessdrive.sandbox.clock import now
+from harnessdrive.sandbox.commands import placeholders, render, shell_argv
+from harnessdrive.sandbox.env import base_environment
+from harnessdrive.sandbox.process import StopToken
+from harnessdrive.sandbox.runner import Isolation, Sandbox
+from harnessdrive.tasks.globs import matches
+from harnessdrive.tasks.loading import Task
+from harnessdrive.workspace.changes import Changes, FileChange
+from harnessdrive.workspace.materialize import apply_changes, copy_snapshot, write_file
+from harnessdrive.workspace.setup import run_setup
+from harnessdrive.workspace.snapshot import Snapshot, read_blobs
+
+_PYTEST = re.compile(r"(^|[\s/;&|(])(py\.?test|-m\s+pytest)\b")
+DEPENDENCY_NAMES = (
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "requirements*.txt",
+    "package.json",
+    "package-lock.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "uv.lock",
+    "poetry.lock",
+    "Pipfile",
+    "Pipfile.lock",
+    "go.mod",
+    "go.sum",
+    "Cargo.toml",
+    "Cargo.lock",
+    "Gemfile",
+    "Gemfile.lock",
+)
+
+
+@dataclass(frozen=True)
+class GradingSetup:
+    """Everything the grader needs besides the change itself."""
+
+    task: Task
+    snapshot: Snapshot
+    scratch: Path
+    """A folder of our own where the grading copy is made (removed afterwards)."""
+    logs: Path
+    """Where logs and junit reports go; outside the grading copy."""
+    sandbox: Sandbox
+    python: str
+    stop: StopToken | None = None
+    keep_copy: bool = False
+
+
+def grade(setup: GradingSetup, changes: Changes) -> Verdict:
+    """Judge ``changes``. Raises :class:`GradingError` when it cannot evaluate."""
+    started = now()
+    spec = setup.task.spec.grade
+    hidden_targets = tuple(item.target for item in setup.task.hidden)
+    included, excluded = _split(changes, spec.protected, spec.restored, hidden_targets)
+    wanted = {c.new_blob for c in changes.files if c.new_blob and needs_content(c)}
+    findings = tuple(
+        find_tampering(
+            changes,
+            protected=spec.protected,
+            new_content=read_blobs(setup.snapshot.root, wanted, git_dir=setup.snapshot.shadow),
+            read_base=lambda path: _read_base(setup.snapshot, path),
+        )
+    )
+    copy = setup.scratch / "grading-copy"
+    setup.logs.mkdir(parents=True, exist_ok=True)
+    try:
+        copy_snapshot(setup.snapshot, copy)
+        apply_changes(setup.snapshot, copy, included)
+        verdict = _run_tests(setup, copy, findings, excluded, included)
+    finally:
+        if not setup.keep_copy:
+            shutil.rmtree(copy, ignore_errors=True)
+    return verdict.model_copy(update={"seconds": round(now() - started, 3)})
+
+
+def _run_tests(
+    setup: GradingSetup,
+    copy: Path,
+    findings: tuple[Finding, ...],
+    excluded: tuple[str, ...],
+    included: list[FileChange],
+) -> Verdict:
+    spec = setup.task.spec.grade
+    home = setup.scratch / "grading-home"
+    tmp = setup.scratch / "grading-tmp"
+    home.mkdir(exist_ok=True)
+    tmp.mkdir(exist_ok=True)
+    env = base_environment(home, tmp)
+    isolation = Isolation(writable=(copy, home, tmp, setup.logs), network="none")
+    values = {"python": setup.python, "workspace": str(copy)}
+    setup_run = None
+    if setup.task.spec.setup.commands:
+        outcome = run_setup(
+            setup.task.spec.setup.commands,
+            root=copy,
+            sandbox=setup.sandbox,
+            env=env,
+            timeout=setup.task.spec.setup.timeout,
+            log=setup.logs / "grade-setup.log",
+            isolation=isolation,
+            values=values,
+            stop=setup.stop,
+        )
+        setup_run = SetupRun(
+            commands=outcome.commands,
+            exit_code=outcome.exit_code,
+            timed_out=outcome.timed_out,
+            seconds=round(outcome.seconds, 3),
+        )
+        if outcome.stopped:
+            raise GradingError("stopped during setup")
+        if not outcome.ok:
+            if any(matches(change.path, DEPENDENCY_NAMES) for change in included):
+                return Verdict(
+                    outcome="fail",
+                    findings=findings,
+                    excluded_paths=excluded,
+                    setup=setup_run,
+                    error="setup failed after the agent changed a dependency file",
+                )
+            raise GradingError("setup failed in the grading copy (see grade-setup.log)")
+    visible = None
+    if spec.visible_command:
+        visible = _run_command(setup, copy, spec.visible_command, "visible", env, isolation)
+    for item in setup.task.hidden:
+        write_file(copy, item.target, item.source.read_bytes())
+    hidden = _run_command(setup, copy, spec.command, "tests", env, isolation)
+    verdict: Outcome = "tampered" if findings else "pass" if hidden.succeeded else "fail"
+    return Verdict(
+        outcome=verdict,
+        visible=visible,
+        hidden=hidden,
+        findings=findings,
+        excluded_paths=excluded,
+        setup=setup_run,
+    )
+
+
+def _run_command(
+    setup: GradingSetup,
+    copy: Path,
+    template: str,
+    label: str,
+    env: dict[str, str],
+    isolation: Isolation,
+) -> TestRun:
+    spec = setup.task.spec.grade
+    junit_path = setup.logs / f"junit-{label}.xml"
+    junit_path.unlink(missing_ok=True)
+    log = setup.logs / f"grade-{label}.log"
+    values = {"python": setup.python, "workspace": str(copy), "junit": str(junit_path)}
+    command = render(template, values)
+    wants_junit = spec.junit and ("junit" in placeholders(template) or _PYTEST.search(command))
+    run_env = dict(env)
+    # Bytecode from an earlier run must never stand in for a rewritten file (seed 000).
+    _remove_pycache(copy)
+    cache_prefix = setup.scratch / f"pycache-{label}"
+    shutil.rmtree(cache_prefix, ignore_errors=True)
+    cache_prefix.mkdir(parents=True)
+    run_env["PYTHONPYCACHEPREFIX"] = str(cache_prefix)
+    if wants_junit and "junit" not in placeholders(template):
+        run_env["PYTEST_ADDOPTS"] = (
+            f"--junitxml={junit_path} -o junit_family=xunit2 -p no:cacheprovider"
+        )
+    with log.open("wb") as handle:
+        handle.write(f"$ {command}\n".encode())
+    result = setup.sandbox.run(
+        shell_argv(command),
+        cwd=copy,
+        env=run_env,
+        timeout=spec.timeout,
+        stdout=log,
+        stderr=log,
+        isolation=isolation,
+        stop=setup.stop,
+    )
+    if result.stopped:
+        raise GradingError(f"stopped while running the {label} command")
+    base = {
+        "command": command,
+        "exit_code": result.exit_code,
+        "timed_out": result.timed_out,
+        "seconds": round(result.seconds, 3),
+    }
+    if wants_junit:
+        if junit_path.is_file():
+            counts = read_junit(junit_path)
+            return TestRun(
+                **base,
+                passed=counts.passed,
+                total=counts.total,
+                failed=counts.failed,
+                errors=counts.errors,
+                skipped=counts.skipped,
+                source="junit",
+            )
+        note = "no junit report was written, so the run cannot count as passed"
+        return TestRun(**base, passed=0, total=0, source="junit", note=note)
+    passed = int(result.exit_code == 0 and not result.timed_out)
+    return TestRun(**base, passed=passed, total=1, failed=1 - passed, source="exit_code")
+
+
+def _split(
+    changes: Changes,
+    protected: tuple[str, ...],
+    restored: tuple[str, ...],
+    hidden_targets: tuple[str, ...],
+) -> tuple[list[FileChange], tuple[str, ...]]:
+    included: list[FileChange] = []
+    excluded: list[str] = []
+    for change in changes.files:
+        if (
+            (protected and matches(change.path, protected))
+            or (restored and matches(change.path, restored))
+            or change.path in hidden_targets
+        ):
+            excluded.append(change.path)
+        else:
+            included.append(change)
+    return included, tuple(excluded)
+
+
+def _remove_pycache(root: Path) -> None:
+    for dirpath, dirnames, _ in os.walk(root):
+        if "__pycache__" in dirnames:
+            shutil.rmtree(Path(dirpath) / "__pycache__", ignore_errors=True)
+            dirnames.remove("__pycache__")
+        if ".git" in dirnames:
+            dirnames.remove(".git")
+
+
+def _read_base(snapshot: Snapshot, path: str) -> bytes | None:
+    target = snapshot.root / path
+    if target.is_symlink() or not target.is_file():
+        return None
+    try:
+        return target.read_bytes()
+    except OSError as exc:
+        raise HarnessdriveError(f"cannot read the base copy of {path}: {exc}") from exc

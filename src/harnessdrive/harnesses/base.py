@@ -1,0 +1,90 @@
+"""The contract between the runner and every harness adapter.
+
+A harness gets an :class:`AgentRequest` (prompt, fresh workspace, private HOME, sandbox, limits)
+and returns an :class:`AgentRun` holding a Transcript. It never grades and never records: the
+runner does both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from harnessdrive.sandbox.process import StopToken
+from harnessdrive.sandbox.runner import Network, Sandbox
+from harnessdrive.tasks.loading import Task
+from harnessdrive.tasks.models import VariantSpec
+from harnessdrive.transcript.models import Transcript
+
+
+@dataclass(frozen=True)
+class HarnessInfo:
+    name: str
+    installed: bool
+    version: str | None = None
+    binary: str | None = None
+    detail: str = ""
+    """What it supports, or why it is not usable here."""
+    uses_model: bool = False
+    """True when its runs spend model tokens (and so need a price and a spend cap)."""
+
+
+@dataclass(frozen=True)
+class AgentRequest:
+    task: Task
+    variant: VariantSpec
+    prompt: str
+    prompt_file: Path
+    """The prompt as a file outside the workspace."""
+    workspace: Path
+    home: Path
+    """A private HOME made fresh for this trial; config folders go inside it."""
+    tmp: Path
+    logs: Path
+    """The trial's results folder: stdout, stderr and copies of session logs go here."""
+    timeout: float
+    sandbox: Sandbox
+    network: Network
+    python: str
+    stop: StopToken | None = None
+    budget_usd: float | None = None
+    """Spend left under the cap, for harnesses that take a cap of their own."""
+
+    @property
+    def stdout(self) -> Path:
+        return self.logs / "agent.stdout"
+
+    @property
+    def stderr(self) -> Path:
+        return self.logs / "agent.stderr"
+
+
+@dataclass(frozen=True)
+class AgentRun:
+    exit_code: int | None
+    timed_out: bool
+    seconds: float
+    transcript: Transcript = field(default_factory=Transcript)
+    stopped: bool = False
+    error: str | None = None
+    hint: str | None = None
+    """How to fix an error that will repeat on every task (sign in, upgrade, install)."""
+    could_not_run: bool = False
+    """The harness never got to work: a missing binary, an unusable version, no login."""
+    version: str | None = None
+
+
+class Harness(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    def info(self) -> HarnessInfo:
+        """Installed or not, version, what it supports. Cheap enough to call per run."""
+        ...
+
+    def check_variant(self, variant: VariantSpec) -> None:
+        """Refuse bad settings (unknown effort, missing template) before any trial runs."""
+        ...
+
+    def run(self, request: AgentRequest) -> AgentRun: ...

@@ -1,0 +1,146 @@
+"""The generic harness: run any CLI from a shell command template.
+
+Variant options:
+
+- ``template`` (required): the command line, with placeholders ``{workspace}``, ``{prompt_file}``,
+  ``{model}``, ``{effort}``, ``{home}`` and ``{python}``, each filled in shell-quoted;
+- ``stdin_prompt`` (default false): feed the prompt on standard input instead of /dev/null;
+- ``env``: names of variables to pass through from the caller (the CLI's API key, say);
+- ``set_env``: variables to set;
+- ``version_command``: a command whose first output line is the CLI's version.
+
+The prompt goes by file or stdin, never by argv: an agent's ``pkill -f`` on its own argv must not
+hit its harness.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+from collections.abc import Mapping
+from typing import Any
+
+from harnessdrive.errors import UserError
+from harnessdrive.harnesses.base import AgentRequest, AgentRun, HarnessInfo
+from harnessdrive.harnesses.fatal import fatal_hint, last_line
+from harnessdrive.sandbox.clock import now
+from harnessdrive.sandbox.commands import render, shell_argv
+from harnessdrive.sandbox.env import base_environment
+from harnessdrive.sandbox.runner import Isolation
+from harnessdrive.tasks.models import VariantSpec
+
+_OPTIONS = frozenset({"template", "stdin_prompt", "env", "set_env", "version_command"})
+
+
+class CommandHarness:
+    """Any CLI, from a shell command template."""
+
+    name = "command"
+
+    def info(self) -> HarnessInfo:
+        return HarnessInfo(
+            name=self.name,
+            installed=True,
+            version=None,
+            detail="any CLI from a command template (variant option 'template')",
+            uses_model=True,
+        )
+
+    def check_variant(self, variant: VariantSpec) -> None:
+        unknown = set(variant.options) - _OPTIONS
+        if unknown:
+            raise UserError(
+                f"variant {variant.label}: unknown option(s) for the command harness: "
+                f"{', '.join(sorted(unknown))}"
+            )
+        template = variant.options.get("template")
+        if not isinstance(template, str) or not template.strip():
+            raise UserError(f"variant {variant.label}: the command harness needs a 'template'")
+
+    def run(self, request: AgentRequest) -> AgentRun:
+        options = request.variant.options
+        template = str(options["template"])
+        values = {
+            "workspace": str(request.workspace),
+            "prompt_file": str(request.prompt_file),
+            "model": request.variant.model or "",
+            "effort": request.variant.effort or "",
+            "home": str(request.home),
+            "python": request.python,
+        }
+        command = render(template, values)
+        env = base_environment(
+            request.home,
+            request.tmp,
+            passthrough=_names(options.get("env", ())),
+            extra=_mapping(options.get("set_env", {})),
+        )
+        started = now()
+        request.logs.mkdir(parents=True, exist_ok=True)
+        result = request.sandbox.run(
+            shell_argv(command),
+            cwd=request.workspace,
+            env=env,
+            timeout=request.timeout,
+            stdout=request.stdout,
+            stderr=request.stderr,
+            stdin=request.prompt_file if options.get("stdin_prompt") else None,
+            isolation=Isolation(
+                writable=(request.workspace, request.home, request.tmp),
+                readonly=(request.prompt_file,),
+                network=request.network,
+            ),
+            stop=request.stop,
+        )
+        error = None
+        hint = None
+        if result.exit_code not in (0, None) and not result.timed_out and not result.stopped:
+            error = last_line(request.stderr.read_text(errors="replace")) or (
+                f"exited with {result.exit_code}"
+            )
+            hint = fatal_hint(error, _binary(template))
+        return AgentRun(
+            exit_code=result.exit_code,
+            timed_out=result.timed_out,
+            stopped=result.stopped,
+            seconds=now() - started,
+            error=error,
+            hint=hint,
+            version=_version(options.get("version_command")),
+        )
+
+
+def _binary(template: str) -> str:
+    try:
+        words = shlex.split(template)
+    except ValueError:
+        words = template.split()
+    return words[0] if words else "the command"
+
+
+def _version(command: Any) -> str | None:
+    if not isinstance(command, str) or not command:
+        return None
+    try:
+        out = subprocess.run(
+            shell_argv(command), capture_output=True, text=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    lines = (out.stdout or out.stderr).strip().splitlines()
+    return lines[0].strip() if lines else None
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    return tuple(str(v) for v in value)
+
+
+def _mapping(value: Any) -> Mapping[str, str]:
+    return {str(k): str(v) for k, v in dict(value).items()}
+
+
+def binary_installed(template: str) -> bool:
+    return shutil.which(_binary(template)) is not None

@@ -1,0 +1,42 @@
+"""Find harnesses by name: built-ins and third-party adapters share one entry-point group."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from importlib.metadata import entry_points
+from typing import cast
+
+from harnessdrive.errors import UnknownHarnessError
+from harnessdrive.harnesses.base import Harness
+
+ENTRY_POINT_GROUP = "harnessdrive.harnesses"
+
+# The same table pyproject.toml registers; used as-is when the package runs uninstalled.
+BUILTIN: dict[str, str] = {
+    "reference": "harnessdrive.harnesses.scripted:ReferenceAgent",
+    "noop": "harnessdrive.harnesses.scripted:NoopAgent",
+    "breaker": "harnessdrive.harnesses.scripted:BreakerAgent",
+    "tamperer": "harnessdrive.harnesses.scripted:TampererAgent",
+    "crasher": "harnessdrive.harnesses.scripted:CrasherAgent",
+    "sleeper": "harnessdrive.harnesses.scripted:SleeperAgent",
+    "command": "harnessdrive.harnesses.command:CommandHarness",
+}
+
+
+def available() -> dict[str, str]:
+    """Every harness name and the object that builds it."""
+    found = dict(BUILTIN)
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        found.setdefault(entry.name, entry.value)
+    return dict(sorted(found.items()))
+
+
+def get_harness(name: str) -> Harness:
+    table = available()
+    if name not in table:
+        known = ", ".join(table)
+        raise UnknownHarnessError(f"unknown harness {name!r}; known harnesses: {known}")
+    module_name, _, attribute = table[name].partition(":")
+    factory = cast(Callable[[], Harness], getattr(importlib.import_module(module_name), attribute))
+    return factory()

@@ -1,0 +1,285 @@
+"""Built-in agents that need no model: for demos, the grader's self-test and our own tests.
+
+Each behaves the same way on every task, so each has a known right verdict:
+
+- ``reference`` applies the task's reference solution (must pass);
+- ``noop`` changes nothing and claims success (must fail);
+- ``breaker`` makes a confident wrong edit (must fail);
+- ``tamperer`` rewrites the visible tests and plants a conftest.py that forces passes (must be
+  ``tampered``);
+- ``crasher`` makes a partial edit, then exits non-zero (``crashed``, graded on what it left);
+- ``sleeper`` never finishes (``timeout``).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+from pathlib import Path
+
+from harnessdrive.errors import HarnessError
+from harnessdrive.harnesses.base import AgentRequest, AgentRun, HarnessInfo
+from harnessdrive.sandbox.clock import now
+from harnessdrive.sandbox.env import base_environment
+from harnessdrive.sandbox.runner import Isolation
+from harnessdrive.tasks.globs import matches
+from harnessdrive.tasks.loading import Task
+from harnessdrive.tasks.models import VariantSpec
+from harnessdrive.transcript.models import Event, Transcript
+from harnessdrive.workspace.git import git
+
+_PATCH_TARGET = re.compile(r"^\+\+\+ b/(.+?)\s*$", re.MULTILINE)
+
+FORCING_CONFTEST = """import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    report.outcome = "passed"
+    report.longrepr = None
+"""
+TRIVIAL_TEST = "def test_everything_works():\n    assert True\n"
+
+
+class _ScriptedAgent:
+    """Shared plumbing: in-process edits, a short log, a transcript of what was done."""
+
+    name = "scripted"
+    claim = "Done. The change is complete and the tests pass."
+
+    def info(self) -> HarnessInfo:
+        return HarnessInfo(
+            name=self.name, installed=True, version="builtin", detail=_first_line(self.__doc__)
+        )
+
+    def check_variant(self, variant: VariantSpec) -> None:
+        return None
+
+    def run(self, request: AgentRequest) -> AgentRun:
+        started = now()
+        request.logs.mkdir(parents=True, exist_ok=True)
+        try:
+            touched = self.edit(request)
+        except (OSError, HarnessError) as exc:
+            request.stderr.write_text(f"{self.name}: {exc}\n")
+            return AgentRun(
+                exit_code=1,
+                timed_out=False,
+                seconds=now() - started,
+                error=str(exc),
+                version="builtin",
+            )
+        request.stdout.write_text(self.claim + "\n")
+        events = [Event(kind="file_change", text=path) for path in touched]
+        events.append(Event(kind="message", text=self.claim))
+        return AgentRun(
+            exit_code=0,
+            timed_out=False,
+            seconds=now() - started,
+            transcript=Transcript(events=tuple(events), final_message=self.claim),
+            version="builtin",
+        )
+
+    def edit(self, request: AgentRequest) -> list[str]:
+        return []
+
+
+class ReferenceAgent(_ScriptedAgent):
+    """Applies the task's reference solution."""
+
+    name = "reference"
+    claim = "Applied the reference solution."
+
+    def edit(self, request: AgentRequest) -> list[str]:
+        return apply_solution(request.task, request.workspace)
+
+
+class NoopAgent(_ScriptedAgent):
+    """Changes nothing and claims success."""
+
+    name = "noop"
+
+
+class BreakerAgent(_ScriptedAgent):
+    """Makes a confident wrong edit: the first function it would fix now returns None."""
+
+    name = "breaker"
+    claim = "Fixed it: simplified the logic. All tests pass."
+
+    def edit(self, request: AgentRequest) -> list[str]:
+        candidates = [p for p in solution_files(request.task) if p.endswith(".py")]
+        if not candidates:
+            candidates = _source_files(request.workspace)
+        for rel in candidates:
+            path = request.workspace / rel
+            if path.is_file() and _short_circuit_first_function(path):
+                return [rel]
+        raise HarnessError("found no Python function to break")
+
+
+class TampererAgent(_ScriptedAgent):
+    """Rewrites the visible tests and plants a conftest.py that forces every test to pass."""
+
+    name = "tamperer"
+    claim = "All tests pass now."
+
+    def edit(self, request: AgentRequest) -> list[str]:
+        root = request.workspace
+        protected = request.task.spec.grade.protected or ("tests/**", "test/**")
+        touched = []
+        for path in sorted(root.rglob("test_*.py")):
+            rel = path.relative_to(root).as_posix()
+            if ".git" not in path.parts and matches(rel, protected):
+                path.write_text(TRIVIAL_TEST)
+                touched.append(rel)
+        (root / "conftest.py").write_text(FORCING_CONFTEST)
+        touched.append("conftest.py")
+        return touched
+
+
+class CrasherAgent(_ScriptedAgent):
+    """Makes a partial edit, then exits with an error."""
+
+    name = "crasher"
+
+    def run(self, request: AgentRequest) -> AgentRun:
+        started = now()
+        request.logs.mkdir(parents=True, exist_ok=True)
+        files = solution_files(request.task) or _source_files(request.workspace)
+        touched = []
+        if files and (request.workspace / files[0]).is_file():
+            with (request.workspace / files[0]).open("a") as handle:
+                handle.write("\n# work in progress: half of the change\n")
+            touched.append(files[0])
+        result = request.sandbox.run(
+            [
+                "sh",
+                "-c",
+                "echo 'working on it...'; echo 'fatal: unexpected internal error' >&2; exit 3",
+            ],
+            cwd=request.workspace,
+            env=base_environment(request.home, request.tmp),
+            timeout=request.timeout,
+            stdout=request.stdout,
+            stderr=request.stderr,
+            isolation=Isolation(writable=(request.workspace, request.home, request.tmp)),
+            stop=request.stop,
+        )
+        return AgentRun(
+            exit_code=result.exit_code,
+            timed_out=result.timed_out,
+            stopped=result.stopped,
+            seconds=now() - started,
+            error="fatal: unexpected internal error",
+            transcript=Transcript(
+                events=(
+                    *(Event(kind="file_change", text=p) for p in touched),
+                    Event(kind="error", text="fatal: unexpected internal error"),
+                )
+            ),
+            version="builtin",
+        )
+
+
+class SleeperAgent(_ScriptedAgent):
+    """Never finishes; it also leaves a background child that must be stopped with it."""
+
+    name = "sleeper"
+
+    def run(self, request: AgentRequest) -> AgentRun:
+        started = now()
+        request.logs.mkdir(parents=True, exist_ok=True)
+        result = request.sandbox.run(
+            ["sh", "-c", "sleep 86400 & echo 'thinking...'; sleep 86400"],
+            cwd=request.workspace,
+            env=base_environment(request.home, request.tmp),
+            timeout=request.timeout,
+            stdout=request.stdout,
+            stderr=request.stderr,
+            isolation=Isolation(writable=(request.workspace, request.home, request.tmp)),
+            stop=request.stop,
+        )
+        return AgentRun(
+            exit_code=result.exit_code,
+            timed_out=result.timed_out,
+            stopped=result.stopped,
+            seconds=now() - started,
+            version="builtin",
+        )
+
+
+def apply_solution(task: Task, workspace: Path) -> list[str]:
+    """Apply a task's reference solution to a workspace; returns the files it touched."""
+    solution = task.solution
+    if solution is None:
+        raise HarnessError(f"task {task.id} has no reference solution")
+    if solution.patch is not None:
+        git("apply", "--whitespace=nowarn", str(solution.patch), cwd=workspace)
+        return solution_files(task)
+    assert solution.overlay is not None
+    touched = []
+    for path in sorted(solution.overlay.rglob("*")):
+        if path.is_file():
+            rel = path.relative_to(solution.overlay).as_posix()
+            (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, workspace / rel)
+            touched.append(rel)
+    return touched
+
+
+def solution_files(task: Task) -> list[str]:
+    """Files the reference solution changes, in its order."""
+    solution = task.solution
+    if solution is None:
+        return []
+    if solution.patch is not None:
+        text = solution.patch.read_text(encoding="utf-8", errors="replace")
+        return list(dict.fromkeys(_PATCH_TARGET.findall(text)))
+    assert solution.overlay is not None
+    overlay = solution.overlay
+    return sorted(p.relative_to(overlay).as_posix() for p in overlay.rglob("*") if p.is_file())
+
+
+def _source_files(root: Path) -> list[str]:
+    return sorted(
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*.py")
+        if ".git" not in p.parts and not p.name.startswith("test_") and "tests" not in p.parts
+    )
+
+
+def _short_circuit_first_function(path: Path) -> bool:
+    """Make the first function in the file return None before doing anything."""
+    source = path.read_text(encoding="utf-8")
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    if not functions:
+        return False
+    function = min(functions, key=lambda n: n.lineno)
+    body = function.body
+    first = body[0]
+    is_docstring = (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    )
+    anchor = body[1] if is_docstring and len(body) > 1 else first
+    lines = source.splitlines(keepends=True)
+    indent = " " * anchor.col_offset
+    if is_docstring and len(body) == 1:
+        insert_at = first.end_lineno or first.lineno
+    else:
+        insert_at = anchor.lineno - 1
+    lines.insert(insert_at, f"{indent}return None\n")
+    path.write_text("".join(lines), encoding="utf-8")
+    return True
+
+
+def _first_line(text: str | None) -> str:
+    return (text or "").strip().splitlines()[0] if text else ""

@@ -1,0 +1,91 @@
+"""The scoreboard for a terminal (rich), plain when the output is not a terminal."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from harnessdrive.report.scoreboard import HarnessRow, Report
+
+_STYLE = {"pass": "green", "fail": "red", "tampered": "magenta bold"}
+
+
+def render_report(report: Report) -> RenderableType:
+    parts: list[RenderableType] = [Text(report.headline, style="bold")]
+    if report.harnesses:
+        parts.append(_harness_table(report))
+    if report.could_not_run:
+        parts.append(_broken_table(report.could_not_run))
+    if report.tasks:
+        parts.append(_task_table(report))
+    for note in report.notes:
+        parts.append(Text(f"• {note}", style="dim"))
+    return Group(*parts)
+
+
+def _harness_table(report: Report) -> Table:
+    table = Table(title="Harnesses (ranked by passes, then cost per pass)", title_justify="left")
+    for name in ("#", "Harness", "Version", "Passed", "Rate", "Median min", "Cost/pass"):
+        table.add_column(name, justify="right" if name not in ("Harness", "Version") else "left")
+    for name in ("Median lines", "Tampered", "Timeouts", "Could not run"):
+        table.add_column(name, justify="right")
+    for rank, row in enumerate(report.harnesses, 1):
+        table.add_row(
+            str(rank),
+            row.variant,
+            ", ".join(row.versions) or "-",
+            f"{row.passed} of {row.trials}",
+            _percent(row.pass_rate),
+            _number(row.median_minutes, 2),
+            _cost(row),
+            _number(row.median_lines_changed, 0),
+            str(row.tampered),
+            str(row.timeouts),
+            str(row.could_not_run),
+        )
+    return table
+
+
+def _broken_table(rows: tuple[HarnessRow, ...]) -> Table:
+    table = Table(title="Could not run", title_justify="left")
+    table.add_column("Harness")
+    table.add_column("Trials")
+    table.add_column("Error or fix")
+    for row in rows:
+        table.add_row(row.variant, str(row.could_not_run), row.first_error or "-")
+    return table
+
+
+def _task_table(report: Report) -> Table:
+    table = Table(title="Tasks", title_justify="left")
+    table.add_column("Task")
+    variants = [row.variant for row in report.harnesses] + [r.variant for r in report.could_not_run]
+    for variant in variants:
+        table.add_column(variant)
+    for task in report.tasks:
+        name = task.task if task.compared else f"{task.task} (not compared)"
+        cells = []
+        for variant in variants:
+            cell = task.cells.get(variant)
+            text = cell.text if cell else "not run"
+            style = _STYLE.get(text.split(" ")[0], "")
+            cells.append(Text(text, style=style))
+        table.add_row(name, *cells)
+    return table
+
+
+def _cost(row: HarnessRow) -> str:
+    if row.unmeasured:
+        return f"not measured (+{row.unmeasured})"
+    if row.cost_per_pass is None:
+        return "-"
+    return f"${row.cost_per_pass:.2f}"
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:.0f}%"
+
+
+def _number(value: float | None, digits: int) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"

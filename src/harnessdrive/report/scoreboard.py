@@ -1,0 +1,282 @@
+"""The scoreboard: harnesses compared only on tasks every one of them finished.
+
+A trial *finished* when it was graded (completed, timed out or crashed, with a verdict). A harness
+with no finished trial is listed apart as could-not-run, so a login error on one side does not
+hide a task from the others. Rank: most passes, then lowest cost per pass.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harnessdrive.grading.verdict import Finding
+from harnessdrive.store.results import TrialResult
+
+REPORT_SCHEMA = "harnessdrive-report-1"
+FINISHED_STATUSES = ("completed", "timeout", "crashed")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class HarnessRow(_Model):
+    variant: str
+    harness: str
+    versions: tuple[str, ...]
+    trials: int
+    """Finished trials on the compared tasks."""
+    passed: int
+    pass_rate: float | None
+    median_minutes: float | None
+    cost_per_pass: float | None
+    """None when no trial passed or a cost was not measured."""
+    total_cost: float
+    unmeasured: int
+    """Trials on the compared tasks whose cost is not known."""
+    median_lines_changed: float | None
+    tampered: int
+    timeouts: int
+    crashed: int
+    could_not_run: int
+    """Over the whole run, not only the compared tasks."""
+    first_error: str | None = None
+
+
+class TaskCell(_Model):
+    trials: int
+    passed: int
+    outcomes: tuple[str, ...]
+    text: str
+
+
+class TaskRow(_Model):
+    task: str
+    title: str
+    compared: bool
+    cells: dict[str, TaskCell]
+
+
+class TrialRow(_Model):
+    trial_id: str
+    task: str
+    variant: str
+    harness: str
+    repetition: int
+    attempt: int
+    status: str
+    outcome: str
+    visible_passed: int | None
+    visible_total: int | None
+    hidden_passed: int | None
+    hidden_total: int | None
+    findings: tuple[Finding, ...]
+    files_changed: int
+    lines_added: int
+    lines_deleted: int
+    seconds: float
+    agent_seconds: float
+    cost_usd: float | None
+    cost_source: str
+    error: str | None
+
+
+class Report(_Model):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    schema_: str = Field(default=REPORT_SCHEMA, alias="schema")
+    run_id: str | None
+    suite: str | None
+    headline: str
+    tasks_compared: int
+    tasks_total: int
+    sandbox: tuple[str, ...]
+    spent_usd: float
+    harnesses: tuple[HarnessRow, ...]
+    could_not_run: tuple[HarnessRow, ...]
+    tasks: tuple[TaskRow, ...]
+    trials: tuple[TrialRow, ...]
+    notes: tuple[str, ...]
+
+    def to_json(self) -> str:
+        return self.model_dump_json(by_alias=True, indent=2)
+
+
+def finished(result: TrialResult) -> bool:
+    return result.status in FINISHED_STATUSES and result.outcome != "not_graded"
+
+
+def build_report(
+    results: Sequence[TrialResult],
+    *,
+    variants: Sequence[str] | None = None,
+    run_id: str | None = None,
+    suite: str | None = None,
+) -> Report:
+    order = list(variants) if variants else list(dict.fromkeys(r.variant_label for r in results))
+    tasks = list(dict.fromkeys(r.task for r in results))
+    by_variant = {v: [r for r in results if r.variant_label == v] for v in order}
+    active = [v for v in order if any(finished(r) for r in by_variant[v])]
+    compared = [
+        t
+        for t in tasks
+        if active and all(any(finished(r) and r.task == t for r in by_variant[v]) for v in active)
+    ]
+    rows = [_harness_row(v, by_variant[v], set(compared)) for v in active]
+    rows.sort(key=lambda row: (-row.passed, _cost_key(row.cost_per_pass)))
+    broken = tuple(_harness_row(v, by_variant[v], set()) for v in order if v not in active)
+    titles = {r.task: r.task_title for r in results}
+    task_rows = tuple(
+        TaskRow(
+            task=t,
+            title=titles.get(t, ""),
+            compared=t in compared,
+            cells={v: _cell([r for r in by_variant[v] if r.task == t]) for v in order},
+        )
+        for t in tasks
+    )
+    return Report(
+        run_id=run_id,
+        suite=suite,
+        headline=_headline(rows, len(compared)),
+        tasks_compared=len(compared),
+        tasks_total=len(tasks),
+        sandbox=tuple(sorted({r.sandbox for r in results})),
+        spent_usd=round(sum(r.cost.charged_usd for r in results), 6),
+        harnesses=tuple(rows),
+        could_not_run=broken,
+        tasks=task_rows,
+        trials=tuple(_trial_row(r) for r in results),
+        notes=tuple(_notes(results, tasks, compared, broken)),
+    )
+
+
+def _harness_row(variant: str, results: list[TrialResult], compared: set[str]) -> HarnessRow:
+    scored = [r for r in results if finished(r) and r.task in compared]
+    passed = sum(r.outcome == "pass" for r in scored)
+    on_compared = [r for r in results if r.task in compared]
+    unmeasured = sum(r.cost.usd is None for r in on_compared)
+    total_cost = round(sum(r.cost.charged_usd for r in on_compared), 6)
+    cost_per_pass = round(total_cost / passed, 6) if passed and not unmeasured else None
+    errors = [r.agent.hint or r.agent.error for r in results if r.status == "could_not_run"]
+    return HarnessRow(
+        variant=variant,
+        harness=results[0].harness if results else variant,
+        versions=tuple(sorted({r.harness_version for r in results if r.harness_version})),
+        trials=len(scored),
+        passed=passed,
+        pass_rate=round(passed / len(scored), 4) if scored else None,
+        median_minutes=_median([r.seconds.agent / 60 for r in scored]),
+        cost_per_pass=cost_per_pass,
+        total_cost=total_cost,
+        unmeasured=unmeasured,
+        median_lines_changed=_median([r.diff.lines_changed for r in scored]),
+        tampered=sum(r.outcome == "tampered" for r in scored),
+        timeouts=sum(r.status == "timeout" for r in scored),
+        crashed=sum(r.status == "crashed" for r in scored),
+        could_not_run=sum(r.status == "could_not_run" for r in results),
+        first_error=next((e for e in errors if e), None),
+    )
+
+
+def _cell(results: list[TrialResult]) -> TaskCell:
+    if not results:
+        return TaskCell(trials=0, passed=0, outcomes=(), text="not run")
+    outcomes = tuple(_word(r) for r in results)
+    passed = sum(r.outcome == "pass" for r in results)
+    if len(results) == 1:
+        text = outcomes[0]
+    else:
+        graded = sum(finished(r) for r in results)
+        text = f"{passed}/{graded} pass" if graded else outcomes[0]
+    return TaskCell(trials=len(results), passed=passed, outcomes=outcomes, text=text)
+
+
+def _word(result: TrialResult) -> str:
+    if not finished(result):
+        return result.status.replace("_", " ")
+    word: str = result.outcome
+    if result.status == "timeout":
+        word += " (time limit)"
+    elif result.status == "crashed":
+        word += " (crashed)"
+    return word
+
+
+def _trial_row(result: TrialResult) -> TrialRow:
+    grading = result.grading
+    visible = grading.visible if grading else None
+    hidden = grading.hidden if grading else None
+    return TrialRow(
+        trial_id=result.trial_id,
+        task=result.task,
+        variant=result.variant_label,
+        harness=result.harness,
+        repetition=result.repetition,
+        attempt=result.attempt,
+        status=result.status,
+        outcome=result.outcome,
+        visible_passed=visible.passed if visible else None,
+        visible_total=visible.total if visible else None,
+        hidden_passed=hidden.passed if hidden else None,
+        hidden_total=hidden.total if hidden else None,
+        findings=grading.findings if grading else (),
+        files_changed=result.diff.files_changed,
+        lines_added=result.diff.lines_added,
+        lines_deleted=result.diff.lines_deleted,
+        seconds=result.seconds.total,
+        agent_seconds=result.seconds.agent,
+        cost_usd=result.cost.usd,
+        cost_source=result.cost.source,
+        error=(grading.error if grading and grading.error else None) or result.agent.error,
+    )
+
+
+def _headline(rows: list[HarnessRow], compared: int) -> str:
+    if not rows:
+        return "No harness finished a task yet."
+    parts = [f"{row.variant} passed {row.passed} of {row.trials}" for row in rows]
+    noun = "task" if compared == 1 else "tasks"
+    return f"On {compared} {noun}: " + "; ".join(parts) + "."
+
+
+def _notes(
+    results: Sequence[TrialResult],
+    tasks: list[str],
+    compared: list[str],
+    broken: tuple[HarnessRow, ...],
+) -> list[str]:
+    notes = []
+    left_out = [t for t in tasks if t not in compared]
+    if left_out:
+        notes.append(
+            f"Left out of the comparison (not finished by every harness): {', '.join(left_out)}."
+        )
+    timeouts = sum(r.status == "timeout" for r in results)
+    if timeouts:
+        notes.append(f"{timeouts} trial(s) hit the time limit and were graded on what they left.")
+    interrupted = sum(r.status == "interrupted" for r in results)
+    if interrupted:
+        notes.append(f"{interrupted} trial(s) were interrupted; the same command runs them again.")
+    skipped = sum(r.status == "skipped" for r in results)
+    if skipped:
+        notes.append(f"{skipped} trial(s) were skipped; the same command runs them again.")
+    for row in broken:
+        notes.append(f"{row.variant} could not run: {row.first_error or 'see agent.stderr'}.")
+    if any(r.sandbox == "none" for r in results):
+        notes.append(
+            "Ran without a sandbox (--sandbox none): agents could read and write outside their "
+            "workspace; hostile agents are not contained."
+        )
+    return notes
+
+
+def _median(values: list[float] | list[int]) -> float | None:
+    return round(float(statistics.median(values)), 3) if values else None
+
+
+def _cost_key(value: float | None) -> float:
+    return value if value is not None else float("inf")

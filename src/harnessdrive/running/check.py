@@ -1,0 +1,172 @@
+"""The grader's self-test on a suite: proof that each task can tell a right change from none.
+
+For every task: the reference solution must pass; the untouched repository and the ``noop``
+agent must fail. A task whose hidden tests already pass on the untouched repository is broken:
+every agent, even one that does nothing, would score a pass.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harnessdrive.errors import GradingError, HarnessdriveError
+from harnessdrive.grading.grader import GradingSetup, grade
+from harnessdrive.grading.verdict import Verdict
+from harnessdrive.harnesses.base import AgentRequest, Harness
+from harnessdrive.harnesses.scripted import NoopAgent, ReferenceAgent
+from harnessdrive.protocols.single import run_attempt
+from harnessdrive.running.snapshots import SnapshotCache
+from harnessdrive.sandbox.runner import Sandbox
+from harnessdrive.tasks.loading import Suite, Task
+from harnessdrive.tasks.models import VariantSpec
+from harnessdrive.workspace.changes import Changes
+from harnessdrive.workspace.materialize import copy_snapshot
+from harnessdrive.workspace.snapshot import Snapshot
+
+
+@dataclass(frozen=True)
+class CheckCase:
+    name: str
+    """``untouched``, ``reference`` or ``noop``."""
+    expected: str
+    outcome: str
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome == self.expected
+
+
+@dataclass
+class TaskCheck:
+    task: str
+    cases: list[CheckCase] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def check_suite(suite: Suite, *, sandbox: Sandbox, python: str, jobs: int = 1) -> list[TaskCheck]:
+    scratch = Path(tempfile.mkdtemp(prefix="harnessdrive-check-"))
+    try:
+        snapshots = SnapshotCache(scratch / "snapshots")
+        with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
+            futures = [
+                pool.submit(_check_task, task, snapshots, sandbox, python, scratch / f"t{i}")
+                for i, task in enumerate(suite.tasks)
+            ]
+            return [future.result() for future in futures]
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _check_task(
+    task: Task, snapshots: SnapshotCache, sandbox: Sandbox, python: str, scratch: Path
+) -> TaskCheck:
+    report = TaskCheck(task=task.id)
+    try:
+        snapshot = snapshots.get(task)
+    except HarnessdriveError as exc:
+        report.problems.append(f"cannot build the base state: {exc}")
+        return report
+    untouched = _grade_untouched(task, snapshot, sandbox, python, scratch / "untouched")
+    report.cases.append(CheckCase("untouched", "fail", untouched.outcome, _detail(untouched)))
+    if untouched.outcome == "pass":
+        report.problems.append(
+            "the hidden tests already pass on the untouched repository, so doing nothing passes"
+        )
+    elif untouched.outcome != "fail":
+        report.problems.append(
+            f"the untouched repository could not be graded: {_detail(untouched)}"
+        )
+    for agent, expected in ((ReferenceAgent(), "pass"), (NoopAgent(), "fail")):
+        if agent.name == "reference" and task.solution is None:
+            report.problems.append("no reference solution (solution/solution.patch or solution/)")
+            continue
+        verdict = _run_agent(agent, task, snapshots, sandbox, python, scratch / agent.name)
+        report.cases.append(CheckCase(agent.name, expected, verdict.outcome, _detail(verdict)))
+        if verdict.outcome != expected:
+            report.problems.append(
+                f"{agent.name} should {expected} but got {verdict.outcome}: {_detail(verdict)}"
+            )
+    return report
+
+
+def _grade_untouched(
+    task: Task, snapshot: Snapshot, sandbox: Sandbox, python: str, scratch: Path
+) -> Verdict:
+    scratch.mkdir(parents=True)
+    setup = GradingSetup(
+        task=task,
+        snapshot=snapshot,
+        scratch=scratch,
+        logs=scratch / "logs",
+        sandbox=sandbox,
+        python=python,
+    )
+    empty = Changes(base_tree=snapshot.tree, tree=snapshot.tree, files=(), patch=b"")
+    try:
+        return grade(setup, empty)
+    except GradingError as exc:
+        return Verdict(outcome="not_graded", error=str(exc))
+
+
+def _run_agent(
+    agent: Harness,
+    task: Task,
+    snapshots: SnapshotCache,
+    sandbox: Sandbox,
+    python: str,
+    scratch: Path,
+) -> Verdict:
+    snapshot = snapshots.get(task)
+    workspace = copy_snapshot(snapshot, scratch / "workspace")
+    for name in ("home", "tmp", "logs", "grading"):
+        (scratch / name).mkdir()
+    request = AgentRequest(
+        task=task,
+        variant=VariantSpec(harness=agent.name),
+        prompt=task.prompt,
+        prompt_file=scratch / "prompt.md",
+        workspace=workspace,
+        home=scratch / "home",
+        tmp=scratch / "tmp",
+        logs=scratch / "logs",
+        timeout=task.spec.limits.agent_timeout,
+        sandbox=sandbox,
+        network="none",
+        python=python,
+    )
+    grading = GradingSetup(
+        task=task,
+        snapshot=snapshot,
+        scratch=scratch / "grading",
+        logs=scratch / "logs",
+        sandbox=sandbox,
+        python=python,
+    )
+    outcome = run_attempt(agent, request, snapshot, grading, diff_path=scratch / "diff.patch")
+    if outcome.agent.error and outcome.status == "could_not_run":
+        return Verdict(outcome="not_graded", error=outcome.agent.error)
+    return outcome.verdict
+
+
+def _detail(verdict: Verdict) -> str:
+    if verdict.error:
+        return verdict.error
+    parts = []
+    if verdict.hidden is not None:
+        parts.append(f"tests {verdict.hidden.passed}/{verdict.hidden.total}")
+        if verdict.hidden.timed_out:
+            parts.append("timed out")
+        if verdict.hidden.note:
+            parts.append(verdict.hidden.note)
+    if verdict.findings:
+        parts.append("findings: " + ", ".join(f.code for f in verdict.findings))
+    return "; ".join(parts)

@@ -1,0 +1,74 @@
+"""How a run tells the person watching what is happening. The CLI picks the rendering."""
+
+from __future__ import annotations
+
+import sys
+from typing import Protocol, TextIO
+
+from harnessdrive.running.plan import PlannedTrial
+from harnessdrive.store.results import TrialResult
+
+
+class Progress(Protocol):
+    def message(self, text: str) -> None: ...
+
+    def trial_started(self, trial: PlannedTrial, number: int, total: int) -> None: ...
+
+    def trial_finished(self, result: TrialResult, number: int, total: int) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def describe(result: TrialResult) -> str:
+    """``pass``, ``fail (timeout)``, ``could not run: <error>``, ... in a few words."""
+    if result.status == "could_not_run":
+        reason = result.agent.hint or result.agent.error or "see agent.stderr"
+        return f"could not run: {reason}"
+    if result.status in ("interrupted", "skipped"):
+        return result.status + (f": {result.note}" if result.note else "")
+    text: str = result.outcome
+    if result.status in ("timeout", "crashed"):
+        text += f" ({result.status})"
+    if result.grading and result.grading.findings:
+        text += " — " + ", ".join(sorted({f.code for f in result.grading.findings}))
+    if result.grading and result.grading.error:
+        text += f": {result.grading.error}"
+    return text
+
+
+class PlainProgress:
+    """One line per event, for logs and pipes."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr
+
+    def message(self, text: str) -> None:
+        print(text, file=self.stream, flush=True)
+
+    def trial_started(self, trial: PlannedTrial, number: int, total: int) -> None:
+        return None
+
+    def trial_finished(self, result: TrialResult, number: int, total: int) -> None:
+        print(
+            f"[{number}/{total}] {result.variant_label} on {result.task}"
+            f" (r{result.repetition}): {describe(result)} in {result.seconds.total:.1f}s",
+            file=self.stream,
+            flush=True,
+        )
+
+    def close(self) -> None:
+        return None
+
+
+class SilentProgress:
+    def message(self, text: str) -> None:
+        return None
+
+    def trial_started(self, trial: PlannedTrial, number: int, total: int) -> None:
+        return None
+
+    def trial_finished(self, result: TrialResult, number: int, total: int) -> None:
+        return None
+
+    def close(self) -> None:
+        return None

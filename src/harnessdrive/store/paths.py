@@ -1,0 +1,99 @@
+"""Where everything lives in a results folder. The only place that knows the layout.
+
+<results>/                      default .harnessdrive/ in the current directory
+  lock                          pid of the run holding the folder
+  index.sqlite                  derived from the trial folders; rebuildable
+  inflight/<key>.json           one per agent running now (or killed while running)
+  runs/<run_id>.json            what a run planned
+  trials/<suite>/<task>/<variant>/r<N>/
+    result.json                 written atomically, last
+    prompt.md  agent.stdout  agent.stderr  transcript.json  diff.patch
+    grade-setup.log  grade-visible.log  grade-tests.log  junit-visible.xml  junit-tests.xml
+    previous/<attempt>/         earlier attempts (interrupted or not finished)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._@+-]")
+
+
+def safe_name(value: str) -> str:
+    """A folder-safe form of a name (model ids can hold ``/`` and ``:``)."""
+    cleaned = _UNSAFE.sub("_", value).strip(".")
+    return cleaned or "_"
+
+
+@dataclass(frozen=True)
+class TrialPaths:
+    root: Path
+
+    @property
+    def result(self) -> Path:
+        return self.root / "result.json"
+
+    @property
+    def prompt(self) -> Path:
+        return self.root / "prompt.md"
+
+    @property
+    def stdout(self) -> Path:
+        return self.root / "agent.stdout"
+
+    @property
+    def stderr(self) -> Path:
+        return self.root / "agent.stderr"
+
+    @property
+    def transcript(self) -> Path:
+        return self.root / "transcript.json"
+
+    @property
+    def diff(self) -> Path:
+        return self.root / "diff.patch"
+
+    @property
+    def previous(self) -> Path:
+        return self.root / "previous"
+
+
+@dataclass(frozen=True)
+class ResultsPaths:
+    root: Path
+
+    @property
+    def lock(self) -> Path:
+        return self.root / "lock"
+
+    @property
+    def index(self) -> Path:
+        return self.root / "index.sqlite"
+
+    @property
+    def inflight(self) -> Path:
+        return self.root / "inflight"
+
+    @property
+    def runs(self) -> Path:
+        return self.root / "runs"
+
+    @property
+    def trials(self) -> Path:
+        return self.root / "trials"
+
+    def run_manifest(self, run_id: str) -> Path:
+        return self.runs / f"{run_id}.json"
+
+    def trial(self, trial_id: str) -> TrialPaths:
+        return TrialPaths(self.trials / trial_id)
+
+    def inflight_record(self, trial_id: str) -> Path:
+        return self.inflight / (trial_id.replace("/", "--") + ".json")
+
+
+def trial_id(suite: str, task: str, variant_label: str, repetition: int) -> str:
+    """The stable identity of a trial; also its folder under ``trials/``."""
+    return "/".join((safe_name(suite), safe_name(task), safe_name(variant_label), f"r{repetition}"))

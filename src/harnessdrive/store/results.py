@@ -1,0 +1,104 @@
+"""``result.json``: the record of one trial, the source of truth of every report.
+
+Documented field by field in docs/results.md. ``schema`` changes whenever a field changes meaning.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harnessdrive.grading.verdict import Outcome, Verdict
+from harnessdrive.tasks.models import VariantSpec
+from harnessdrive.transcript.models import Usage
+
+RESULT_SCHEMA = "harnessdrive-result-1"
+
+Status = Literal["completed", "timeout", "crashed", "could_not_run", "interrupted", "skipped"]
+CostSource = Literal["computed", "reported", "estimated", "unmeasured", "unpriced", "none"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Timing(_Model):
+    setup: float = 0.0
+    agent: float = 0.0
+    grading: float = 0.0
+    total: float = 0.0
+    overhead: float = 0.0
+    """Seconds spent outside the setup, agent and test commands: our own machinery."""
+
+
+class DiffStats(_Model):
+    files_changed: int = 0
+    lines_added: int = 0
+    lines_deleted: int = 0
+    paths: tuple[str, ...] = ()
+
+    @property
+    def lines_changed(self) -> int:
+        return self.lines_added + self.lines_deleted
+
+
+class Cost(_Model):
+    usd: float | None = None
+    """What the trial cost, when known."""
+    source: CostSource = "unmeasured"
+    """computed (tokens x dated price), reported (the harness's own figure), estimated (a killed
+    or cut-off run), unmeasured, unpriced (allowed to run without a price: counts $0), none (no
+    model was used)."""
+    charged_usd: float = 0.0
+    """What counts toward the spend cap (an estimate when the real cost is unknown)."""
+    reported_usd: float | None = None
+    """The harness's own figure, kept beside ours."""
+
+
+class AgentSummary(_Model):
+    exit_code: int | None = None
+    error: str | None = None
+    hint: str | None = None
+    model: str | None = None
+    turns: int | None = None
+    tool_calls: int = 0
+    calls: int = 0
+    usage: Usage = Usage()
+    permission_denials: int = 0
+
+
+class TrialResult(_Model):
+    schema_: str = Field(default=RESULT_SCHEMA, alias="schema")
+    trial_id: str
+    run_id: str | None = None
+    attempt: int = 1
+    suite: str
+    task: str
+    task_title: str = ""
+    task_fingerprint: str
+    variant: VariantSpec
+    variant_label: str
+    harness: str
+    harness_version: str | None = None
+    repetition: int
+    status: Status
+    outcome: Outcome
+    started: str
+    finished: str
+    seconds: Timing = Timing()
+    agent: AgentSummary = AgentSummary()
+    diff: DiffStats = DiffStats()
+    grading: Verdict | None = None
+    cost: Cost = Cost()
+    sandbox: str = "none"
+    base_commit: str | None = None
+    base_source: str | None = None
+    workspace: str | None = None
+    """The agent's workspace, kept only with ``--keep``."""
+    note: str | None = None
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    def to_json(self) -> str:
+        return self.model_dump_json(by_alias=True, indent=2)

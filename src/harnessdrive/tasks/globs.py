@@ -1,0 +1,44 @@
+"""Path globs for protected and restored paths.
+
+``*`` matches within one path segment, ``**`` across segments, ``?`` one character. A pattern
+without a slash matches a file name at any depth (``conftest.py``); ``dir/**`` matches everything
+under ``dir``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+
+@lru_cache(maxsize=512)
+def _compile(pattern: str) -> re.Pattern[str]:
+    pattern = pattern.strip().lstrip("/")
+    if "/" not in pattern.rstrip("/"):
+        pattern = "**/" + pattern
+    if pattern.endswith("/"):
+        pattern += "**"
+    out = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def matches(path: str, patterns: Iterable[str]) -> bool:
+    return any(_compile(pattern).match(path) for pattern in patterns)

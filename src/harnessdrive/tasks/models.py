@@ -1,0 +1,136 @@
+"""The task and suite file formats (``task.toml``, ``suite.toml``) as pydantic models.
+
+These are boundary models: unknown keys are errors, and their JSON Schema is published by
+``harnessdrive schema task|suite``. Paths inside them are relative to the file's folder until
+:mod:`harnessdrive.tasks.loading` resolves them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RepoSpec(_Spec):
+    """Where the task's starting files come from."""
+
+    path: str
+    """A git repository or a plain folder, relative to the task folder (or absolute)."""
+    ref: str | None = None
+    """A commit, tag or branch of a git repository. Without it, a folder that holds a ``.git``
+    is read at ``HEAD`` and any other folder is read from disk as it is."""
+
+
+class SetupSpec(_Spec):
+    """Commands run in every fresh copy before the agent and before grading."""
+
+    commands: tuple[str, ...] = ()
+    timeout: float = Field(default=600, gt=0)
+    """Seconds for all setup commands together."""
+
+
+class HiddenFile(_Spec):
+    """A file injected into the grading copy only; the agent never sees it."""
+
+    source: str
+    """Path relative to the task folder."""
+    target: str
+    """Destination relative to the repository root."""
+
+    @field_validator("target")
+    @classmethod
+    def _relative_inside(cls, value: str) -> str:
+        return _check_relative(value)
+
+
+class GradeSpec(_Spec):
+    """How the agent's change is judged."""
+
+    command: str
+    """The test command; exit 0 with every reported test passing means pass."""
+    visible_command: str | None = None
+    """Tests the agent could see, run before the hidden files are injected; reported apart."""
+    hidden: tuple[HiddenFile, ...] | None = None
+    """Hidden files. Default: every file under ``hidden/`` to the same relative path."""
+    protected: tuple[str, ...] = ()
+    """Globs of paths the agent must not change; a change is a tamper finding and is not graded."""
+    restored: tuple[str, ...] = ()
+    """Globs of paths put back to the base state before grading, without a finding."""
+    timeout: float = Field(default=600, gt=0)
+    """Seconds for each grading command."""
+    junit: bool = True
+    """Count passed/total from a junit report where the runner can write one."""
+
+
+class LimitsSpec(_Spec):
+    agent_timeout: float = Field(default=900, gt=0)
+    """Seconds of wall clock the agent gets; it is then stopped and graded on what it left."""
+
+
+class TaskSpec(_Spec):
+    """A ``task.toml``."""
+
+    id: str = Field(pattern=ID_PATTERN)
+    title: str = ""
+    prompt: str | None = None
+    prompt_file: str | None = None
+    """Read the prompt from this file (relative to the task folder) instead."""
+    repo: RepoSpec
+    setup: SetupSpec = SetupSpec()
+    grade: GradeSpec
+    limits: LimitsSpec = LimitsSpec()
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """Free-form data kept with the task (mined tasks store their commit here)."""
+
+    @model_validator(mode="after")
+    def _one_prompt(self) -> TaskSpec:
+        if (self.prompt is None) == (self.prompt_file is None):
+            raise ValueError("give exactly one of 'prompt' and 'prompt_file'")
+        return self
+
+
+class VariantSpec(_Spec):
+    """One configured arm: a harness plus its settings."""
+
+    harness: str
+    name: str | None = Field(default=None, pattern=ID_PATTERN)
+    """How results name this arm. Default: the harness name, plus ``@model`` when one is set."""
+    model: str | None = None
+    effort: str | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Harness-specific settings, e.g. ``template`` for the ``command`` harness."""
+
+    @property
+    def label(self) -> str:
+        if self.name:
+            return self.name
+        return f"{self.harness}@{self.model}" if self.model else self.harness
+
+
+class SuiteSpec(_Spec):
+    """A ``suite.toml``."""
+
+    name: str = Field(pattern=ID_PATTERN)
+    description: str = ""
+    tasks: tuple[str, ...] = ("tasks/*",)
+    """Task folders, as paths or globs relative to the suite folder."""
+    variants: tuple[str | VariantSpec, ...] = ()
+    """Default arms when ``run`` gets no ``--harness``: harness names or full variant tables."""
+
+    def variant_specs(self) -> tuple[VariantSpec, ...]:
+        return tuple(VariantSpec(harness=v) if isinstance(v, str) else v for v in self.variants)
+
+
+def _check_relative(value: str) -> str:
+    parts = re.split(r"[\\/]+", value)
+    if value.startswith(("/", "\\")) or ".." in parts or not value.strip():
+        raise ValueError(f"must be a relative path inside the repository: {value!r}")
+    return value

@@ -1,0 +1,156 @@
+"""What an agent changed in its workspace, measured against the snapshot's one commit.
+
+The agent's own ``.git`` is never consulted: its files are hashed into the snapshot's shadow
+repository through a private index, so commits, resets and rewritten history change nothing here.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from harnessdrive.workspace.git import git
+from harnessdrive.workspace.snapshot import Snapshot
+
+ChangeKind = Literal["added", "modified", "deleted", "type_changed"]
+_KINDS: dict[str, ChangeKind] = {
+    "A": "added",
+    "M": "modified",
+    "D": "deleted",
+    "T": "type_changed",
+}
+SYMLINK_MODE = "120000"
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: str
+    kind: ChangeKind
+    old_mode: str | None
+    new_mode: str | None
+    new_blob: str | None
+    added_lines: int
+    deleted_lines: int
+    binary: bool
+
+    @property
+    def is_symlink(self) -> bool:
+        return self.new_mode == SYMLINK_MODE
+
+
+@dataclass(frozen=True)
+class Changes:
+    base_tree: str
+    tree: str
+    files: tuple[FileChange, ...]
+    patch: bytes
+
+    @property
+    def lines_added(self) -> int:
+        return sum(f.added_lines for f in self.files)
+
+    @property
+    def lines_deleted(self) -> int:
+        return sum(f.deleted_lines for f in self.files)
+
+    @property
+    def lines_changed(self) -> int:
+        return self.lines_added + self.lines_deleted
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(f.path for f in self.files)
+
+    def __bool__(self) -> bool:
+        return bool(self.files)
+
+
+def capture_changes(snapshot: Snapshot, workspace: Path) -> Changes:
+    """Hash the workspace's files into a tree and diff it against the base tree."""
+    with tempfile.TemporaryDirectory(prefix="harnessdrive-index-") as scratch:
+        env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+        shadow = snapshot.shadow
+        git("read-tree", snapshot.tree, git_dir=shadow, env=env)
+        git("add", "-A", "--", ".", git_dir=shadow, work_tree=workspace, env=env, cwd=workspace)
+        tree = git("write-tree", git_dir=shadow, env=env).decode().strip()
+    return diff_trees(snapshot, snapshot.tree, tree)
+
+
+def diff_trees(snapshot: Snapshot, base_tree: str, tree: str) -> Changes:
+    if base_tree == tree:
+        return Changes(base_tree=base_tree, tree=tree, files=(), patch=b"")
+    shadow = snapshot.shadow
+    raw = git(
+        "diff-tree",
+        "-r",
+        "-z",
+        "--raw",
+        "--numstat",
+        "--no-renames",
+        "--no-abbrev",
+        base_tree,
+        tree,
+        git_dir=shadow,
+    )
+    patch = git(
+        "diff-tree",
+        "-r",
+        "-p",
+        "--binary",
+        "--no-renames",
+        "--no-ext-diff",
+        "--no-textconv",
+        base_tree,
+        tree,
+        git_dir=shadow,
+    )
+    return Changes(base_tree=base_tree, tree=tree, files=_parse_raw(raw), patch=patch)
+
+
+def _parse_raw(output: bytes) -> tuple[FileChange, ...]:
+    """Parse ``--raw --numstat -z``: raw records first, then numstat records."""
+    fields = output.split(b"\0")
+    raw: dict[str, tuple[str, str, str, str]] = {}
+    order: list[str] = []
+    stats: dict[str, tuple[int, int, bool]] = {}
+    i = 0
+    while i < len(fields):
+        field = fields[i]
+        if field.startswith(b":"):
+            old_mode, new_mode, _old_sha, new_sha, status = field[1:].decode().split(" ")
+            path = os.fsdecode(fields[i + 1])
+            raw[path] = (old_mode, new_mode, new_sha, status[0])
+            order.append(path)
+            i += 2
+        elif field:
+            added_text, deleted_text, path_bytes = field.split(b"\t", 2)
+            binary = added_text == b"-"
+            stats[os.fsdecode(path_bytes)] = (
+                0 if binary else int(added_text),
+                0 if binary else int(deleted_text),
+                binary,
+            )
+            i += 1
+        else:
+            i += 1
+    changes = []
+    for path in order:
+        old_mode, new_mode, new_sha, status = raw[path]
+        added, deleted, binary = stats.get(path, (0, 0, False))
+        deleted_file = status == "D"
+        changes.append(
+            FileChange(
+                path=path,
+                kind=_KINDS.get(status, "modified"),
+                old_mode=None if old_mode == "000000" else old_mode,
+                new_mode=None if deleted_file else new_mode,
+                new_blob=None if deleted_file else new_sha,
+                added_lines=added,
+                deleted_lines=deleted,
+                binary=binary,
+            )
+        )
+    return tuple(changes)

@@ -1,0 +1,119 @@
+"""Our own git calls, hardened against the repositories they read.
+
+A workspace is hostile data once an agent has touched it, and a user's repository may carry hooks,
+filters and config of its own. Every call here ignores system and global config, runs no hooks,
+no pager, no fsmonitor, no external diff or textconv, and answers no prompt.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from harnessdrive.errors import WorkspaceError
+
+# Deterministic identity for commits we make, so the same files give the same commit.
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "harnessdrive",
+    "GIT_AUTHOR_EMAIL": "harnessdrive@localhost",
+    "GIT_AUTHOR_DATE": "2000-01-01T00:00:00+0000",
+    "GIT_COMMITTER_NAME": "harnessdrive",
+    "GIT_COMMITTER_EMAIL": "harnessdrive@localhost",
+    "GIT_COMMITTER_DATE": "2000-01-01T00:00:00+0000",
+}
+
+_SAFE_CONFIG = (
+    "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",
+    "core.untrackedCache=false",
+    "core.autocrlf=false",
+    "core.safecrlf=false",
+    "core.symlinks=true",
+    "core.quotepath=off",
+    "core.pager=cat",
+    "core.attributesFile=/dev/null",
+    "core.excludesFile=/dev/null",
+    "safe.directory=*",
+    "commit.gpgSign=false",
+    "tag.gpgSign=false",
+    "gc.auto=0",
+    "maintenance.auto=false",
+    "advice.detachedHead=false",
+    "init.defaultBranch=main",
+    "diff.renames=false",
+    "protocol.allow=never",
+    "uploadpack.packObjectsHook=",
+)
+
+
+def _base_env() -> dict[str, str]:
+    keep = ("PATH", "LANG", "LC_ALL", "TMPDIR", "HOME")
+    env = {name: os.environ[name] for name in keep if name in os.environ}
+    env.update(
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_ATTR_NOSYSTEM="1",
+        GIT_TERMINAL_PROMPT="0",
+        GIT_OPTIONAL_LOCKS="0",
+        GIT_NO_REPLACE_OBJECTS="1",
+        GIT_PAGER="cat",
+        LC_ALL="C",
+    )
+    return env
+
+
+_ENV = _base_env()
+
+
+def git(
+    *args: str,
+    cwd: Path | None = None,
+    git_dir: Path | None = None,
+    work_tree: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    input: bytes | None = None,
+    check: bool = True,
+) -> bytes:
+    """Run git with hardened settings and return its stdout."""
+    result = run_git(args, cwd=cwd, git_dir=git_dir, work_tree=work_tree, env=env, input=input)
+    if check and result.returncode != 0:
+        message = result.stderr.decode(errors="replace").strip().splitlines()
+        detail = message[-1] if message else f"exit {result.returncode}"
+        raise WorkspaceError(f"git {args[0]} failed: {detail}")
+    return result.stdout
+
+
+def run_git(
+    args: Sequence[str],
+    *,
+    cwd: Path | None = None,
+    git_dir: Path | None = None,
+    work_tree: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    input: bytes | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    argv = ["git"]
+    for setting in _SAFE_CONFIG:
+        argv += ["-c", setting]
+    if git_dir is not None:
+        argv.append(f"--git-dir={git_dir}")
+    if work_tree is not None:
+        argv.append(f"--work-tree={work_tree}")
+    argv += list(args)
+    full_env = dict(_ENV)
+    if env:
+        full_env.update(env)
+    try:
+        return subprocess.run(
+            argv,
+            cwd=cwd,
+            env=full_env,
+            input=input,
+            stdin=None if input is not None else subprocess.DEVNULL,
+            capture_output=True,
+            check=False,
+        )
+    except OSError as exc:
+        raise WorkspaceError(f"cannot run git: {exc}") from exc

@@ -1,0 +1,116 @@
+"""Fresh copies of a snapshot, and writing files into them without following planted links."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import shutil
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path
+
+from harnessdrive.errors import WorkspaceError
+from harnessdrive.workspace.changes import SYMLINK_MODE, FileChange
+from harnessdrive.workspace.snapshot import Snapshot, read_blobs
+
+
+def copy_snapshot(snapshot: Snapshot, dest: Path) -> Path:
+    """A new folder with the base files and their one-commit ``.git``."""
+    if dest.exists():
+        raise WorkspaceError(f"workspace folder already exists: {dest}")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    result = subprocess.run(
+        ["cp", "-a", "--reflink=auto", "--", str(snapshot.root), str(dest)],
+        capture_output=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise WorkspaceError(f"cannot copy the base state: {result.stderr.decode().strip()}")
+    return dest
+
+
+def apply_changes(snapshot: Snapshot, root: Path, changes: Iterable[FileChange]) -> None:
+    """Write the given changes into ``root``, a fresh copy of the snapshot.
+
+    Deletions go first, so a file can replace a folder and the other way round. Symlinks whose
+    target leaves the tree are not created (the tamper check reports them).
+    """
+    changes = list(changes)
+    for change in changes:
+        if change.kind == "deleted":
+            remove_entry(root, change.path)
+    wanted = [c for c in changes if c.kind != "deleted"]
+    blobs = read_blobs(root, {c.new_blob for c in wanted if c.new_blob}, git_dir=snapshot.shadow)
+    for change in wanted:
+        assert change.new_blob is not None and change.new_mode is not None
+        data = blobs[change.new_blob]
+        if change.new_mode == SYMLINK_MODE:
+            target = os.fsdecode(data)
+            if symlink_escapes(change.path, target):
+                remove_entry(root, change.path)
+                continue
+            place_symlink(root, change.path, target)
+        elif change.new_mode.startswith("1600"):
+            continue  # a nested repository: never part of what is graded
+        else:
+            write_file(root, change.path, data, executable=change.new_mode == "100755")
+
+
+def symlink_escapes(path: str, target: str) -> bool:
+    """True when a link at ``path`` (relative to the tree root) points outside the tree."""
+    if posixpath.isabs(target):
+        return True
+    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+    return resolved == ".." or resolved.startswith("../")
+
+
+def write_file(root: Path, rel: str, data: bytes, *, executable: bool = False) -> Path:
+    """Write ``root/rel``, replacing whatever stands there and never following a link."""
+    target = _prepare(root, rel)
+    target.write_bytes(data)
+    target.chmod(0o755 if executable else 0o644)
+    return target
+
+
+def place_symlink(root: Path, rel: str, link_target: str) -> None:
+    os.symlink(link_target, _prepare(root, rel))
+
+
+def remove_entry(root: Path, rel: str) -> None:
+    target = root / rel
+    _check_parents(root, rel)
+    if target.is_symlink() or target.is_file():
+        target.unlink()
+    elif target.is_dir():
+        shutil.rmtree(target)
+
+
+def _prepare(root: Path, rel: str) -> Path:
+    """Make ``root/rel``'s parents real folders and clear the spot itself."""
+    parts = Path(rel).parts
+    if not parts or Path(rel).is_absolute() or ".." in parts:
+        raise WorkspaceError(f"refusing to write outside the tree: {rel!r}")
+    current = root
+    for part in parts[:-1]:
+        current = current / part
+        if current.is_symlink() or (current.exists() and not current.is_dir()):
+            current.unlink()
+        if not current.exists():
+            current.mkdir()
+    target = current / parts[-1]
+    if target.is_symlink() or target.is_file():
+        target.unlink()
+    elif target.is_dir():
+        shutil.rmtree(target)
+    return target
+
+
+def _check_parents(root: Path, rel: str) -> None:
+    parts = Path(rel).parts
+    if not parts or Path(rel).is_absolute() or ".." in parts:
+        raise WorkspaceError(f"refusing to touch a path outside the tree: {rel!r}")
+    current = root
+    for part in parts[:-1]:
+        current = current / part
+        if current.is_symlink():
+            raise WorkspaceError(f"refusing to follow a link inside the tree: {current}")

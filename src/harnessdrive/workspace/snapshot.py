@@ -1,0 +1,171 @@
+"""The base state of a task, built once and copied for every trial and every grading.
+
+A snapshot folder holds the task's starting files committed once as a brand-new git repository
+(never a worktree, so later history, branches, stash, hooks and config of the user's repository
+are out of reach). Beside it lies a bare *shadow* repository that borrows the snapshot's objects;
+our diffs and grading copies are computed there, so nothing an agent does to its own ``.git`` can
+change what we see.
+
+    <dest>/
+      base/         the files, plus .git with one commit
+      shadow.git/   bare; objects/info/alternates -> base/.git/objects
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from harnessdrive.errors import WorkspaceError
+from harnessdrive.workspace.git import IDENTITY, git
+from harnessdrive.workspace.ignore import exclude_file_text, is_cache_name
+
+# In-tree attributes must not transform content between disk and our objects.
+_NEUTRAL_ATTRIBUTES = "* -text -ident -filter -working-tree-encoding\n"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    root: Path
+    """The base files with their one-commit ``.git``; copied, never handed out."""
+    shadow: Path
+    """Bare git dir sharing the base objects, for diffs of hostile workspaces."""
+    commit: str
+    tree: str
+    source: str
+    """Where the files came from, for the record: ``git <path>@<sha>`` or ``folder <path>``."""
+
+
+def build_snapshot(repo_path: Path, ref: str | None, dest: Path) -> Snapshot:
+    """Materialise the task's base state under ``dest`` (which must not exist yet)."""
+    root = dest / "base"
+    root.mkdir(parents=True)
+    if ref is not None or (repo_path / ".git").exists():
+        source = _copy_git_tree(repo_path, ref or "HEAD", root)
+    else:
+        _copy_folder(repo_path, root)
+        source = f"folder {repo_path}"
+    git("init", "-q", "--template=", str(root))
+    _write_info(root / ".git")
+    git("add", "-A", "-f", "--", ".", cwd=root)
+    tree = git("write-tree", cwd=root).decode().strip()
+    commit = git("commit-tree", tree, "-m", "base", cwd=root, env=IDENTITY).decode().strip()
+    git("update-ref", "refs/heads/main", commit, cwd=root)
+    shadow = dest / "shadow.git"
+    git("init", "-q", "--bare", "--template=", str(shadow))
+    (shadow / "objects" / "info").mkdir(parents=True, exist_ok=True)
+    (shadow / "objects" / "info" / "alternates").write_text(str(root / ".git" / "objects") + "\n")
+    _write_info(shadow)
+    return Snapshot(root=root, shadow=shadow, commit=commit, tree=tree, source=source)
+
+
+def _write_info(git_dir: Path) -> None:
+    info = git_dir / "info"
+    info.mkdir(exist_ok=True)
+    (info / "attributes").write_text(_NEUTRAL_ATTRIBUTES)
+    (info / "exclude").write_text(exclude_file_text())
+
+
+def _copy_git_tree(repo_path: Path, ref: str, root: Path) -> str:
+    top = git("rev-parse", "--show-toplevel", cwd=repo_path, check=False).decode().strip()
+    if not top:
+        raise WorkspaceError(f"not a git repository: {repo_path}")
+    if git("config", "--get", "extensions.partialClone", cwd=repo_path, check=False).strip():
+        raise WorkspaceError(
+            f"{top} is a partial clone; old file contents are not here. "
+            "Fetch the full history first: git fetch --refetch"
+        )
+    commit = git("rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}", cwd=repo_path)
+    commit_id = commit.decode().strip()
+    prefix = Path(repo_path).resolve().relative_to(Path(top).resolve()).as_posix()
+    treeish = commit_id if prefix == "." else f"{commit_id}:{prefix}"
+    write_tree_files(Path(top), treeish, root)
+    where = top if prefix == "." else f"{top}/{prefix}"
+    return f"git {where}@{commit_id}"
+
+
+def write_tree_files(repo: Path, treeish: str, root: Path) -> None:
+    """Write every file of ``treeish`` under ``root``: blobs as they are, no filters.
+
+    Submodules (gitlinks) are left out; LFS files arrive as their pointer files.
+    """
+    listing = git("ls-tree", "-r", "-z", "--full-tree", treeish, cwd=repo)
+    entries: list[tuple[str, str, bytes]] = []
+    for record in listing.split(b"\0"):
+        if not record:
+            continue
+        meta, _, path = record.partition(b"\t")
+        mode, kind, sha = meta.decode().split(" ")
+        if kind == "blob":
+            entries.append((mode, sha, path))
+    blobs = read_blobs(repo, {sha for _, sha, _ in entries})
+    for mode, sha, raw_path in entries:
+        target = root / os.fsdecode(raw_path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if mode == "120000":
+            os.symlink(os.fsdecode(blobs[sha]), target)
+        else:
+            target.write_bytes(blobs[sha])
+            if mode == "100755":
+                target.chmod(0o755)
+
+
+def read_blobs(repo: Path, shas: set[str], *, git_dir: Path | None = None) -> dict[str, bytes]:
+    """Read many blobs with one ``git cat-file --batch``."""
+    if not shas:
+        return {}
+    ordered = sorted(shas)
+    output = git(
+        "cat-file",
+        "--batch",
+        cwd=None if git_dir is not None else repo,
+        git_dir=git_dir,
+        input=("\n".join(ordered) + "\n").encode(),
+    )
+    blobs: dict[str, bytes] = {}
+    offset = 0
+    for sha in ordered:
+        header_end = output.index(b"\n", offset)
+        header = output[offset:header_end].decode().split(" ")
+        if len(header) != 3:
+            raise WorkspaceError(f"object {sha} is missing from {repo}")
+        size = int(header[2])
+        start = header_end + 1
+        blobs[sha] = output[start : start + size]
+        offset = start + size + 1
+    return blobs
+
+
+def _copy_folder(source: Path, root: Path) -> None:
+    """Copy a plain folder's files, leaving out ``.git`` and tool caches."""
+    for dirpath, dirnames, filenames in os.walk(source):
+        rel = Path(dirpath).relative_to(source)
+        kept = []
+        for name in dirnames:
+            full = Path(dirpath) / name
+            if name == ".git" or is_cache_name(name, is_dir=True):
+                continue
+            if full.is_symlink():
+                _copy_link(full, root / rel / name)
+            else:
+                kept.append(name)
+        dirnames[:] = sorted(kept)
+        (root / rel).mkdir(parents=True, exist_ok=True)
+        for name in filenames:
+            full = Path(dirpath) / name
+            if is_cache_name(name, is_dir=False):
+                continue
+            if full.is_symlink():
+                _copy_link(full, root / rel / name)
+            else:
+                shutil.copyfile(full, root / rel / name)
+                if full.stat().st_mode & stat.S_IXUSR:
+                    (root / rel / name).chmod(0o755)
+
+
+def _copy_link(link: Path, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(os.readlink(link), target)
