@@ -192,7 +192,9 @@ def break_first_function(path: Path) -> bool:
     first_statement = min(functions, key=lambda node: node.lineno).body[0]
     lines = source.splitlines(keepends=True)
     lines.insert(first_statement.lineno - 1, " " * first_statement.col_offset + "return None\n")
-    path.write_text("".join(lines), encoding="utf-8")
+    broken = "".join(lines)
+    ast.parse(broken)  # still valid Python: the grade must fail on behaviour, not on syntax
+    path.write_text(broken, encoding="utf-8")
     return True
 
 
@@ -274,11 +276,19 @@ def test_reference_solution_passes_visible_and_hidden_tests(task_id, tmp_path):
 
 
 @pytest.mark.parametrize("task_id", TASK_IDS)
-def test_confident_wrong_edit_fails_the_grade(task_id, tmp_path):
-    """The breaker agent's edit: each .py file the solution touches returns None at once."""
+@pytest.mark.parametrize("start", ["base", "solution"])
+def test_confident_wrong_edit_fails_the_grade(task_id, start, tmp_path):
+    """The breaker agent's edit: each .py file the solution touches returns None at once.
+
+    From the base this is what the breaker agent does; on top of the reference solution it
+    shows the grade exercises every function the edit breaks, not just the original bug.
+    """
     task = load_task(task_id)
     workspace = Workspace(task, tmp_path)
-    touched = workspace.touched_files(task.folder / "solution" / "solution.patch")
+    solution = task.folder / "solution" / "solution.patch"
+    touched = workspace.touched_files(solution)
+    if start == "solution":
+        workspace.apply(solution)
     broken = [
         name
         for name in touched
