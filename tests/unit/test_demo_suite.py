@@ -343,3 +343,13 @@ def test_project_tests_run_in_under_two_seconds(tmp_path):
     suites = ET.parse(report).getroot().iter("testsuite")
     seconds = sum(float(suite.get("time", "0")) for suite in suites)
     assert 0 < seconds < 2.0
+
+
+def test_every_suite_file_is_one_the_wheel_carries():
+    """The package-data glob ``demo/suite/**/*`` skips dotfiles; wheels hold no empty folders."""
+    local_caches = {"__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache"}
+    for folder, subfolders, files in os.walk(SUITE):
+        subfolders[:] = [name for name in subfolders if name not in local_caches]
+        relative = Path(folder).relative_to(SUITE)
+        assert subfolders or files, f"empty folder {relative}"
+        assert not [name for name in [*subfolders, *files] if name.startswith(".")], relative
