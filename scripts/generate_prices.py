@@ -21,8 +21,10 @@ Conversion rules (docs/pricing.md explains them to users):
   cache writes at the input rate, 1-hour cache writes at the cache-write rate;
 - a single long-context tier (the package's TieredPrices) becomes the long-context threshold and
   rates; flat rates keep their value above the threshold;
-- aliases are the exact names in the package's match rules (equals, and the literal text of
-  starts-with / ends-with / contains rules); regular-expression rules are not turned into names.
+- names are the package's model id and the literal text of its match rules (equals, starts-with,
+  ends-with, contains), each kept only if the package itself prices that exact name as this model;
+  the id comes first when kept (it is a label, not an API name, for a few models), the rest are
+  aliases; regular-expression rules are not turned into names.
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -182,7 +183,20 @@ def dated_prices(model: Any) -> list[tuple[date | None, date | None, Any]]:
     ]
 
 
-def convert_model(model: Any, provider_id: str, source: PriceSource) -> list[PriceRecord]:
+def accepted_names(model: Any, provider: Any) -> tuple[str, list[str]]:
+    """The canonical id and aliases: every literal name (the package id first) for which the
+    package itself picks this model, so that no name prices what the package would not."""
+    candidates = [model.id.lower(), *sorted(set(_literal_names(model.match)))]
+    accepted: list[str] = []
+    for name in candidates:
+        if name not in accepted and _CLEAN_NAME.match(name) and provider.find_model(name) is model:
+            accepted.append(name)
+    if not accepted:
+        raise Skip("the package accepts none of its literal names")
+    return accepted[0], accepted[1:]
+
+
+def convert_model(model: Any, provider: Any, source: PriceSource) -> list[PriceRecord]:
     spans: list[tuple[date | None, date | None, Converted]] = []
     for start, end, model_price in dated_prices(model):
         converted = convert_price(model_price)
@@ -191,17 +205,10 @@ def convert_model(model: Any, provider_id: str, source: PriceSource) -> list[Pri
             spans[-1] = (spans[-1][0], end, converted)
         else:
             spans.append((start, end, converted))
-    model_id = model.id.lower()
-    aliases = sorted(
-        {
-            name
-            for name in _literal_names(model.match)
-            if name != model_id and _CLEAN_NAME.match(name)
-        }
-    )
+    model_id, aliases = accepted_names(model, provider)
     return [
         PriceRecord(
-            provider=provider_id,
+            provider=provider.id,
             model=model_id,
             aliases=tuple(aliases),
             rates=converted.rates,
@@ -213,32 +220,6 @@ def convert_model(model: Any, provider_id: str, source: PriceSource) -> list[Pri
         )
         for start, end, converted in spans
     ]
-
-
-def _drop_conflicting_aliases(records: list[PriceRecord]) -> tuple[list[PriceRecord], list[str]]:
-    """Within one provider a name must lead to one model: a canonical id beats an alias, and an
-    alias two models share is dropped from both."""
-    ids = {(record.provider, record.model) for record in records}
-    claimants: dict[tuple[str | None, str], set[str]] = defaultdict(set)
-    for record in records:
-        for alias in record.aliases:
-            claimants[(record.provider, alias)].add(record.model)
-    notes: list[str] = []
-    kept: list[PriceRecord] = []
-    for record in records:
-        aliases = []
-        for alias in record.aliases:
-            key = (record.provider, alias)
-            if key in ids:
-                notes.append(
-                    f"{record.provider}/{record.model}: alias {alias} is another model's id"
-                )
-            elif len(claimants[key]) > 1:
-                notes.append(f"{record.provider}/{record.model}: alias {alias} is shared")
-            else:
-                aliases.append(alias)
-        kept.append(record.model_copy(update={"aliases": tuple(aliases)}))
-    return kept, sorted(set(notes))
 
 
 def convert(providers: Sequence[Any], source: PriceSource) -> tuple[list[PriceRecord], list[str]]:
@@ -269,11 +250,10 @@ def convert(providers: Sequence[Any], source: PriceSource) -> tuple[list[PriceRe
                 notes.append(f"{provider.id}/{model_id}: a name pattern, not a model id")
                 continue
             try:
-                records.extend(convert_model(model, provider.id, source))
+                records.extend(convert_model(model, provider, source))
             except Skip as why:
                 notes.append(f"{provider.id}/{model_id}: {why}")
-    records, alias_notes = _drop_conflicting_aliases(records)
-    return records, notes + alias_notes
+    return records, notes
 
 
 def generate() -> tuple[str, list[str]]:

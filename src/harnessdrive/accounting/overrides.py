@@ -138,10 +138,10 @@ def load_override_file(path: str | PathLike[str]) -> tuple[PriceRecord, ...]:
     rows = data.get("price", [])
     if not isinstance(rows, list):
         raise UserError(f"{name}: 'price' must be written as [[price]] tables")
-    source = PriceSource(name=USER_SOURCE_NAME, file=name)
     records = []
     for number, raw in enumerate(rows, start=1):
         label = raw.get("model") if isinstance(raw, dict) else None
+        source = PriceSource(name=USER_SOURCE_NAME, file=name, row=number)
         try:
             records.append(parse_row(raw, source))
         except ValueError as error:
@@ -161,11 +161,17 @@ def check_no_overlap(records: Iterable[PriceRecord]) -> None:
         for position, first in enumerate(group):
             for second in group[position + 1 :]:
                 if first is not second and first.overlaps(second):
-                    message = (
-                        f"price records overlap: {first.id} ({first.source.label}) and "
-                        f"{second.id} ({second.source.label}) both price "
-                        f"{provider or 'any provider'}/{name} on some days"
-                    )
+                    message = _overlap_message(first, second, provider, name)
                     if USER_SOURCE_NAME in (first.source.name, second.source.name):
                         raise UserError(message)
                     raise ValueError(message)
+
+
+def _overlap_message(
+    first: PriceRecord, second: PriceRecord, provider: str | None, name: str
+) -> str:
+    what = f"both price {name} for {provider or 'any provider'} on overlapping days"
+    one, other = first.source, second.source
+    if one.file is not None and one.file == other.file:
+        return f"{one.file}: price rows {one.row} and {other.row} {what}"
+    return f"price records overlap: {one.label} and {other.label} {what}"

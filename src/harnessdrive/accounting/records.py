@@ -81,6 +81,8 @@ class PriceSource(_Model):
     """The day the package version was pinned, for generated records."""
     file: str | None = None
     """The override file, for user records."""
+    row: int | None = None
+    """The ``[[price]]`` row of that file, counted from 1."""
 
     @property
     def label(self) -> str:
@@ -91,6 +93,8 @@ class PriceSource(_Model):
             parts.append(f"(snapshot {self.snapshot_date.isoformat()})")
         if self.file:
             parts.append(self.file)
+        if self.row is not None:
+            parts.append(f"row {self.row}")
         return " ".join(parts)
 
 
