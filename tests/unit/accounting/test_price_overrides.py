@@ -194,3 +194,17 @@ def test_consecutive_rows_are_fine(tmp_path: Path) -> None:
 def test_a_missing_file_is_a_user_error(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="cannot read price file"):
         PriceBook.load([tmp_path / "absent.toml"])
+
+
+def test_the_example_in_the_docs_loads_and_behaves_as_documented(tmp_path: Path) -> None:
+    docs = Path(__file__).resolve().parents[3] / "docs" / "pricing.md"
+    example = docs.read_text("utf-8").split("```toml\n", 1)[1].split("```", 1)[0]
+    book = PriceBook.load([write(tmp_path, example)])
+    mock = book.lookup("mock-sonnet-latest", "whatever", on=DAY)
+    assert mock is not None
+    assert mock.rates.cache_write_1h == Decimal(6)
+    for name in ("claude-sonnet-4-5", "claude-sonnet-4-5-20250929", "claude-sonnet-4.5"):
+        inside = book.lookup(name, "anthropic", on=date(2026, 12, 31))
+        outside = book.lookup(name, "anthropic", on=date(2027, 1, 1))
+        assert inside is not None and outside is not None
+        assert (inside.rates.input, outside.rates.input) == (Decimal("2.4"), Decimal(3))
