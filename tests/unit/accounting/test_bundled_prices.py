@@ -165,3 +165,18 @@ def test_every_record_bills_what_the_package_bills(record: PriceRecord) -> None:
             assert ours == theirs, f"{name} ({record.id}) on {on}: {ours} != {theirs}"
             package_models.add(package_model)
         assert len(package_models) == 1
+
+
+def test_pricing_never_needs_the_package_at_run_time() -> None:
+    # Blocking the import makes any use of genai_prices by harnessdrive fail loudly.
+    code = (
+        "import sys; sys.modules['genai_prices'] = None\n"
+        "from datetime import date\n"
+        "from harnessdrive.accounting import PriceBook\n"
+        "print(PriceBook.bundled().lookup('gpt-5', 'openai', on=date(2026, 11, 29)).id)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "openai/gpt-5@origin"
