@@ -20,16 +20,24 @@ def render_report(report: Report) -> RenderableType:
     if report.tasks:
         parts.append(_task_table(report))
     for note in report.notes:
-        parts.append(Text(f"• {note}", style="dim"))
+        parts.append(Text(f"- {note}", style="dim"))
+    parts.append(
+        Text(
+            "Min: median agent minutes. Lines: median lines changed. "
+            "No run: trials that could not run.",
+            style="dim",
+        )
+    )
     return Group(*parts)
 
 
 def _harness_table(report: Report) -> Table:
-    table = Table(title="Harnesses (ranked by passes, then cost per pass)", title_justify="left")
-    for name in ("#", "Harness", "Version", "Passed", "Rate", "Median min", "Cost/pass"):
-        table.add_column(name, justify="right" if name not in ("Harness", "Version") else "left")
-    for name in ("Median lines", "Tampered", "Timeouts", "Could not run"):
-        table.add_column(name, justify="right")
+    table = Table(title="Harnesses, ranked by passes, then cost per pass", title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("Harness", no_wrap=True)
+    table.add_column("Version")
+    for name in ("Passed", "Rate", "Min", "$/pass", "Lines", "Tampered", "Timeouts", "No run"):
+        table.add_column(name, justify="right", no_wrap=True)
     for rank, row in enumerate(report.harnesses, 1):
         table.add_row(
             str(rank),

@@ -1,0 +1,67 @@
+"""``harnessdrive harnesses``, ``doctor`` and ``schema``."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from pydantic import BaseModel
+from rich.table import Table
+
+from harnessdrive.cli.output import stdout
+from harnessdrive.errors import UserError
+from harnessdrive.report.scoreboard import Report
+from harnessdrive.running.doctor import check_tools, harness_infos
+from harnessdrive.store.results import TrialResult
+from harnessdrive.tasks.models import SuiteSpec, TaskSpec
+
+SCHEMAS: dict[str, type[BaseModel]] = {
+    "task": TaskSpec,
+    "suite": SuiteSpec,
+    "result": TrialResult,
+    "report": Report,
+}
+
+
+def harnesses() -> None:
+    """List every harness: installed or not, version, what it supports."""
+    stdout().print(_harness_table())
+
+
+def doctor() -> None:
+    """Check git, python, bubblewrap and every harness CLI."""
+    table = Table(title="Tools", title_justify="left")
+    for column in ("Tool", "OK", "Detail"):
+        table.add_column(column)
+    checks = check_tools()
+    for item in checks:
+        table.add_row(
+            item.name, "yes" if item.ok else ("NO" if item.required else "no"), item.detail
+        )
+    console = stdout()
+    console.print(table)
+    console.print(_harness_table())
+    if any(not item.ok and item.required for item in checks):
+        raise typer.Exit(1)
+
+
+def schema(
+    kind: Annotated[str, typer.Argument(help="task | suite | result | report")],
+) -> None:
+    """Print the JSON Schema of a file format."""
+    model = SCHEMAS.get(kind)
+    if model is None:
+        raise UserError(f"unknown schema {kind!r}; choose one of {', '.join(SCHEMAS)}")
+    print(json.dumps(model.model_json_schema(by_alias=True), indent=2))
+
+
+def _harness_table() -> Table:
+    table = Table(title="Harnesses", title_justify="left")
+    for column in ("Harness", "Installed", "Version", "Detail"):
+        table.add_column(column)
+    for info in harness_infos():
+        table.add_row(
+            info.name, "yes" if info.installed else "no", info.version or "-", info.detail
+        )
+    return table

@@ -1,0 +1,62 @@
+"""Live progress on a terminal: a spinner line per running trial, a permanent line per result."""
+
+from __future__ import annotations
+
+import sys
+
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+
+from harnessdrive.running.plan import PlannedTrial
+from harnessdrive.running.progress import PlainProgress, describe
+from harnessdrive.running.progress import Progress as ProgressSink
+from harnessdrive.store.results import TrialResult
+
+_COLORS = {"pass": "green", "fail": "red", "tampered": "magenta", "could": "yellow"}
+
+
+class LiveProgress:
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self._bars = Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        )
+        self._tasks: dict[str, TaskID] = {}
+        self._bars.start()
+
+    def message(self, text: str) -> None:
+        self.console.print(text)
+
+    def trial_started(self, trial: PlannedTrial, number: int, total: int) -> None:
+        label = f"[{number}/{total}] {trial.variant.label} on {trial.task.id} (r{trial.repetition})"
+        self._tasks[trial.trial_id] = self._bars.add_task(label, total=None)
+
+    def trial_finished(self, result: TrialResult, number: int, total: int) -> None:
+        task = self._tasks.pop(result.trial_id, None)
+        if task is not None:
+            self._bars.remove_task(task)
+        text = describe(result)
+        color = _COLORS.get(text.split(" ")[0], "")
+        self.console.print(
+            f"[{number}/{total}] {result.variant_label} on {result.task} (r{result.repetition}): "
+            f"[{color}]{text}[/{color}] in {result.seconds.total:.1f}s"
+            if color
+            else f"[{number}/{total}] {result.variant_label} on {result.task}: {text}",
+            highlight=False,
+            markup=bool(color),
+        )
+
+    def close(self) -> None:
+        self._bars.stop()
+
+
+def progress_for_terminal() -> ProgressSink:
+    """Live lines on a terminal; one plain line per event otherwise."""
+    console = Console(stderr=True)
+    if console.is_terminal:
+        return LiveProgress(console)
+    return PlainProgress(sys.stderr)

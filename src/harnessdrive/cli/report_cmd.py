@@ -1,0 +1,54 @@
+"""``harnessdrive report`` and ``harnessdrive index``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from harnessdrive.cli.output import DEFAULT_RESULTS, ResultsOption, stdout
+from harnessdrive.errors import UserError
+from harnessdrive.report.loading import load_report
+from harnessdrive.report.render import render_report
+from harnessdrive.store.store import Store
+
+
+def report(
+    run: Annotated[
+        str | None, typer.Argument(help="A run id or its prefix (default: the latest).")
+    ] = None,
+    results: ResultsOption = DEFAULT_RESULTS,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print JSON (docs/results.md).")
+    ] = False,
+) -> None:
+    """Print the scoreboard of a recorded run again."""
+    loaded = load_report(results, run)
+    if json_output:
+        print(loaded.to_json())
+    else:
+        stdout().print(render_report(loaded))
+
+
+def index(
+    rebuild: Annotated[
+        bool, typer.Option("--rebuild", help="Rebuild from the trial folders.")
+    ] = False,
+    results: ResultsOption = DEFAULT_RESULTS,
+) -> None:
+    """Check or rebuild the SQLite index of a results folder."""
+    if not results.is_dir():
+        raise UserError(f"no results folder at {results}")
+    store = Store(results)
+    try:
+        if rebuild:
+            count = store.rebuild_index()
+            stdout().print(f"Rebuilt {store.paths.index}: {count} recorded attempts.")
+        else:
+            store.sync_index()
+            count = int(store.db.execute("SELECT count(*) FROM results").fetchone()[0])
+            stdout().print(
+                f"{store.paths.index}: {count} recorded attempts, in line with the folders."
+            )
+    finally:
+        store.close()

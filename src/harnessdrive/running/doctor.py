@@ -1,0 +1,60 @@
+"""What this machine can do: the tools harnessdrive needs and every harness it knows."""
+
+from __future__ import annotations
+
+import platform
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+
+from harnessdrive.harnesses.base import HarnessInfo
+from harnessdrive.harnesses.registry import available, get_harness
+from harnessdrive.sandbox.runner import get_sandbox
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    required: bool = True
+
+
+def check_tools() -> list[Check]:
+    checks = [
+        Check(
+            "python", sys.version_info >= (3, 11), f"{platform.python_version()} ({sys.executable})"
+        ),
+        _version_check("git", ["git", "--version"], required=True),
+        _version_check("bwrap", ["bwrap", "--version"], required=False),
+    ]
+    sandbox = get_sandbox("auto")
+    detail = (
+        "agents run in bubblewrap"
+        if sandbox.name == "bwrap"
+        else ("no sandbox: agents run as plain processes (install bubblewrap to contain them)")
+    )
+    checks.append(Check("sandbox", True, f"{sandbox.name}: {detail}", required=False))
+    return checks
+
+
+def harness_infos() -> list[HarnessInfo]:
+    infos = []
+    for name in available():
+        try:
+            infos.append(get_harness(name).info())
+        except Exception as exc:  # a broken third-party adapter must not hide the others
+            infos.append(HarnessInfo(name=name, installed=False, detail=f"cannot load: {exc}"))
+    return infos
+
+
+def _version_check(name: str, argv: list[str], *, required: bool) -> Check:
+    if shutil.which(argv[0]) is None:
+        return Check(name, False, "not found on PATH", required)
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Check(name, False, str(exc), required)
+    text = (out.stdout or out.stderr).strip().splitlines()
+    return Check(name, out.returncode == 0, text[0] if text else "", required)

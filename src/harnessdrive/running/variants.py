@@ -1,0 +1,77 @@
+"""Turn ``--harness`` names, ``--cmd`` templates and ``--model`` pins into variants."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from harnessdrive.errors import UserError
+from harnessdrive.harnesses.registry import available
+from harnessdrive.tasks.loading import Suite
+from harnessdrive.tasks.models import ID_PATTERN, VariantSpec
+
+
+def split_names(values: Sequence[str]) -> list[str]:
+    """``["a,b", "c"]`` -> ``["a", "b", "c"]``."""
+    return [name.strip() for value in values for name in value.split(",") if name.strip()]
+
+
+def resolve_variants(
+    suite: Suite,
+    harness_names: Sequence[str],
+    *,
+    commands: Sequence[str] = (),
+    models: Sequence[str] = (),
+) -> tuple[VariantSpec, ...]:
+    """The variants a run compares.
+
+    A name is a variant named in the suite, a ``--cmd NAME=TEMPLATE`` variant, or a harness.
+    With no names and no commands, the suite's default variants run.
+    """
+    by_label = {v.label: v for v in suite.default_variants}
+    for spec in commands:
+        name, sep, template = spec.partition("=")
+        if not sep or not name.strip() or not template.strip():
+            raise UserError(f"--cmd wants NAME=TEMPLATE, got {spec!r}")
+        name = name.strip()
+        _check_name(name)
+        by_label[name] = VariantSpec(harness="command", name=name, options={"template": template})
+    names = split_names(harness_names)
+    if not names:
+        names = [c.partition("=")[0].strip() for c in commands] or list(
+            v.label for v in suite.default_variants
+        )
+    pins = _model_pins(models)
+    known = available()
+    variants = []
+    for name in names:
+        if name in by_label:
+            variant = by_label[name]
+        elif name in known:
+            variant = VariantSpec(harness=name)
+        else:
+            choices = ", ".join(sorted({*known, *by_label}))
+            raise UserError(f"unknown harness {name!r}; known: {choices}")
+        if name in pins or variant.harness in pins:
+            model = pins.get(name, pins.get(variant.harness))
+            variant = variant.model_copy(update={"model": model})
+        variants.append(variant)
+    unused = set(pins) - set(names) - {v.harness for v in variants}
+    if unused:
+        raise UserError(f"--model names a harness that is not in the run: {', '.join(unused)}")
+    return tuple(variants)
+
+
+def _model_pins(models: Sequence[str]) -> dict[str, str]:
+    pins = {}
+    for spec in split_names(models):
+        harness, sep, model = spec.partition("=")
+        if not sep or not harness or not model:
+            raise UserError(f"--model wants HARNESS=MODEL, got {spec!r}")
+        pins[harness.strip()] = model.strip()
+    return pins
+
+
+def _check_name(name: str) -> None:
+    if not re.match(ID_PATTERN, name):
+        raise UserError(f"variant name {name!r} may hold only letters, digits, '.', '_' and '-'")
