@@ -1,0 +1,3 @@
+from harnessdrive.cli.app import main
+
+main()

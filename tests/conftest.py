@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harnessdrive.testing.suites import TaskFiles
+
+ADD_BUGGY = "def add(a, b):\n    return a - b\n"
+ADD_FIXED = "def add(a, b):\n    return a + b\n"
+ADD_VISIBLE_TEST = "from calc import add\n\n\ndef test_small():\n    assert add(1, 1) == 2\n"
+ADD_HIDDEN_TEST = (
+    "from calc import add\n\n\ndef test_more():\n    assert add(2, 3) == 5\n\n\n"
+    "def test_negative():\n    assert add(-2, 1) == -1\n"
+)
+
+
+def add_task(task_id: str = "add", **overrides: object) -> TaskFiles:
+    """A tiny task: fix ``add``; visible test in tests/, hidden spec test injected."""
+    values: dict[str, object] = {
+        "files": {"calc.py": ADD_BUGGY, "tests/test_visible.py": ADD_VISIBLE_TEST},
+        "hidden": {"tests/test_hidden.py": ADD_HIDDEN_TEST},
+        "solution": {"calc.py": ADD_FIXED},
+        "protected": ["tests/**"],
+    }
+    values.update(overrides)
+    return TaskFiles(task_id, **values)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def results_dir(tmp_path: Path) -> Path:
+    return tmp_path / "results"

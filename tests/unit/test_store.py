@@ -1,0 +1,134 @@
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from harnessdrive.errors import LockedError
+from harnessdrive.store.atomic import write_atomic
+from harnessdrive.store.index import dump
+from harnessdrive.store.inflight import SCRATCH_MARKER, InflightRecord
+from harnessdrive.store.lock import ResultsLock
+from harnessdrive.store.results import Cost, TrialResult
+from harnessdrive.store.store import Store
+from harnessdrive.tasks.models import VariantSpec
+
+
+def result(trial_id: str = "s/t/v/r1", **changes: object) -> TrialResult:
+    base = TrialResult(
+        trial_id=trial_id,
+        suite="s",
+        task="t",
+        task_fingerprint="f",
+        variant=VariantSpec(harness="noop"),
+        variant_label="noop",
+        harness="noop",
+        repetition=1,
+        status="completed",
+        outcome="fail",
+        started="2026-01-01T00:00:00Z",
+        finished="2026-01-01T00:00:01Z",
+    )
+    return base.model_copy(update=changes)
+
+
+def test_result_json_round_trips_with_its_schema_version(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.record(result())
+    data = json.loads((tmp_path / "trials/s/t/v/r1/result.json").read_text())
+    assert data["schema"] == "harnessdrive-result-1"
+    assert store.latest("s/t/v/r1") == result()
+
+
+def test_atomic_write_leaves_no_temporary_files(tmp_path: Path) -> None:
+    target = tmp_path / "a" / "file.json"
+    write_atomic(target, "one")
+    write_atomic(target, "two")
+    assert target.read_text() == "two"
+    assert [p.name for p in target.parent.iterdir()] == ["file.json"]
+
+
+def test_new_attempt_moves_the_old_one_aside_and_spend_counts_both(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    paths, attempt = store.begin_attempt("s/t/v/r1")
+    assert attempt == 1
+    (paths.root / "agent.stdout").write_text("first try")
+    store.record(result(status="interrupted", outcome="not_graded", cost=Cost(charged_usd=1.5)))
+    paths, attempt = store.begin_attempt("s/t/v/r1")
+    assert attempt == 2
+    assert (paths.previous / "1" / "agent.stdout").read_text() == "first try"
+    assert not paths.result.exists()
+    store.record(result(attempt=2, cost=Cost(charged_usd=0.5)))
+    assert store.charged_total() == pytest.approx(2.0)
+    assert [r.attempt for r in store.all_latest()] == [2]
+
+
+def test_rebuilt_index_equals_the_one_kept_while_recording(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    for task in ("a", "b"):
+        store.begin_attempt(f"s/{task}/v/r1")
+        store.record(result(f"s/{task}/v/r1", task=task, status="interrupted"))
+        store.begin_attempt(f"s/{task}/v/r1")
+        store.record(result(f"s/{task}/v/r1", task=task, attempt=2))
+    before = dump(store.db)
+    assert store.rebuild_index() == 4
+    assert dump(store.db) == before
+
+
+def _hold_lock(path: str, ready: multiprocessing.synchronize.Event) -> None:
+    ResultsLock(Path(path)).acquire()
+    ready.set()
+    time.sleep(60)
+
+
+def test_lock_refuses_a_second_live_run_and_takes_over_a_dead_ones(tmp_path: Path) -> None:
+    lock_path = tmp_path / "lock"
+    ready = multiprocessing.Event()
+    holder = multiprocessing.Process(target=_hold_lock, args=(str(lock_path), ready))
+    holder.start()
+    try:
+        assert ready.wait(10)
+        with pytest.raises(LockedError, match=f"process {holder.pid} is running"):
+            ResultsLock(lock_path).acquire()
+    finally:
+        holder.kill()
+        holder.join()
+    lock = ResultsLock(lock_path).acquire()
+    assert lock.took_over_from == holder.pid
+    assert lock_path.read_text().strip() == str(os.getpid())
+    lock.release()
+
+
+def test_inflight_left_by_a_killed_driver_becomes_an_interrupted_result(tmp_path: Path) -> None:
+    store = Store(tmp_path / "results")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / SCRATCH_MARKER).touch()
+    not_ours = tmp_path / "not-ours"
+    not_ours.mkdir()
+    stub = result(status="interrupted", outcome="not_graded", cost=Cost(charged_usd=2.0))
+    store.begin_attempt("s/t/v/r1")
+    store.mark_inflight(
+        InflightRecord(
+            trial_id="s/t/v/r1", attempt=1, started="x", scratch=str(scratch), pid=1,
+            interrupted=stub,
+        )
+    )
+    store.mark_inflight(
+        InflightRecord(
+            trial_id="s/u/v/r1", attempt=1, started="x", scratch=str(not_ours), pid=1,
+            interrupted=result("s/u/v/r1", task="u", status="interrupted", outcome="not_graded"),
+        )
+    )
+    assert sorted(store.recover_inflight()) == ["s/t/v/r1", "s/u/v/r1"]
+    recovered = store.latest("s/t/v/r1")
+    assert recovered is not None and recovered.status == "interrupted"
+    assert recovered.cost.charged_usd == 2.0
+    assert not scratch.exists()
+    assert not_ours.exists()  # never delete a folder we did not make
+    assert not list((tmp_path / "results" / "inflight").iterdir())
+    assert store.recover_inflight() == []
