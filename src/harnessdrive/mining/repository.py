@@ -1,0 +1,63 @@
+"""Questions about the user's repository asked before its history is read."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from harnessdrive.errors import UserError
+from harnessdrive.mining.gitread import run_git, try_git
+
+_TRUE = {"true", "yes", "on", "1"}
+
+
+def repository_root(path: Path | str) -> Path:
+    """The top folder of the repository holding ``path`` (the git folder for a bare one)."""
+    path = Path(path)
+    top = try_git(path, ["rev-parse", "--show-toplevel"])
+    if top is None:
+        # A bare repository has no top folder; its git folder stands in for it.
+        bare = try_git(path, ["rev-parse", "--is-bare-repository"])
+        if bare is None or bare.strip() != b"true":
+            raise UserError(f"{path} is not a git repository")
+        top = run_git(path, ["rev-parse", "--absolute-git-dir"])
+    return Path(os.fsdecode(top.rstrip(b"\n")))
+
+
+def head_commit(root: Path) -> str:
+    found = try_git(root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"])
+    if not found:
+        raise UserError(f"{root} has no commits yet")
+    return found.decode("ascii").strip()
+
+
+def is_shallow(root: Path) -> bool:
+    return run_git(root, ["rev-parse", "--is-shallow-repository"]).strip() == b"true"
+
+
+def promisor_remotes(root: Path) -> list[str]:
+    """Remotes that keep objects on the server for a partial clone (``git clone --filter``)."""
+    pattern = r"^(remote\..*\.promisor|extensions\.partialclone)$"
+    listing = try_git(root, ["config", "--local", "-z", "--get-regexp", pattern]) or b""
+    remotes: list[str] = []
+    for entry in listing.split(b"\0"):
+        key, _, value = entry.decode("utf-8", "replace").partition("\n")
+        if key == "extensions.partialclone" and value.strip():
+            remotes.append(value.strip())
+        elif key.endswith(".promisor") and value.strip().lower() in _TRUE:
+            remotes.append(key[len("remote.") : -len(".promisor")])
+    return list(dict.fromkeys(remotes))
+
+
+def refuse_partial_clone(root: Path) -> None:
+    """A partial clone lacks old file contents, and mining never fetches: stop with the fix."""
+    remotes = promisor_remotes(root)
+    if not remotes:
+        return
+    remote = remotes[0]
+    raise UserError(
+        f"{root} is a partial clone: remote {remote!r} keeps old file contents on the server, "
+        "and mining fetches nothing. Fetch the full history first: "
+        f"git config --unset remote.{remote}.partialclonefilter && "
+        f"git fetch --refetch {remote} && git config --unset remote.{remote}.promisor"
+    )
