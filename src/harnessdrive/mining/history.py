@@ -9,8 +9,8 @@ detection. Each commit is kept as a candidate or skipped for the first of these 
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
-from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -100,7 +100,7 @@ def skip_reason(
 
 
 def scan_history(
-    repo: Path | str,
+    repo: str | os.PathLike[str],
     since: str = DEFAULT_SINCE,
     *,
     now: datetime | None = None,

@@ -16,7 +16,7 @@ def decode_message(raw: bytes) -> str:
 
 def split_message(message: str) -> tuple[str, str]:
     """(subject, body): the first line, and the rest without a last paragraph of trailers."""
-    subject, _, rest = message.strip().partition("\n")
+    subject, _, rest = message.replace("\r\n", "\n").strip().partition("\n")
     paragraphs = [p.strip("\n") for p in _PARAGRAPH_BREAK.split(rest.strip()) if p.strip()]
     if paragraphs and _is_trailer_block(paragraphs[-1]):
         paragraphs.pop()

@@ -11,7 +11,7 @@ from harnessdrive.mining.gitread import run_git, try_git
 _TRUE = {"true", "yes", "on", "1"}
 
 
-def repository_root(path: Path | str) -> Path:
+def repository_root(path: str | os.PathLike[str]) -> Path:
     """The top folder of the repository holding ``path`` (the git folder for a bare one)."""
     path = Path(path)
     top = try_git(path, ["rev-parse", "--show-toplevel"])

@@ -21,7 +21,7 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class TestRunRecord(_Model):
+class RunRecord(_Model):
     """One run of the test command."""
 
     exit_code: int | None
@@ -58,7 +58,7 @@ class MiningSummary(_Model):
     shallow: bool = False
     test_cmd: str
     test_cmd_source: str
-    head_check: TestRunRecord | None = None
+    head_check: RunRecord | None = None
     """The test command's run at HEAD in a fresh copy, once validation ran it."""
     counts: MiningCounts
     validation_seconds: float | None = None

@@ -8,6 +8,7 @@ usually in ``.github/workflows`` or the README.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,7 +75,7 @@ def _pytest(root: Path) -> DetectedCommand | None:
     return None
 
 
-def detect_test_command(root: Path | str) -> DetectedCommand | None:
+def detect_test_command(root: str | os.PathLike[str]) -> DetectedCommand | None:
     """The test command for the project in ``root``, and where it came from; None if unknown."""
     root = Path(root)
     found = _package_json_test(root) or _pytest(root)

@@ -8,10 +8,12 @@ of commits takes seconds, and fixed authors and dates make the shas the same on 
     fix = repo.commit("Fix sub\\n\\nIt added.", files={"src/ops.py": "..."}, delete=["old.py"])
     scan_history(repo.path, since="2000-01-01")
 
-Reading :attr:`RepoBuilder.path` (or calling :meth:`sync`) makes everything committed so far
-visible to other git processes. File values are ``str`` (UTF-8 text), ``bytes`` (any content,
-binary included), :class:`Executable`, :class:`Symlink` or :class:`Gitlink` (a submodule
-pointer). Paths may be ``bytes`` for names that are not UTF-8.
+Reading :attr:`RepoBuilder.path`, using the builder as a path (``os.fspath``), or calling
+:meth:`sync` makes everything committed so far visible to other git processes.
+
+File values are ``str`` (UTF-8 text), ``bytes`` (any content, binary included),
+:class:`Executable`, :class:`Symlink` or :class:`Gitlink` (a submodule pointer). Paths may be
+``bytes`` for names that are not UTF-8.
 """
 
 from __future__ import annotations
@@ -145,7 +147,8 @@ class RepoBuilder:
             for line in found.decode().splitlines():
                 name, sha = line.split()
                 self._tips[name] = sha
-        self._stderr: IO[bytes] = tempfile.TemporaryFile()
+        # Open for the builder's whole life; close() closes it.
+        self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
         self._process = subprocess.Popen(
             ["git", "fast-import", "--quiet", "--done", "--force", "--date-format=raw"],
             cwd=self._path,
@@ -242,6 +245,10 @@ class RepoBuilder:
         self.sync()
         return self._path
 
+    def __fspath__(self) -> str:
+        """So a builder can stand wherever a path is expected (synced, like ``path``)."""
+        return str(self.path)
+
     def sync(self) -> None:
         """Write the pack and refs so far to disk (fast-import's checkpoint)."""
         if not self._dirty:
@@ -249,7 +256,7 @@ class RepoBuilder:
         self._marks += 1
         token = b"synced-%d" % self._marks
         self._send(b"checkpoint\nprogress %s\n\n" % token)
-        while (line := self._read_line()) != b"progress " + token:
+        while self._read_line() != b"progress " + token:
             pass
         self._dirty = False
 
@@ -321,6 +328,8 @@ class RepoBuilder:
     def _send(self, data: bytes) -> None:
         stdin = self._process.stdin
         assert stdin is not None
+        if stdin.closed:
+            raise RuntimeError("this RepoBuilder is closed")
         try:
             stdin.write(data)
             stdin.flush()
