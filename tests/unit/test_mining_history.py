@@ -399,6 +399,14 @@ def test_a_missing_folder(tmp_path: Path) -> None:
         scan_history(tmp_path / "nowhere", since=ALL)
 
 
+def test_a_repository_git_cannot_read_says_why(tmp_path: Path) -> None:
+    repo = RepoBuilder(tmp_path / "repo")
+    repo.commit("Initial", {"src/a.py": OPS})
+    repo.git("config", "core.repositoryformatversion", "99")
+    with pytest.raises(UserError, match=r"cannot be read as a git repository: .*version"):
+        scan_history(repo.path, since=ALL)
+
+
 def test_a_repository_without_commits(tmp_path: Path) -> None:
     repo = RepoBuilder(tmp_path / "repo")
     with pytest.raises(UserError, match="no commits"):

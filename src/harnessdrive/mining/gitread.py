@@ -102,15 +102,20 @@ def run_git(repo: Path, args: Sequence[str | bytes], *, stdin: bytes | None = No
     return result.stdout
 
 
-def try_git(repo: Path, args: Sequence[str | bytes]) -> bytes | None:
-    """Like run_git, but None when git fails (for questions whose answer may be "no")."""
-    result = subprocess.run(
+def git_result(repo: Path, args: Sequence[str | bytes]) -> subprocess.CompletedProcess[bytes]:
+    """The whole result of one git command, failure included."""
+    return subprocess.run(
         git_command(repo, args),
         stdin=subprocess.DEVNULL,
         capture_output=True,
         env=git_env(),
         check=False,
     )
+
+
+def try_git(repo: Path, args: Sequence[str | bytes]) -> bytes | None:
+    """Like run_git, but None when git fails (for questions whose answer may be "no")."""
+    result = git_result(repo, args)
     return result.stdout if result.returncode == 0 else None
 
 

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from harnessdrive.errors import UserError
-from harnessdrive.mining.gitread import run_git, try_git
+from harnessdrive.mining.gitread import git_result, run_git, try_git
 
 _TRUE = {"true", "yes", "on", "1"}
 
@@ -14,14 +14,17 @@ _TRUE = {"true", "yes", "on", "1"}
 def repository_root(path: str | os.PathLike[str]) -> Path:
     """The top folder of the repository holding ``path`` (the git folder for a bare one)."""
     path = Path(path)
-    top = try_git(path, ["rev-parse", "--show-toplevel"])
-    if top is None:
-        # A bare repository has no top folder; its git folder stands in for it.
-        bare = try_git(path, ["rev-parse", "--is-bare-repository"])
-        if bare is None or bare.strip() != b"true":
-            raise UserError(f"{path} is not a git repository")
-        top = run_git(path, ["rev-parse", "--absolute-git-dir"])
-    return Path(os.fsdecode(top.rstrip(b"\n")))
+    found = git_result(path, ["rev-parse", "--show-toplevel"])
+    if found.returncode == 0:
+        return Path(os.fsdecode(found.stdout.rstrip(b"\n")))
+    # A bare repository has no top folder; its git folder stands in for it.
+    if try_git(path, ["rev-parse", "--is-bare-repository"]) == b"true\n":
+        return Path(os.fsdecode(run_git(path, ["rev-parse", "--absolute-git-dir"]).rstrip(b"\n")))
+    reason = found.stderr.decode("utf-8", "replace")
+    if not path.is_dir() or "not a git repository" in reason:
+        raise UserError(f"{path} is not a git repository")
+    # Anything else (a repository owned by someone else, a damaged one): git's own words.
+    raise UserError(f"{path} cannot be read as a git repository: {' '.join(reason.split())}")
 
 
 def head_commit(root: Path) -> str:
