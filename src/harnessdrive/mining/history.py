@@ -20,12 +20,7 @@ from harnessdrive.mining.classify import classify_path
 from harnessdrive.mining.contents import lfs_pointer_blobs
 from harnessdrive.mining.gitread import stream_git
 from harnessdrive.mining.logstream import LOG_FORMAT, LoggedCommit, parse_log
-from harnessdrive.mining.repository import (
-    head_commit,
-    is_shallow,
-    refuse_partial_clone,
-    repository_root,
-)
+from harnessdrive.mining.repository import locate, refuse_partial_clone
 from harnessdrive.mining.since import DEFAULT_SINCE, parse_since
 
 MAX_FILES = 30
@@ -109,10 +104,8 @@ def scan_history(
 ) -> ScanResult:
     """Candidate tasks from the history of ``repo`` (which is only read)."""
     window = parse_since(since, now)
-    root = repository_root(repo)
+    root, head, shallow = locate(repo)
     refuse_partial_clone(root)
-    head = head_commit(root)
-    shallow = is_shallow(root)
 
     commits = 0
     skipped: dict[SkipReason, int] = {}

@@ -27,6 +27,17 @@ def repository_root(path: str | os.PathLike[str]) -> Path:
     raise UserError(f"{path} cannot be read as a git repository: {' '.join(reason.split())}")
 
 
+def locate(path: str | os.PathLike[str]) -> tuple[Path, str, bool]:
+    """(top folder, HEAD sha, shallow?) in one git call; the slower questions explain a failure."""
+    found = try_git(Path(path), ["rev-parse", "--show-toplevel", "--is-shallow-repository",
+                                 "HEAD^{commit}"])  # fmt: skip
+    if found is not None:
+        top, shallow, head = found.rstrip(b"\n").rsplit(b"\n", 2)  # a name may hold \\n
+        return Path(os.fsdecode(top)), head.decode("ascii"), shallow == b"true"
+    root = repository_root(path)
+    return root, head_commit(root), is_shallow(root)
+
+
 def head_commit(root: Path) -> str:
     found = try_git(root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"])
     if not found:
