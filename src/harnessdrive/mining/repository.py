@@ -29,10 +29,11 @@ def repository_root(path: str | os.PathLike[str]) -> Path:
 
 def locate(path: str | os.PathLike[str]) -> tuple[Path, str, bool]:
     """(top folder, HEAD sha, shallow?) in one git call; the slower questions explain a failure."""
-    found = try_git(Path(path), ["rev-parse", "--show-toplevel", "--is-shallow-repository",
-                                 "HEAD^{commit}"])  # fmt: skip
+    question = ["rev-parse", "--show-toplevel", "--is-shallow-repository", "HEAD^{commit}"]
+    found = try_git(Path(path), question)
     if found is not None:
-        top, shallow, head = found.rstrip(b"\n").rsplit(b"\n", 2)  # a name may hold \\n
+        # rsplit: a folder name may hold a newline.
+        top, shallow, head = found.rstrip(b"\n").rsplit(b"\n", 2)
         return Path(os.fsdecode(top)), head.decode("ascii"), shallow == b"true"
     root = repository_root(path)
     return root, head_commit(root), is_shallow(root)
