@@ -225,19 +225,24 @@ def test_partial_clone_settings_alone_are_refused(tmp_path: Path) -> None:
         scan_history(repo.path, since=ALL)
 
 
-def test_the_older_partial_clone_extension_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("key", "value", "refused"),
+    [
+        ("extensions.partialClone", "origin", True),  # what older git versions wrote
+        ("remote.origin.promisor", "yes", True),
+        ("remote.origin.promisor", "false", False),
+        ("remote.origin.partialclonefilter", "blob:none", False),  # no promisor: not partial
+    ],
+)
+def test_partial_clone_settings(tmp_path: Path, key: str, value: str, refused: bool) -> None:
     repo = RepoBuilder(tmp_path / "repo")
     repo.commit("Initial", {"src/a.py": OPS})
-    repo.git("config", "extensions.partialClone", "origin")
-    with pytest.raises(UserError, match="partial clone"):
-        scan_history(repo.path, since=ALL)
-
-
-def test_a_promisor_setting_of_false_is_no_partial_clone(tmp_path: Path) -> None:
-    repo = RepoBuilder(tmp_path / "repo")
-    repo.commit("Initial", {"src/a.py": OPS})
-    repo.git("config", "remote.origin.promisor", "false")
-    assert scan_history(repo.path, since=ALL).counts.commits == 1
+    repo.git("config", key, value)
+    if refused:
+        with pytest.raises(UserError, match="partial clone"):
+            scan_history(repo.path, since=ALL)
+    else:
+        assert scan_history(repo.path, since=ALL).counts.commits == 1
 
 
 def test_submodule_pointers_are_not_source(tmp_path: Path) -> None:
