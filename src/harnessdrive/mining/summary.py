@@ -1,0 +1,203 @@
+"""What mining found, as a JSON-ready model and as a markdown summary.
+
+The markdown is a pure function of :class:`MiningSummary`. A scan alone fills the history
+part (:func:`summary_from_scan`); validation later fills ``head_check``, the checked counts,
+``validation_seconds`` and each task's ``validated``.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harnessdrive.mining.candidate import GitPath
+from harnessdrive.mining.history import ScanResult, SkipReason
+from harnessdrive.mining.markdown import code, safe_text
+from harnessdrive.mining.test_command import DetectedCommand
+
+DEFAULT_MAX_TASKS = 10
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RunRecord(_Model):
+    """One run of the test command."""
+
+    exit_code: int | None
+    """None when it timed out."""
+    seconds: float
+    timed_out: bool = False
+
+
+class MiningCounts(_Model):
+    commits: int
+    candidates: int
+    skipped: dict[SkipReason, int] = Field(default_factory=dict)
+    checked: int = 0
+    validated: int = 0
+    rejected: dict[str, int] = Field(default_factory=dict)
+    """Rejection reason (``tests pass before the fix``, ``flaky``, ...) to count."""
+
+
+class SummaryTask(_Model):
+    id: str
+    commit: str
+    subject: str
+    hidden_tests: list[GitPath]
+    gold_files: list[GitPath]
+    gold_lines: int
+    validated: bool = False
+
+
+class MiningSummary(_Model):
+    repo: GitPath
+    head: str
+    since: str
+    since_description: str
+    shallow: bool = False
+    test_cmd: str
+    test_cmd_source: str
+    head_check: RunRecord | None = None
+    """The test command's run at HEAD in a fresh copy, once validation ran it."""
+    counts: MiningCounts
+    validation_seconds: float | None = None
+    tasks: list[SummaryTask]
+    """Validated tasks after a check; before one, the newest candidates."""
+    tasks_file: GitPath | None = None
+    next_step: str | None = None
+    """The command that estimates runs and cost for these tasks."""
+
+
+def summary_from_scan(
+    scan: ScanResult,
+    test_command: DetectedCommand,
+    *,
+    max_tasks: int = DEFAULT_MAX_TASKS,
+    tasks_file: str | None = None,
+    next_step: str | None = None,
+) -> MiningSummary:
+    """The summary of a scan that nothing has checked yet: the newest candidates as tasks."""
+    return MiningSummary(
+        repo=scan.repo,
+        head=scan.head,
+        since=scan.since,
+        since_description=scan.since_description,
+        shallow=scan.shallow,
+        test_cmd=test_command.command,
+        test_cmd_source=test_command.source,
+        counts=MiningCounts(
+            commits=scan.counts.commits,
+            candidates=scan.counts.candidates,
+            skipped=dict(scan.counts.skipped),
+        ),
+        tasks=[
+            SummaryTask(
+                id=c.id,
+                commit=c.commit,
+                subject=c.subject,
+                hidden_tests=c.hidden_tests,
+                gold_files=c.gold_files,
+                gold_lines=c.gold_lines,
+            )
+            for c in scan.candidates[:max_tasks]
+        ],
+        tasks_file=tasks_file,
+        next_step=next_step,
+    )
+
+
+def format_duration(seconds: float | None) -> str:
+    """``45 s``, ``3 min 5 s``, ``2 h 4 min``."""
+    whole = round(seconds or 0)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60} s"
+    return f"{whole // 3600} h {whole % 3600 // 60} min"
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _by_count(counts: dict[str, int] | dict[SkipReason, int]) -> str:
+    ordered = sorted(counts.items(), key=lambda item: -item[1])
+    return ", ".join(f"{n} {reason}" for reason, n in ordered)
+
+
+def headline(summary: MiningSummary) -> str:
+    counts, found = summary.counts, len(summary.tasks)
+    if found and counts.checked:
+        return (
+            f"Found {_plural(found, 'task')} in your git history: {counts.validated} of "
+            f"{counts.checked} checked commits fail their tests before the change and pass "
+            "after it, twice."
+        )
+    if found:
+        return (
+            f"Found {_plural(found, 'candidate task')} in your git history. None is checked yet:"
+            " run again with --validate to keep only tasks whose tests fail before the change"
+            " and pass after it."
+        )
+    if counts.checked:
+        return (
+            f"Found no usable tasks: none of {counts.checked} checked commits fails its tests"
+            " before the change and passes after it, twice."
+        )
+    return f"Found no candidate tasks in your git history since {summary.since_description}."
+
+
+def render_summary_markdown(summary: MiningSummary) -> str:
+    """The markdown summary of a mining run."""
+    counts = summary.counts
+    lines = [f"**{safe_text(headline(summary), 1000)}**", ""]
+
+    command = f"Test command: {code(summary.test_cmd)} ({safe_text(summary.test_cmd_source)})."
+    if summary.head_check is not None:
+        command += f" It passes at HEAD in {format_duration(summary.head_check.seconds)}."
+    lines += [command, ""]
+
+    if summary.tasks:
+        lines += [
+            "| # | Task | Change | Hidden test files | Lines in the original fix | Checked |",
+            "|---|---|---|---|---|---|",
+        ]
+        for number, task in enumerate(summary.tasks, 1):
+            lines.append(
+                f"| {number} | {task.commit[:7]} | {code(task.subject, 70)} "
+                f"| {len(task.hidden_tests)} | {task.gold_lines} "
+                f"| {'yes' if task.validated else 'no'} |"
+            )
+        lines.append("")
+
+    history = (
+        f"History since {safe_text(summary.since_description)}: "
+        f"{_plural(counts.commits, 'commit')}, {counts.candidates} "
+        f"{'changes' if counts.candidates == 1 else 'change'} both source and test files."
+    )
+    if counts.skipped:
+        history += f" Skipped: {_by_count(counts.skipped)}."
+    if summary.shallow:
+        history += " This is a shallow clone, so older commits are not in it."
+    lines.append(history)
+
+    if counts.checked:
+        checked = (
+            f"Checked {counts.checked} in fresh copies of the repository: {counts.validated} kept"
+        )
+        if counts.rejected:
+            checked += f", {_by_count(counts.rejected)}"
+        lines.append(f"{checked}. Checking took {format_duration(summary.validation_seconds)}.")
+
+    if summary.tasks_file is not None:
+        lines += ["", f"Tasks file: {code(summary.tasks_file, 300)}"]
+    if summary.tasks and counts.checked and summary.next_step:
+        lines.append(
+            f"Next: {code(summary.next_step, 330)} shows the number of runs and a cost range."
+        )
+    return "\n".join(lines) + "\n"
+
+
+def render_summary_json(summary: MiningSummary) -> str:
+    return summary.model_dump_json(indent=2) + "\n"
