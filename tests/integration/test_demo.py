@@ -45,9 +45,19 @@ def test_report_json_lists_every_trial_with_its_facts(
     trials = report_json(demo_results, capsys)["trials"]
     assert len(trials) == 16  # type: ignore[arg-type]
     needed = {
-        "task", "harness", "status", "outcome", "visible_passed", "visible_total",
-        "hidden_passed", "hidden_total", "findings", "files_changed", "lines_added",
-        "lines_deleted", "seconds",
+        "task",
+        "harness",
+        "status",
+        "outcome",
+        "visible_passed",
+        "visible_total",
+        "hidden_passed",
+        "hidden_total",
+        "findings",
+        "files_changed",
+        "lines_added",
+        "lines_deleted",
+        "seconds",
     }
     for trial in trials:  # type: ignore[union-attr]
         assert needed <= set(trial)
@@ -60,8 +70,16 @@ def test_report_json_lists_every_trial_with_its_facts(
 def test_each_trial_folder_holds_its_artifacts(demo_results: Path) -> None:
     folder = demo_results / "trials" / "demo" / "top-products" / "reference" / "r1"
     names = {p.name for p in folder.iterdir()}
-    assert {"result.json", "prompt.md", "agent.stdout", "diff.patch", "grade-tests.log",
-            "junit-tests.xml", "junit-visible.xml", "transcript.json"} <= names
+    assert {
+        "result.json",
+        "prompt.md",
+        "agent.stdout",
+        "diff.patch",
+        "grade-tests.log",
+        "junit-tests.xml",
+        "junit-visible.xml",
+        "transcript.json",
+    } <= names
     assert "top_products" in (folder / "diff.patch").read_text()
 
 

@@ -37,8 +37,9 @@ def wait_for_results(results: Path, count: int, timeout: float = 60) -> None:
 def test_kill_9_then_the_same_command_finishes_and_repeats_nothing(tmp_path: Path) -> None:
     suite = write_suite(tmp_path, [add_task(f"t{i}", hidden={}) for i in range(4)])
     results = tmp_path / "results"
-    command = harnessdrive("run", str(suite), "--cmd", f"slow={FIX}", "--repeat", "2",
-                           "--results", str(results))
+    command = harnessdrive(
+        "run", str(suite), "--cmd", f"slow={FIX}", "--repeat", "2", "--results", str(results)
+    )
     driver = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_for_results(results, 3)
     time.sleep(0.2)  # let the next trial get under way

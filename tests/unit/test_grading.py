@@ -50,7 +50,11 @@ def test_a_right_fix_passes_with_visible_and_hidden_counted_apart(tmp_path: Path
     verdict = run_grader(tmp_path, task, fix)
     assert verdict.outcome == "pass"
     assert verdict.visible is not None and verdict.hidden is not None
-    assert (verdict.visible.passed, verdict.visible.total, verdict.visible.source) == (1, 1, "junit")
+    assert (verdict.visible.passed, verdict.visible.total, verdict.visible.source) == (
+        1,
+        1,
+        "junit",
+    )
     assert (verdict.hidden.passed, verdict.hidden.total) == (3, 3)
     assert verdict.findings == ()
     assert (tmp_path / "logs" / "junit-tests.xml").is_file()
@@ -126,8 +130,12 @@ def test_a_symlink_out_of_the_tree_is_a_finding_and_is_not_followed(tmp_path: Pa
 
 
 def test_unrelated_settings_in_pyproject_are_not_a_finding(tmp_path: Path) -> None:
-    task = add_task(files={"calc.py": "def add(a, b):\n    return a - b\n",
-                           "pyproject.toml": "[project]\nname = 'calc'\n"})
+    task = add_task(
+        files={
+            "calc.py": "def add(a, b):\n    return a - b\n",
+            "pyproject.toml": "[project]\nname = 'calc'\n",
+        }
+    )
     verdict = run_grader(
         tmp_path, task, lambda ws: (fix(ws), write("pyproject.toml", "[project]\nname='c2'\n")(ws))
     )
@@ -182,7 +190,7 @@ def test_each_test_run_starts_without_old_bytecode(tmp_path: Path) -> None:
         files={"pkg/mod.py": "X = 1\n"},
         visible_command=(
             "mkdir -p pkg/__pycache__ && touch pkg/__pycache__/mod.cpython-311.pyc && "
-            "{python} -c 'import os; open(os.environ[\"PYTHONPYCACHEPREFIX\"] + \"/x\", \"w\")'"
+            '{python} -c \'import os; open(os.environ["PYTHONPYCACHEPREFIX"] + "/x", "w")\''
         ),
         command=CHECK_NO_BYTECODE,
     )
@@ -201,7 +209,11 @@ def test_junit_counts_errors_skips_and_both_roots(tmp_path: Path) -> None:
     )
     counts = read_junit(report)
     assert (counts.total, counts.passed, counts.failed, counts.errors, counts.skipped) == (
-        4, 1, 1, 1, 1
+        4,
+        1,
+        1,
+        1,
+        1,
     )
     report.write_text("<testsuite><testcase name='a'/></testsuite>")
     assert read_junit(report).passed == 1

@@ -114,13 +114,21 @@ def test_inflight_left_by_a_killed_driver_becomes_an_interrupted_result(tmp_path
     store.begin_attempt("s/t/v/r1")
     store.mark_inflight(
         InflightRecord(
-            trial_id="s/t/v/r1", attempt=1, started="x", scratch=str(scratch), pid=1,
+            trial_id="s/t/v/r1",
+            attempt=1,
+            started="x",
+            scratch=str(scratch),
+            pid=1,
             interrupted=stub,
         )
     )
     store.mark_inflight(
         InflightRecord(
-            trial_id="s/u/v/r1", attempt=1, started="x", scratch=str(not_ours), pid=1,
+            trial_id="s/u/v/r1",
+            attempt=1,
+            started="x",
+            scratch=str(not_ours),
+            pid=1,
             interrupted=result("s/u/v/r1", task="u", status="interrupted", outcome="not_graded"),
         )
     )

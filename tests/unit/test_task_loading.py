@@ -53,7 +53,7 @@ def test_missing_repo_path_and_hidden_file_are_user_errors(tmp_path: Path) -> No
         tmp_path,
         add_task("h", extra={"grade": {"hidden": [{"source": "gone.py", "target": "t.py"}]}}),
     )
-    with pytest.raises(TaskFormatError, match="hidden file not found: gone.py"):
+    with pytest.raises(TaskFormatError, match=r"hidden file not found: gone\.py"):
         load_task(other)
 
 

@@ -1,10 +1,10 @@
 """Write task and suite folders for tests, in a few lines each.
 
-    suite = write_suite(tmp_path, [
-        TaskFiles("add", files={"calc.py": "def add(a, b):\n    return a - b\n"},
-                  hidden={"tests/test_add.py": "from calc import add\n..."},
-                  solution={"calc.py": "def add(a, b):\n    return a + b\n"}),
-    ])
+suite = write_suite(tmp_path, [
+    TaskFiles("add", files={"calc.py": "def add(a, b):\n    return a - b\n"},
+              hidden={"tests/test_add.py": "from calc import add\n..."},
+              solution={"calc.py": "def add(a, b):\n    return a + b\n"}),
+])
 """
 
 from __future__ import annotations
