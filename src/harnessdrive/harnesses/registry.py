@@ -33,10 +33,17 @@ def available() -> dict[str, str]:
 
 
 def get_harness(name: str) -> Harness:
+    """A harness by registered name, or by ``package.module:Factory`` for one not registered."""
     table = available()
-    if name not in table:
+    target = table.get(name) or (name if ":" in name else None)
+    if target is None:
         known = ", ".join(table)
         raise UnknownHarnessError(f"unknown harness {name!r}; known harnesses: {known}")
-    module_name, _, attribute = table[name].partition(":")
-    factory = cast(Callable[[], Harness], getattr(importlib.import_module(module_name), attribute))
+    module_name, _, attribute = target.partition(":")
+    try:
+        factory = cast(
+            Callable[[], Harness], getattr(importlib.import_module(module_name), attribute)
+        )
+    except (ImportError, AttributeError) as exc:
+        raise UnknownHarnessError(f"cannot load harness {name!r}: {exc}") from None
     return factory()

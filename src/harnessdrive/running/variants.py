@@ -47,8 +47,8 @@ def resolve_variants(
     for name in names:
         if name in by_label:
             variant = by_label[name]
-        elif name in known:
-            variant = VariantSpec(harness=name)
+        elif name in known or ":" in name:
+            variant = VariantSpec(harness=name, name=_label_for(name))
         else:
             choices = ", ".join(sorted({*known, *by_label}))
             raise UserError(f"unknown harness {name!r}; known: {choices}")
@@ -70,6 +70,13 @@ def _model_pins(models: Sequence[str]) -> dict[str, str]:
             raise UserError(f"--model wants HARNESS=MODEL, got {spec!r}")
         pins[harness.strip()] = model.strip()
     return pins
+
+
+def _label_for(harness: str) -> str | None:
+    """``pkg.mod:Agent`` -> ``Agent``: a dotted harness still gets a short, folder-safe name."""
+    if ":" not in harness:
+        return None
+    return re.sub(r"[^A-Za-z0-9._-]", "_", harness.rpartition(":")[2]) or None
 
 
 def _check_name(name: str) -> None:

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Install everything the tests need, then run the whole test suite.
+# Usage: bash scripts/test.sh [pytest arguments]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# bubblewrap: the sandbox the security tests run under.
+if ! command -v bwrap >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get install -y -q bubblewrap >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q bubblewrap >/dev/null; }
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo apt-get install -y -q bubblewrap >/dev/null
+  fi
+fi
+
+python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null
+.venv/bin/python -m pip install -q -e '.[test]'
+
+# The real agent CLIs, pinned, into .cache/clis (skipped when already there).
+if [ -x scripts/install_clis.sh ]; then
+  scripts/install_clis.sh
+fi
+
+exec .venv/bin/python -m pytest -n 2 "$@"
