@@ -9,6 +9,7 @@
     ├── WorkspaceError                 a fresh copy could not be built or read
     ├── SandboxError                   a process could not be started as asked
     ├── GradingError                   the grader could not evaluate (never a pass)
+    │   └── SetupFailedError           the setup commands failed in the grading copy
     └── HarnessError                   an adapter could not drive its CLI
         └── CouldNotRunError           a failure that repeats on every task (login, version)
 
@@ -52,6 +53,10 @@ class SandboxError(HarnessdriveError):
 
 class GradingError(HarnessdriveError):
     """The grader could not evaluate. Such a trial is never a pass."""
+
+
+class SetupFailedError(GradingError):
+    """The task's setup commands failed in the grading copy, before any test ran."""
 
 
 class HarnessError(HarnessdriveError):

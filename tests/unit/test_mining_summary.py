@@ -100,8 +100,8 @@ def summary(**changes: object) -> MiningSummary:
                      "no source changes": 5},
         ),
         "tasks": [task(1), task(2)],
-        "tasks_file": ".harnessdrive/tasks.json",
-        "next_step": "harnessdrive estimate --tasks .harnessdrive/tasks.json",
+        "tasks_file": ".harnessdrive/tasks/repo",
+        "next_step": "harnessdrive run .harnessdrive/tasks/repo --harness a,b",
     }  # fmt: skip
     base.update(changes)
     return MiningSummary.model_validate(base)
@@ -121,7 +121,7 @@ Test command: `python3 -m pytest -q` (pyproject.toml).
 History since 365 days ago: 40 commits, 2 change both source and test files. Skipped: \
 30 no test changes, 5 no source changes, 2 too large, 1 first commit.
 
-Tasks file: `.harnessdrive/tasks.json`
+Suite: `.harnessdrive/tasks/repo`
 """
 
 
@@ -143,8 +143,8 @@ History since 2026-01-15: 1 commit, 1 changes both source and test files.
 Checked 4 in fresh copies of the repository: 1 kept, 2 tests pass before the fix, 1 flaky. \
 Checking took 2 h 3 min.
 
-Tasks file: `tasks.json`
-Next: `harnessdrive estimate --tasks tasks.json` shows the number of runs and a cost range.
+Suite: `tasks/repo`
+Next: `harnessdrive run tasks/repo --harness a,b` compares harnesses on these tasks.
 """
 
 
@@ -164,8 +164,8 @@ def test_markdown_after_a_check() -> None:
         ),
         validation_seconds=7390,
         tasks=[task(1, validated=True)],
-        tasks_file="tasks.json",
-        next_step="harnessdrive estimate --tasks tasks.json",
+        tasks_file="tasks/repo",
+        next_step="harnessdrive run tasks/repo --harness a,b",
     )
     assert render_summary_markdown(checked) == CHECKED
 
@@ -285,6 +285,7 @@ def test_the_json_form(scanned: MiningSummary) -> None:
     }  # fmt: skip
     assert set(data["tasks"][0]) == {
         "id", "commit", "subject", "hidden_tests", "gold_files", "gold_lines", "validated",
+        "check",
     }  # fmt: skip
     assert data["tasks"][0]["gold_files"] == ["src/a.py", "src/caf\x00e9.py"]
     assert MiningSummary.model_validate_json(render_summary_json(scanned)) == scanned

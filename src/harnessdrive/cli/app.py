@@ -15,7 +15,7 @@ import typer
 from typer._click.exceptions import ClickException
 
 from harnessdrive import __version__
-from harnessdrive.cli import check_cmd, info_cmd, report_cmd, run_cmd
+from harnessdrive.cli import check_cmd, info_cmd, mine_cmd, report_cmd, run_cmd
 from harnessdrive.errors import UserError
 
 EXIT_USAGE = 2
@@ -33,6 +33,7 @@ app.command()(run_cmd.run)
 app.command()(run_cmd.demo)
 app.command()(report_cmd.report)
 app.command()(check_cmd.check)
+app.command("mine")(mine_cmd.mine_command)
 app.command()(info_cmd.harnesses)
 app.command()(info_cmd.doctor)
 app.command()(report_cmd.index)

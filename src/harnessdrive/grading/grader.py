@@ -13,7 +13,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from harnessdrive.errors import GradingError, HarnessdriveError
+from harnessdrive.errors import GradingError, HarnessdriveError, SetupFailedError
 from harnessdrive.grading.junit import read_junit
 from harnessdrive.grading.tamper import find_tampering, needs_content
 from harnessdrive.grading.verdict import Finding, Outcome, SetupRun, TestRun, Verdict
@@ -25,7 +25,12 @@ from harnessdrive.sandbox.runner import Isolation, Sandbox
 from harnessdrive.tasks.globs import matches
 from harnessdrive.tasks.loading import Task
 from harnessdrive.workspace.changes import Changes, FileChange
-from harnessdrive.workspace.materialize import apply_changes, copy_snapshot, write_file
+from harnessdrive.workspace.materialize import (
+    apply_changes,
+    copy_snapshot,
+    remove_entry,
+    write_file,
+)
 from harnessdrive.workspace.setup import run_setup
 from harnessdrive.workspace.snapshot import Snapshot, read_blobs
 
@@ -140,12 +145,14 @@ def _run_tests(
                     setup=setup_run,
                     error="setup failed after the agent changed a dependency file",
                 )
-            raise GradingError("setup failed in the grading copy (see grade-setup.log)")
+            raise SetupFailedError("setup failed in the grading copy (see grade-setup.log)")
     visible = None
     if spec.visible_command:
         visible = _run_command(setup, copy, spec.visible_command, "visible", env, isolation)
     for item in setup.task.hidden:
         write_file(copy, item.target, item.source.read_bytes())
+    for path in spec.removed:
+        remove_entry(copy, path)
     hidden = _run_command(setup, copy, spec.command, "tests", env, isolation)
     verdict: Outcome = "tampered" if findings else "pass" if hidden.succeeded else "fail"
     return Verdict(

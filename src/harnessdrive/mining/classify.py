@@ -40,8 +40,8 @@ TEST_RUNNER_SETTINGS_PATTERNS: tuple[str, ...] = (
     r"tox\.ini",
     r"noxfile\.py",
     r"phpunit\.xml(\.dist)?",
-    r"\.mocharc(\.\w+)?",
-    r"\.nycrc(\.\w+)?",
+    r"\.mocharc(\..+)?",
+    r"\.nycrc(\..+)?",
     r"\.rspec",
     r"\.rspec-local",
     rf"(jest|vitest|karma)\.conf(ig)?\.{_JS_TS}(on)?",
@@ -156,6 +156,49 @@ DEPENDENCY_FILE_PATTERNS: tuple[str, ...] = (
     r"\.node-version",
     r"\.python-version",
     r"rust-toolchain(\.toml)?",
+)
+
+
+# The same rules as globs (see harnessdrive.tasks.globs), for a mined task's ``restored`` list:
+# the agent's edits to any test file are put back before grading. Built from the tables above;
+# a test checks that a path matches these globs exactly when classify_path calls it a test.
+_JS_TS_EXTENSIONS = tuple(
+    f"{prefix}{base}{x}" for prefix in ("", "c", "m") for base in ("js", "ts") for x in ("", "x")
+)
+TEST_GLOBS: tuple[str, ...] = (
+    *(f"**/{folder}/**" for folder in sorted(TEST_FOLDERS)),
+    "test_*.py",
+    "?*_test.py",
+    "conftest.py",
+    "?*_test.go",
+    *(f"?*.{kind}.{ext}" for kind in ("test", "spec") for ext in _JS_TS_EXTENSIONS),
+    "?*_spec.rb",
+    "?*_test.exs",
+    *(
+        f"*{word}.{ext}"
+        for word in ("Test", "Tests")
+        for ext in ("java", "kt", "scala", "swift", "php", "cs")
+    ),
+    "pytest.ini",
+    "tox.ini",
+    "noxfile.py",
+    "phpunit.xml",
+    "phpunit.xml.dist",
+    ".mocharc",
+    ".mocharc.?*",
+    ".nycrc",
+    ".nycrc.?*",
+    ".rspec",
+    ".rspec-local",
+    *(
+        f"{tool}.{conf}.{ext}{on}"
+        for tool in ("jest", "vitest", "karma")
+        for conf in ("conf", "config")
+        for ext in _JS_TS_EXTENSIONS
+        for on in ("", "on")
+    ),
+    *(f"vitest.workspace.{ext}{on}" for ext in _JS_TS_EXTENSIONS for on in ("", "on")),
+    *(f"{tool}.config.{ext}" for tool in ("ava", "playwright") for ext in _JS_TS_EXTENSIONS),
 )
 
 

@@ -30,6 +30,31 @@ class RunRecord(_Model):
     timed_out: bool = False
 
 
+class CheckRecord(_Model):
+    """The test runs that decided a candidate (seed 000's ``check``)."""
+
+    focused: RunRecord | None = None
+    """Only the commit's own test files, on the parent: the fast rejection."""
+    before: RunRecord | None = None
+    after: RunRecord | None = None
+    before_again: RunRecord | None = None
+    after_again: RunRecord | None = None
+
+
+class RejectedTask(_Model):
+    id: str
+    commit: str
+    subject: str
+    reason: str
+
+
+class EnvironmentCounts(_Model):
+    built: list[str] = Field(default_factory=list)
+    """Shared environments built during this run (``python-<key>``, ``node-<key>``)."""
+    reused: int = 0
+    """Copies that found their environment already built."""
+
+
 class MiningCounts(_Model):
     commits: int
     candidates: int
@@ -48,6 +73,7 @@ class SummaryTask(_Model):
     gold_files: list[GitPath]
     gold_lines: int
     validated: bool = False
+    check: CheckRecord | None = None
 
 
 class MiningSummary(_Model):
@@ -56,17 +82,26 @@ class MiningSummary(_Model):
     since: str
     since_description: str
     shallow: bool = False
+    created: str | None = None
+    """When mining ran (UTC, ``...Z``)."""
     test_cmd: str
     test_cmd_source: str
+    setup_cmd: str | None = None
+    """The setup command every task runs: the user's, or the shared-environment link."""
+    test_timeout: float | None = None
     head_check: RunRecord | None = None
     """The test command's run at HEAD in a fresh copy, once validation ran it."""
     counts: MiningCounts
     validation_seconds: float | None = None
     tasks: list[SummaryTask]
     """Validated tasks after a check; before one, the newest candidates."""
+    rejected_tasks: list[RejectedTask] = Field(default_factory=list)
+    """Checked candidates that were not kept, newest first, with the reason."""
+    environments: EnvironmentCounts | None = None
     tasks_file: GitPath | None = None
+    """The suite folder the tasks were written to."""
     next_step: str | None = None
-    """The command that estimates runs and cost for these tasks."""
+    """The command that runs harnesses on these tasks."""
 
 
 def summary_from_scan(
@@ -191,11 +226,9 @@ def render_summary_markdown(summary: MiningSummary) -> str:
         lines.append(f"{checked}. Checking took {format_duration(summary.validation_seconds)}.")
 
     if summary.tasks_file is not None:
-        lines += ["", f"Tasks file: {code(summary.tasks_file, 300)}"]
+        lines += ["", f"Suite: {code(summary.tasks_file, 300)}"]
     if summary.tasks and counts.checked and summary.next_step:
-        lines.append(
-            f"Next: {code(summary.next_step, 330)} shows the number of runs and a cost range."
-        )
+        lines.append(f"Next: {code(summary.next_step, 330)} compares harnesses on these tasks.")
     return "\n".join(lines) + "\n"
 
 

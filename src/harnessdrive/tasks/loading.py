@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -210,13 +211,13 @@ def _fingerprint(
     digest.update(prompt.encode())
     digest.update(str(repo_path).encode())
     for item in hidden:
-        digest.update(item.target.encode())
+        digest.update(os.fsencode(item.target))  # a file name need not be UTF-8
         digest.update(item.source.read_bytes())
     if solution is not None and solution.patch is not None:
         digest.update(solution.patch.read_bytes())
     elif solution is not None and solution.overlay is not None:
         for path in sorted(solution.overlay.rglob("*")):
             if path.is_file():
-                digest.update(path.relative_to(solution.overlay).as_posix().encode())
+                digest.update(os.fsencode(path.relative_to(solution.overlay).as_posix()))
                 digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

@@ -64,6 +64,9 @@ class GradeSpec(_Spec):
     """Globs of paths the agent must not change; a change is a tamper finding and is not graded."""
     restored: tuple[str, ...] = ()
     """Globs of paths put back to the base state before grading, without a finding."""
+    removed: tuple[str, ...] = ()
+    """Paths deleted from the grading copy along with the hidden files (tests the task's
+    change deleted, for a mined task)."""
     timeout: float = Field(default=600, gt=0)
     """Seconds for each grading command."""
     junit: bool = True

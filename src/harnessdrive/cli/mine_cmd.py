@@ -1,0 +1,116 @@
+"""``harnessdrive mine``: tasks from a repository's own git history."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import Annotated
+
+import typer
+
+from harnessdrive.cli.run_cmd import SandboxOption, _sandbox
+from harnessdrive.mining.checks import CandidateResult
+from harnessdrive.mining.mine import DEFAULT_TEST_TIMEOUT, MineOptions, mine
+from harnessdrive.mining.since import DEFAULT_SINCE
+from harnessdrive.mining.summary import (
+    DEFAULT_MAX_TASKS,
+    format_duration,
+    render_summary_json,
+    render_summary_markdown,
+)
+from harnessdrive.sandbox.runner import get_sandbox
+
+
+def mine_command(
+    repo: Annotated[Path, typer.Argument(help="The git repository (default: here).")] = Path("."),
+    since: Annotated[
+        str, typer.Option("--since", help="How far back: days (365d) or a date (2026-01-15).")
+    ] = DEFAULT_SINCE,
+    max_tasks: Annotated[int, typer.Option("--max", help="Tasks to keep.")] = DEFAULT_MAX_TASKS,
+    test_cmd: Annotated[
+        str | None,
+        typer.Option("--test-cmd", help="The command that runs the tests (default: detected)."),
+    ] = None,
+    setup_cmd: Annotated[
+        str | None,
+        typer.Option(
+            "--setup-cmd",
+            help="Run in every fresh copy before the tests; it must install inside the copy."
+            " Default: shared environments built from the dependency manifests.",
+        ),
+    ] = None,
+    validate: Annotated[
+        bool,
+        typer.Option(
+            "--validate", help="Keep only commits whose tests fail before and pass after, twice."
+        ),
+    ] = False,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Commits checked at a time.")] = 1,
+    test_timeout: Annotated[
+        float, typer.Option("--test-timeout", help="Seconds for one run of the test command.")
+    ] = DEFAULT_TEST_TIMEOUT,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="The suite folder (default: .harnessdrive/tasks/<name> in the repository).",
+        ),
+    ] = None,
+    sandbox: SandboxOption = "auto",
+    json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Mine tasks from your git history; with --validate, write them as a suite."""
+    options = MineOptions(
+        repo=repo,
+        since=since,
+        max_tasks=max_tasks,
+        test_command=test_cmd,
+        setup_command=setup_cmd,
+        validate=validate,
+        jobs=jobs,
+        test_timeout=test_timeout,
+        output=output,
+    )
+    with _signals_stop():
+        result = mine(
+            options,
+            sandbox=get_sandbox(_sandbox(sandbox)),
+            python=sys.executable,
+            progress=_progress,
+        )
+    if json_output:
+        sys.stdout.write(render_summary_json(result.summary))
+    else:
+        sys.stdout.write(render_summary_markdown(result.summary))
+
+
+def _progress(number: int, total: int, result: CandidateResult) -> None:
+    candidate = result.candidate
+    verdict = "kept" if result.reason is None else result.reason
+    subject = candidate.subject if len(candidate.subject) <= 60 else candidate.subject[:57] + "..."
+    print(
+        f"[{number}/{total}] {candidate.commit[:7]} {subject}: {verdict}"
+        f" ({format_duration(result.seconds)})",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+@contextmanager
+def _signals_stop() -> Iterator[None]:
+    """SIGTERM and SIGHUP stop mining the way Ctrl-C does: copies removed, exit 130."""
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

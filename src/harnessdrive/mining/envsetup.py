@@ -1,0 +1,397 @@
+"""Test environments for fresh copies, built once per set of dependency manifests and shared.
+
+A fresh copy of a Python project needs a virtual environment with its dependencies; a Node
+project needs ``node_modules``. Building one per copy costs minutes, and thirty commits that
+share a ``pyproject.toml`` need the same environment. So each environment is built once into a
+store, under a key that hashes the manifests it was built from, and every copy links to it:
+
+- Python: the store holds a full virtual environment with the dependencies and the project's
+  test extras. A copy gets a thin ``.venv`` of its own (no packages, made in milliseconds) whose
+  site-packages chains to the shared one, plus the project's own editable-install files
+  rewritten to point at the copy, so tests import the copy's code and never another copy's.
+- Node: ``node_modules`` is installed from the lockfile once; a copy gets a link to it.
+
+When the store has no environment for a copy's manifests (a change edited them after mining),
+the copy builds its own in place, as a plain setup command would.
+
+This file is a script with no imports outside the standard library: a task's setup command runs
+it by path, from a copy kept next to the environments it serves::
+
+    python envsetup.py link  [--python] [--pytest] [--node]   # in a copy: link, or build there
+    python envsetup.py build [--python] [--pytest] [--node]   # in a prototype: fill the store
+    python envsetup.py fresh [--python] [--pytest] [--node]   # in a copy: always build there
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import urllib.parse
+import urllib.request
+import venv
+from pathlib import Path
+
+PYTHON_MANIFESTS = (
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "Pipfile",
+    "Pipfile.lock",
+    "poetry.lock",
+    "pdm.lock",
+)
+_REQUIREMENTS = re.compile(r"requirements[\w.-]*\.(txt|in)")
+_CONSTRAINTS = re.compile(r"constraints[\w.-]*\.txt")
+# Optional-dependency groups that hold what the tests need.
+TEST_EXTRAS = ("test", "tests", "testing", "dev")
+# Lockfile, then the command that installs exactly what it pins.
+NODE_INSTALLERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("package-lock.json", ("npm", "ci", "--no-audit", "--no-fund")),
+    ("npm-shrinkwrap.json", ("npm", "ci", "--no-audit", "--no-fund")),
+    ("pnpm-lock.yaml", ("pnpm", "install", "--frozen-lockfile")),
+    ("yarn.lock", ("yarn", "install", "--frozen-lockfile")),
+    ("bun.lock", ("bun", "install", "--frozen-lockfile")),
+    ("bun.lockb", ("bun", "install", "--frozen-lockfile")),
+)
+KINDS = ("python", "node")
+READY = ".ready"
+ENV_INFO = "env.json"
+SHARED_PTH = "_harnessdrive_shared_env.pth"
+
+
+class SetupFailed(Exception):
+    """An environment could not be built or linked; the message says why."""
+
+
+# --- keys ------------------------------------------------------------------------------------
+
+
+def python_manifests(root: Path) -> list[str]:
+    """Top-level files that decide what a Python environment holds, sorted."""
+    names = []
+    for entry in os.scandir(root):
+        name = entry.name
+        if entry.is_file() and (
+            name in PYTHON_MANIFESTS
+            or _REQUIREMENTS.fullmatch(name)
+            or _CONSTRAINTS.fullmatch(name)
+        ):
+            names.append(name)
+    return sorted(names)
+
+
+def node_lockfile(root: Path) -> str | None:
+    if not (root / "package.json").is_file():
+        return None
+    for name, _ in NODE_INSTALLERS:
+        if (root / name).is_file():
+            return name
+    return None
+
+
+def environment_key(root: Path, kind: str, *, pytest: bool = False) -> str | None:
+    """The store key of the environment ``root`` needs, or None when ``kind`` does not apply."""
+    digest = hashlib.sha256(kind.encode() + b"\0")
+    if kind == "python":
+        version = f"{sys.implementation.name}{sys.version_info[0]}.{sys.version_info[1]}"
+        digest.update(version.encode() + (b"\0pytest\0" if pytest else b"\0"))
+        names = python_manifests(root)
+    elif kind == "node":
+        lockfile = node_lockfile(root)
+        if lockfile is None:
+            return None
+        names = ["package.json", lockfile]
+    else:
+        raise ValueError(f"unknown environment kind {kind!r}")
+    for name in names:
+        data = (root / name).read_bytes()
+        digest.update(f"{name}\0{len(data)}\0".encode() + data)
+    return digest.hexdigest()[:24]
+
+
+def environment_folder(store: Path, kind: str, key: str) -> Path:
+    return store / f"{kind}-{key}"
+
+
+def is_ready(folder: Path) -> bool:
+    return (folder / READY).is_file()
+
+
+# --- building --------------------------------------------------------------------------------
+
+
+def _run(argv: list[str], cwd: Path) -> None:
+    print("$ " + " ".join(argv), flush=True)
+    result = subprocess.run(argv, cwd=cwd, check=False)
+    if result.returncode != 0:
+        raise SetupFailed(f"{' '.join(argv[:4])} ... exited with {result.returncode}")
+
+
+def _site_packages(env: Path) -> Path:
+    paths = sysconfig.get_paths(vars={"base": str(env), "platbase": str(env)})
+    return Path(paths["purelib"])
+
+
+def _env_python(env: Path) -> Path:
+    return env / ("Scripts" if os.name == "nt" else "bin") / "python"
+
+
+def _pip(env: Path) -> list[str]:
+    """pip for ``env``: this interpreter's pip aimed at it (fast), else pip installed into it."""
+    python = str(_env_python(env))
+    if importlib.util.find_spec("pip") is not None:
+        import pip
+
+        version = tuple(int(p) for p in re.findall(r"\d+", pip.__version__)[:2])
+        if version >= (22, 3):  # the first pip with --python
+            return [sys.executable, "-m", "pip", "--python", python]
+    _run([python, "-m", "ensurepip", "--default-pip"], env)
+    return [python, "-m", "pip"]
+
+
+def _test_extras(root: Path) -> list[str]:
+    """The project's optional-dependency groups that look like test dependencies."""
+    groups: set[str] = set()
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        import tomllib
+
+        try:
+            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+            data = {}
+        optional = data.get("project", {}).get("optional-dependencies", {})
+        if isinstance(optional, dict):
+            groups.update(optional)
+    setup_cfg = root / "setup.cfg"
+    if setup_cfg.is_file():
+        import configparser
+
+        parser = configparser.ConfigParser(interpolation=None, strict=False)
+        try:
+            parser.read_string(setup_cfg.read_text(encoding="utf-8", errors="replace"))
+            if parser.has_section("options.extras_require"):
+                groups.update(parser.options("options.extras_require"))
+        except configparser.Error:
+            pass
+    return sorted(g for g in groups if g.lower() in TEST_EXTRAS)
+
+
+def _installable(root: Path) -> bool:
+    """A project pip can install: setup.py, or a pyproject.toml that says how to build it."""
+    if (root / "setup.py").is_file():
+        return True
+    pyproject = root / "pyproject.toml"
+    if not pyproject.is_file():
+        return False
+    text = pyproject.read_text(encoding="utf-8", errors="replace")
+    return re.search(r"^\[(build-system|project)\]", text, re.MULTILINE) is not None
+
+
+def build_python(root: Path, env: Path, *, pytest: bool) -> None:
+    """A virtual environment at ``env`` with what the project in ``root`` needs for its tests."""
+    venv.EnvBuilder(symlinks=os.name != "nt", with_pip=False, clear=True).create(env)
+    pip = [*_pip(env), "install", "--disable-pip-version-check", "--no-input"]
+    pip += ["--progress-bar", "off"]
+    names = python_manifests(root)
+    constraints: list[str] = []
+    for name in names:
+        if _CONSTRAINTS.fullmatch(name):
+            constraints += ["-c", name]
+    for name in names:
+        if _REQUIREMENTS.fullmatch(name) and name.endswith(".txt"):
+            _run([*pip, *constraints, "-r", name], root)
+    if _installable(root):
+        extras = _test_extras(root)
+        target = "." + (f"[{','.join(extras)}]" if extras else "")
+        _run([*pip, *constraints, "-e", target], root)
+    if pytest:
+        probe = [str(_env_python(env)), "-c", "import pytest"]
+        if subprocess.run(probe, check=False, capture_output=True).returncode != 0:
+            _run([*pip, *constraints, "pytest"], root)
+
+
+def detach_project(env: Path, prototype: Path) -> list[str]:
+    """Move the project's own editable-install files out of the shared site-packages.
+
+    They point at the prototype copy; :func:`link_python` writes them into each copy's thin
+    environment with that copy's path instead. Returns the files moved.
+    """
+    site = _site_packages(env)
+    keep = env / "project"
+    moved: list[str] = []
+    for dist_info in sorted(site.glob("*.dist-info")):
+        if not _editable_install_of(dist_info, prototype):
+            continue
+        record = (dist_info / "RECORD").read_text(encoding="utf-8").splitlines()
+        for row in csv.reader(record):
+            if not row:
+                continue
+            source = Path(os.path.normpath(site / row[0]))
+            if not source.is_file() or "__pycache__" in source.parts:
+                continue
+            if source.is_relative_to(site):
+                destination = keep / "site" / source.relative_to(site)
+            elif source.parent == _env_python(env).parent:
+                destination = keep / "bin" / source.name
+            else:
+                continue
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(source, destination)
+            moved.append(destination.relative_to(keep).as_posix())
+        shutil.rmtree(dist_info, ignore_errors=True)
+    return moved
+
+
+def _editable_install_of(dist_info: Path, prototype: Path) -> bool:
+    try:
+        direct = json.loads((dist_info / "direct_url.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(direct, dict) or not direct.get("dir_info", {}).get("editable"):
+        return False
+    url = urllib.parse.urlparse(str(direct.get("url", "")))
+    if url.scheme != "file":
+        return False
+    return Path(urllib.request.url2pathname(url.path)).resolve() == prototype.resolve()
+
+
+def install_node(root: Path) -> None:
+    lockfile = node_lockfile(root)
+    if lockfile is None:
+        raise SetupFailed("no package.json with a lockfile")
+    command = dict(NODE_INSTALLERS)[lockfile]
+    if shutil.which(command[0]) is None:
+        raise SetupFailed(f"{command[0]} is not installed, and {lockfile} needs it")
+    _run(list(command), root)
+
+
+def build_into_store(root: Path, store: Path, kind: str, *, pytest: bool) -> Path | None:
+    """Build the environment ``root`` needs into the store, unless it is there already."""
+    key = environment_key(root, kind, pytest=pytest)
+    if key is None:
+        return None
+    folder = environment_folder(store, kind, key)
+    if is_ready(folder):
+        print(f"{kind} environment {key} is ready", flush=True)
+        return folder
+    _remove(folder)  # an earlier build that did not finish
+    folder.mkdir(parents=True)
+    if kind == "python":
+        build_python(root, folder, pytest=pytest)
+        moved = detach_project(folder, root)
+        info = {"prototype": str(root), "env": str(folder), "project_files": moved}
+        (folder / ENV_INFO).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    else:
+        install_node(root)
+        shutil.move(root / "node_modules", folder / "node_modules")
+    (folder / READY).write_text(key + "\n", encoding="utf-8")
+    print(f"built the {kind} environment {key}", flush=True)
+    return folder
+
+
+# --- linking ---------------------------------------------------------------------------------
+
+
+def _remove(path: Path) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path)
+
+
+def link_python(root: Path, shared: Path) -> None:
+    """A thin ``.venv`` in ``root`` that sees the shared packages and the copy's own code."""
+    thin = root / ".venv"
+    _remove(thin)
+    venv.EnvBuilder(symlinks=os.name != "nt", with_pip=False, clear=True).create(thin)
+    site = _site_packages(thin)
+    line = f"import site; site.addsitedir({str(_site_packages(shared))!r})\n"
+    (site / SHARED_PTH).write_text(line, encoding="utf-8")
+    info = json.loads((shared / ENV_INFO).read_text(encoding="utf-8"))
+    prototype, here = os.fsencode(info["prototype"]), os.fsencode(str(root))
+    project_site = shared / "project" / "site"
+    if project_site.is_dir():
+        for source in sorted(project_site.rglob("*")):
+            if source.is_file():
+                target = site / source.relative_to(project_site)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(source.read_bytes().replace(prototype, here))
+    # Console scripts (pytest, the project's own) must start the thin interpreter.
+    old = b"#!" + os.fsencode(str(_env_python(Path(info["env"]))))
+    new = b"#!" + os.fsencode(str(_env_python(thin)))
+    thin_bin = _env_python(thin).parent
+    for folder in (_env_python(shared).parent, shared / "project" / "bin"):
+        if not folder.is_dir():
+            continue
+        for source in sorted(folder.iterdir()):
+            target = thin_bin / source.name
+            if target.exists() or target.is_symlink() or not source.is_file():
+                continue
+            data = source.read_bytes()
+            if data.startswith(old):
+                target.write_bytes(new + data[len(old) :])
+                target.chmod(0o755)
+            elif os.access(source, os.X_OK):
+                os.symlink(source, target)  # a native program (ruff, say) needs no interpreter
+
+
+def link_node(root: Path, shared: Path) -> None:
+    target = root / "node_modules"
+    _remove(target)
+    os.symlink(shared / "node_modules", target)
+
+
+def link_or_build(root: Path, store: Path | None, kind: str, *, pytest: bool) -> str:
+    """Give the copy in ``root`` its environment; says what it did."""
+    key = environment_key(root, kind, pytest=pytest)
+    if key is None:
+        return f"no {kind} environment needed"
+    folder = environment_folder(store, kind, key) if store is not None else None
+    if folder is not None and is_ready(folder):
+        (link_python if kind == "python" else link_node)(root, folder)
+        return f"linked the shared {kind} environment {key}"
+    if kind == "python":
+        build_python(root, root / ".venv", pytest=pytest)
+    else:
+        install_node(root)
+    return f"built the {kind} environment {key} in place"
+
+
+# --- command line ----------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Shared test environments for fresh copies.")
+    parser.add_argument("mode", choices=("link", "build", "fresh"))
+    parser.add_argument("--python", action="store_true", help="a Python virtual environment")
+    parser.add_argument("--pytest", action="store_true", help="make sure pytest is installed")
+    parser.add_argument("--node", action="store_true", help="node_modules from the lockfile")
+    parser.add_argument("--store", type=Path, help="default: this file's folder")
+    args = parser.parse_args(argv)
+    store = (args.store or Path(__file__).resolve().parent).resolve()
+    root = Path.cwd()
+    try:
+        for kind in (k for k in KINDS if getattr(args, k)):
+            if args.mode == "build":
+                build_into_store(root, store, kind, pytest=args.pytest)
+            else:
+                chosen = store if args.mode == "link" else None
+                print(link_or_build(root, chosen, kind, pytest=args.pytest), flush=True)
+    except (SetupFailed, OSError, ValueError) as exc:
+        print(f"environment setup failed: {exc}", file=sys.stderr, flush=True)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

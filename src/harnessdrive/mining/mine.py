@@ -1,0 +1,252 @@
+"""``harnessdrive mine``: from a repository's history to a validated suite of tasks.
+
+scan the history -> find the test command -> (with validation) check HEAD, then each candidate
+with the grader -> write the kept tasks as a suite, plus the summary.
+
+The user's repository is only read. Without validation nothing is written at all.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from harnessdrive.errors import UserError
+from harnessdrive.mining.checks import CandidateResult, Checker
+from harnessdrive.mining.environments import EnvironmentStore, needs_for, python_test_command
+from harnessdrive.mining.history import ScanResult, scan_history
+from harnessdrive.mining.since import DEFAULT_SINCE
+from harnessdrive.mining.suite_folder import (
+    default_suite_folder,
+    prepare_suite_folder,
+    suite_name,
+    write_suite,
+    write_summary,
+)
+from harnessdrive.mining.summary import (
+    DEFAULT_MAX_TASKS,
+    EnvironmentCounts,
+    MiningCounts,
+    MiningSummary,
+    RejectedTask,
+    SummaryTask,
+    summary_from_scan,
+)
+from harnessdrive.mining.taskfiles import TaskSettings
+from harnessdrive.mining.test_command import DetectedCommand, detect_test_command
+from harnessdrive.mining.validation import (
+    HeadCheck,
+    Progress,
+    ValidationOutcome,
+    check_head,
+    validate,
+)
+from harnessdrive.sandbox.process import StopToken
+from harnessdrive.sandbox.runner import Sandbox
+
+DEFAULT_TEST_TIMEOUT = 600.0
+ENVIRONMENTS_FOLDER = "envs"
+
+
+@dataclass(frozen=True)
+class MineOptions:
+    repo: Path = Path(".")
+    since: str = DEFAULT_SINCE
+    max_tasks: int = DEFAULT_MAX_TASKS
+    test_command: str | None = None
+    setup_command: str | None = None
+    validate: bool = False
+    jobs: int = 1
+    test_timeout: float = DEFAULT_TEST_TIMEOUT
+    output: Path | None = None
+    """The suite folder; default ``<repo>/.harnessdrive/tasks/<repo name>``."""
+    reuse_environments: bool = True
+    """Build each shared environment once (False: every copy builds its own)."""
+    fast_reject: bool = True
+    """Run the commit's own test files alone on the parent first."""
+
+
+@dataclass(frozen=True)
+class MineResult:
+    summary: MiningSummary
+    suite: Path | None
+    """The suite folder, when validation wrote one."""
+
+
+def mine(
+    options: MineOptions,
+    *,
+    sandbox: Sandbox,
+    python: str,
+    progress: Progress | None = None,
+    stop: StopToken | None = None,
+) -> MineResult:
+    """Mine ``options.repo``; with ``options.validate``, write the suite of kept tasks."""
+    _check_numbers(options)
+    scan = scan_history(options.repo, options.since)
+    command = resolve_test_command(Path(scan.repo), options.test_command, options.setup_command)
+    if not options.validate:
+        summary = summary_from_scan(scan, command, max_tasks=options.max_tasks)
+        return MineResult(summary.model_copy(update={"created": _utc_now()}), None)
+    suite = (options.output or default_suite_folder(Path(scan.repo))).resolve()
+    prepare_suite_folder(suite)
+    stop = stop or StopToken()
+    needs = needs_for(command.command, options.setup_command)
+    store = EnvironmentStore(
+        suite / ENVIRONMENTS_FOLDER,
+        needs,
+        sandbox=sandbox,
+        python=python,
+        reuse=options.reuse_environments,
+        stop=stop,
+    )
+    settings = TaskSettings(
+        test_command=command.command,
+        setup_command=options.setup_command or store.setup_command(),
+        test_timeout=options.test_timeout,
+        test_command_source=command.source,
+    )
+    scratch = Path(tempfile.mkdtemp(prefix="harnessdrive-mine-"))
+    checker = Checker(
+        repo=Path(scan.repo),
+        settings=settings,
+        store=store if needs.any else None,
+        sandbox=sandbox,
+        python=python,
+        staging=suite / "staging",
+        scratch=scratch,
+        logs=suite / "logs",
+        stop=stop,
+        fast_reject=options.fast_reject,
+    )
+    try:
+        head: HeadCheck | None = None
+        outcome = ValidationOutcome((), 0.0)
+        used: set[str] = set()
+        if scan.candidates:
+            head = check_head(checker, scan.head)
+            used.update(head.environments)
+            outcome = validate(
+                scan.candidates,
+                checker,
+                max_tasks=options.max_tasks,
+                jobs=options.jobs,
+                progress=progress,
+            )
+        kept = outcome.kept
+        for result in kept:
+            used.update(result.environments)
+        write_suite(
+            suite,
+            suite_name(Path(scan.repo)),
+            f"Tasks mined from the git history of {scan.repo} since {scan.since_description}.",
+            [(r.candidate.id, r.folder) for r in kept if r.folder is not None],
+        )
+        if options.reuse_environments and needs.any:
+            store.prune(used)
+        summary = _summary(scan, command, settings, head, outcome, store, suite if kept else None)
+        write_summary(suite, summary)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(suite / "staging", ignore_errors=True)
+    return MineResult(summary, suite if kept else None)
+
+
+def resolve_test_command(
+    root: Path, given: str | None, setup_command: str | None
+) -> DetectedCommand:
+    """``--test-cmd``, or the detected one; a Python one runs in the copy's own ``.venv``."""
+    if given is not None:
+        if not given.strip():
+            raise UserError("--test-cmd is empty")
+        return DetectedCommand(given, "--test-cmd")
+    found = detect_test_command(root)
+    if found is None:
+        raise UserError(
+            f"found no test command in {root}: pass --test-cmd (the command CI runs is usually"
+            " in .github/workflows or the README)"
+        )
+    if setup_command is None:
+        return DetectedCommand(python_test_command(found.command), found.source)
+    return found
+
+
+def _check_numbers(options: MineOptions) -> None:
+    if options.max_tasks < 1:
+        raise UserError("--max must be at least 1")
+    if options.jobs < 1:
+        raise UserError("--jobs must be at least 1")
+    if not options.test_timeout > 0:
+        raise UserError("--test-timeout must be a positive number of seconds")
+
+
+def _summary(
+    scan: ScanResult,
+    command: DetectedCommand,
+    settings: TaskSettings,
+    head: HeadCheck | None,
+    outcome: ValidationOutcome,
+    store: EnvironmentStore,
+    suite: Path | None,
+) -> MiningSummary:
+    results: tuple[CandidateResult, ...] = outcome.results
+    return MiningSummary(
+        repo=scan.repo,
+        head=scan.head,
+        since=scan.since,
+        since_description=scan.since_description,
+        shallow=scan.shallow,
+        created=_utc_now(),
+        test_cmd=command.command,
+        test_cmd_source=command.source,
+        setup_cmd=settings.setup_command,
+        test_timeout=settings.test_timeout,
+        head_check=head.record if head is not None else None,
+        counts=MiningCounts(
+            commits=scan.counts.commits,
+            candidates=scan.counts.candidates,
+            skipped=dict(scan.counts.skipped),
+            checked=len(results),
+            validated=len(outcome.kept),
+            rejected=dict(outcome.rejected),
+        ),
+        validation_seconds=outcome.seconds + (head.seconds if head is not None else 0.0),
+        tasks=[
+            SummaryTask(
+                id=r.candidate.id,
+                commit=r.candidate.commit,
+                subject=r.candidate.subject,
+                hidden_tests=r.candidate.hidden_tests,
+                gold_files=r.candidate.gold_files,
+                gold_lines=r.candidate.gold_lines,
+                validated=True,
+                check=r.check,
+            )
+            for r in outcome.kept
+        ],
+        rejected_tasks=[
+            RejectedTask(
+                id=r.candidate.id,
+                commit=r.candidate.commit,
+                subject=r.candidate.subject,
+                reason=r.reason,
+            )
+            for r in results
+            if r.reason is not None
+        ],
+        environments=EnvironmentCounts(built=list(store.built), reused=store.reused),
+        tasks_file=str(suite) if suite is not None else None,
+        next_step=(
+            f"harnessdrive run {shlex.quote(str(suite))} --harness claude-code,codex"
+            if suite is not None
+            else None
+        ),
+    )
+
+
+def _utc_now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

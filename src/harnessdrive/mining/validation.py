@@ -1,0 +1,200 @@
+"""Validation: keep only the candidates whose tests fail before the change and pass after it.
+
+First the test command must pass in a fresh copy of HEAD; otherwise nothing can be judged and
+mining stops with the end of its output. Then candidates are checked newest first, at most
+three times ``--max`` of them, ``jobs`` at a time, until ``--max`` are kept. The result does
+not depend on ``jobs``: it is the newest candidates up to the one that completed ``--max``
+kept tasks, exactly as a one-at-a-time run would have checked them.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections import deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+
+import tomli_w
+
+from harnessdrive.errors import HarnessdriveError, SetupFailedError, UserError
+from harnessdrive.grading.grader import GradingSetup, grade
+from harnessdrive.mining.candidate import Candidate
+from harnessdrive.mining.checks import REJECT_REASONS, CandidateResult, Checker, RejectReason
+from harnessdrive.mining.summary import RunRecord
+from harnessdrive.sandbox.clock import now
+from harnessdrive.tasks.loading import TASK_FILE, load_task
+from harnessdrive.workspace.changes import Changes
+from harnessdrive.workspace.materialize import copy_snapshot
+from harnessdrive.workspace.snapshot import build_snapshot
+
+TAIL_LINES = 15
+HEAD_CHECK_LOG = "head-check.log"
+HEAD_SETUP_LOG = "head-setup.log"
+
+Progress = Callable[[int, int, CandidateResult], None]
+
+
+@dataclass(frozen=True)
+class ValidationOutcome:
+    results: tuple[CandidateResult, ...]
+    """Every counted candidate, newest first."""
+    seconds: float
+
+    @property
+    def kept(self) -> list[CandidateResult]:
+        return [r for r in self.results if r.kept]
+
+    @property
+    def rejected(self) -> dict[RejectReason, int]:
+        counts: dict[RejectReason, int] = {}
+        for result in self.results:
+            if result.reason is not None:
+                counts[result.reason] = counts.get(result.reason, 0) + 1
+        return {reason: counts[reason] for reason in REJECT_REASONS if reason in counts}
+
+
+@dataclass(frozen=True)
+class HeadCheck:
+    record: RunRecord
+    environments: tuple[str, ...]
+    seconds: float
+    """The whole check: copy, environments, setup and tests."""
+
+
+def check_head(checker: Checker, head: str) -> HeadCheck:
+    """Run setup and the test command in a fresh copy of HEAD; a failure is a UserError."""
+    started = now()
+    environments: tuple[str, ...] = ()
+    work = checker.scratch / "head"
+    folder = checker.staging / "head"
+    folder.mkdir(parents=True)
+    data: dict[str, object] = {
+        "id": "head",
+        "prompt": "HEAD check",
+        "repo": {"path": str(checker.repo), "ref": head},
+        "grade": {
+            "command": checker.settings.test_command,
+            "timeout": checker.settings.test_timeout,
+        },
+    }
+    if checker.settings.setup_command:
+        data["setup"] = {"commands": [checker.settings.setup_command]}
+    (folder / TASK_FILE).write_text(tomli_w.dumps(data), encoding="utf-8")
+    logs = checker.logs / "head"
+    try:
+        task = load_task(folder)
+        snapshot = build_snapshot(checker.repo, head, work / "snapshot")
+    except (HarnessdriveError, OSError) as exc:
+        raise UserError(f"cannot copy HEAD of {checker.repo}: {exc}") from None
+    if checker.store is not None:
+        prepared = checker.store.prepare(
+            snapshot.root, lambda: copy_snapshot(snapshot, work / "env"), logs
+        )
+        environments = prepared.keys
+        if not prepared.ok:
+            log = prepared.log or logs
+            moved = _keep_log(log, checker.logs / HEAD_SETUP_LOG)
+            raise UserError(
+                f"the test environment cannot be built for HEAD ({prepared.error})."
+                " Pass --setup-cmd with a command that installs what the tests need." + _tail(moved)
+            )
+    empty = Changes(base_tree=snapshot.tree, tree=snapshot.tree, files=(), patch=b"")
+    (work / "grade").mkdir(parents=True)
+    setup = GradingSetup(
+        task=task,
+        snapshot=snapshot,
+        scratch=work / "grade",
+        logs=logs,
+        sandbox=checker.sandbox,
+        python=checker.python,
+        stop=checker.stop,
+    )
+    try:
+        verdict = grade(setup, empty)
+    except SetupFailedError:
+        log = _keep_log(logs / "grade-setup.log", checker.logs / HEAD_SETUP_LOG)
+        raise UserError(
+            "the setup command fails in a fresh copy of HEAD; it must install everything inside"
+            " the copy." + _tail(log)
+        ) from None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    _keep_log(logs / "grade-setup.log", checker.logs / HEAD_SETUP_LOG)
+    log = _keep_log(logs / "grade-tests.log", checker.logs / HEAD_CHECK_LOG)
+    run = verdict.hidden
+    if verdict.outcome == "pass" and run is not None:
+        record = RunRecord(exit_code=run.exit_code, seconds=run.seconds)
+        return HeadCheck(record, environments, round(now() - started, 3))
+    if run is not None and run.timed_out:
+        problem = (
+            f"the test command times out after {checker.settings.test_timeout:g} s in a fresh copy"
+            " of HEAD; give the suite a longer --test-timeout."
+        )
+    else:
+        problem = (
+            "the test command fails in a fresh copy of HEAD, so no commit can be judged by it. A"
+            " missing module or command means the copy needs --setup-cmd."
+        )
+    raise UserError(problem + _tail(log))
+
+
+def _keep_log(source: Path, target: Path) -> Path:
+    if source.is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    return target
+
+
+def _tail(log: Path) -> str:
+    try:
+        lines = log.read_text(encoding="utf-8", errors="replace").rstrip("\n").splitlines()
+    except OSError:
+        lines = []
+    shown = "\n".join("  " + line for line in lines[-TAIL_LINES:])
+    return f"\nFull output: {log}\nLast {min(len(lines), TAIL_LINES)} lines:\n{shown}"
+
+
+def validate(
+    candidates: Sequence[Candidate],
+    checker: Checker,
+    *,
+    max_tasks: int,
+    jobs: int = 1,
+    progress: Progress | None = None,
+) -> ValidationOutcome:
+    """Check candidates newest first until ``max_tasks`` are kept (at most 3 x ``max_tasks``)."""
+    started = now()
+    order = list(candidates[: 3 * max_tasks])
+    results: dict[int, CandidateResult] = {}
+    queue = deque(enumerate(order))
+    running: dict[Future[CandidateResult], int] = {}
+    pool = ThreadPoolExecutor(max_workers=max(jobs, 1), thread_name_prefix="mine")
+    try:
+        while queue or running:
+            kept = sum(1 for r in results.values() if r.kept)
+            while queue and len(running) < max(jobs, 1) and kept < max_tasks:
+                index, candidate = queue.popleft()
+                running[pool.submit(checker.check, candidate)] = index
+            if not running:
+                break
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                index = running.pop(future)
+                results[index] = future.result()
+                if progress is not None:
+                    progress(index + 1, len(order), results[index])
+    except BaseException:
+        checker.stop.stop()  # ends every test still running; their copies are then removed
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    counted: list[CandidateResult] = []
+    for index in sorted(results):
+        result = results[index]
+        if sum(1 for r in counted if r.kept) < max_tasks:
+            counted.append(result)
+        elif result.folder is not None:  # checked past where a one-at-a-time run stops
+            shutil.rmtree(result.folder, ignore_errors=True)
+    return ValidationOutcome(tuple(counted), round(now() - started, 3))
