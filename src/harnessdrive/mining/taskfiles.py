@@ -39,7 +39,7 @@ def write_task_folder(
     folder: Path, repo: Path, candidate: Candidate, settings: TaskSettings
 ) -> Path:
     """Write the task folder for ``candidate`` (``folder`` must not exist yet)."""
-    folder.mkdir(parents=True)
+    (folder / "hidden").mkdir(parents=True)
     removed: list[str] = []
     for path, content in hidden_test_contents(repo, candidate).items():
         if content is None:
