@@ -1,0 +1,49 @@
+"""Python wheels built in memory, so tests can install real dependencies without an index.
+
+    repo.commit("Use greet", {"wheels/greet-1.0-py3-none-any.whl": make_wheel("greet", "1.0",
+        {"greet/__init__.py": "def hello():\\n    return 'hi'\\n"}),
+        "requirements.txt": "./wheels/greet-1.0-py3-none-any.whl\\n"})
+
+pip installs a wheel file named in a requirements file without asking any index.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import zipfile
+from collections.abc import Mapping
+
+
+def wheel_name(name: str, version: str) -> str:
+    return f"{name}-{version}-py3-none-any.whl"
+
+
+def make_wheel(name: str, version: str, files: Mapping[str, str | bytes]) -> bytes:
+    """A pure-Python wheel holding ``files`` (paths inside site-packages)."""
+    dist_info = f"{name}-{version}.dist-info"
+    contents: dict[str, bytes] = {
+        path: data.encode() if isinstance(data, str) else data for path, data in files.items()
+    }
+    contents[f"{dist_info}/METADATA"] = (
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    ).encode()
+    contents[f"{dist_info}/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: harnessdrive.testing\nRoot-Is-Purelib: true\n"
+        b"Tag: py3-none-any\n"
+    )
+    record = [f"{path},sha256={_digest(data)},{len(data)}" for path, data in contents.items()]
+    record.append(f"{dist_info}/RECORD,,")
+    contents[f"{dist_info}/RECORD"] = ("\n".join(record) + "\n").encode()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path, data in contents.items():
+            info = zipfile.ZipInfo(path, date_time=(2024, 1, 1, 0, 0, 0))  # the same bytes every time
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, data)
+    return buffer.getvalue()
+
+
+def _digest(data: bytes) -> str:
+    return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
