@@ -209,7 +209,8 @@ class Checker:
         except GradingError as exc:
             if self.stop.stopped:
                 raise Stopped(str(exc)) from exc
-            raise
+            # The grader could not judge this run (an unreadable report, say): never a pass.
+            return TestOutcome(RunRecord(exit_code=None, seconds=0.0), False)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         return outcome_of(verdict)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import tomli_w
 
-from harnessdrive.errors import HarnessdriveError, SetupFailedError, UserError
+from harnessdrive.errors import GradingError, HarnessdriveError, SetupFailedError, UserError
 from harnessdrive.grading.grader import GradingSetup, grade
 from harnessdrive.mining.candidate import Candidate
 from harnessdrive.mining.checks import REJECT_REASONS, CandidateResult, Checker, RejectReason
@@ -119,6 +119,11 @@ def check_head(checker: Checker, head: str) -> HeadCheck:
             "the setup command fails in a fresh copy of HEAD; it must install everything inside"
             " the copy." + _tail(log)
         ) from None
+    except GradingError as exc:
+        if checker.stop.stopped:
+            raise
+        log = _keep_log(logs / "grade-tests.log", checker.logs / HEAD_CHECK_LOG)
+        raise UserError(f"the tests cannot be graded at HEAD: {exc}." + _tail(log)) from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
     _keep_log(logs / "grade-setup.log", checker.logs / HEAD_SETUP_LOG)

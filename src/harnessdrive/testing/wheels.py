@@ -39,7 +39,8 @@ def make_wheel(name: str, version: str, files: Mapping[str, str | bytes]) -> byt
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for path, data in contents.items():
-            info = zipfile.ZipInfo(path, date_time=(2024, 1, 1, 0, 0, 0))  # the same bytes every time
+            # A fixed date: the same files give the same bytes, so commit shas stay stable.
+            info = zipfile.ZipInfo(path, date_time=(2024, 1, 1, 0, 0, 0))
             info.external_attr = 0o644 << 16
             archive.writestr(info, data)
     return buffer.getvalue()
