@@ -293,7 +293,10 @@ def build_into_store(root: Path, store: Path, kind: str, *, pytest: bool) -> Pat
         (folder / ENV_INFO).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     else:
         install_node(root)
-        shutil.move(root / "node_modules", folder / "node_modules")
+        if (root / "node_modules").is_dir():
+            shutil.move(root / "node_modules", folder / "node_modules")
+        else:
+            (folder / "node_modules").mkdir()  # a project without dependencies
     (folder / READY).write_text(key + "\n", encoding="utf-8")
     print(f"built the {kind} environment {key}", flush=True)
     return folder

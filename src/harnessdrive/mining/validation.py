@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import tomli_w
 
@@ -24,6 +25,7 @@ from harnessdrive.mining.candidate import Candidate
 from harnessdrive.mining.checks import REJECT_REASONS, CandidateResult, Checker, RejectReason
 from harnessdrive.mining.summary import RunRecord
 from harnessdrive.sandbox.clock import now
+from harnessdrive.sandbox.process import StopToken
 from harnessdrive.tasks.loading import TASK_FILE, load_task
 from harnessdrive.workspace.changes import Changes
 from harnessdrive.workspace.materialize import copy_snapshot
@@ -34,6 +36,15 @@ HEAD_CHECK_LOG = "head-check.log"
 HEAD_SETUP_LOG = "head-setup.log"
 
 Progress = Callable[[int, int, CandidateResult], None]
+
+
+class CandidateChecker(Protocol):
+    """What :func:`validate` needs: :class:`Checker`, or a stand-in in tests."""
+
+    @property
+    def stop(self) -> StopToken: ...
+
+    def check(self, candidate: Candidate) -> CandidateResult: ...
 
 
 @dataclass(frozen=True)
@@ -163,7 +174,7 @@ def _tail(log: Path) -> str:
 
 def validate(
     candidates: Sequence[Candidate],
-    checker: Checker,
+    checker: CandidateChecker,
     *,
     max_tasks: int,
     jobs: int = 1,

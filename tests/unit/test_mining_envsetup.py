@@ -1,0 +1,226 @@
+"""Shared test environments: keys, one build per key, thin per-copy links, in-place fallback.
+
+The Python project here installs without any index: its build backend lives in the project
+(``backend-path``) and its one dependency is a wheel file in the repository.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from harnessdrive.mining import envsetup
+from harnessdrive.testing.wheels import make_wheel, wheel_name
+
+BACKEND = """\
+import base64, hashlib, os, zipfile
+
+NAME, VERSION = "calcpkg", "1.0"
+
+
+def _wheel(directory, files):
+    info = f"{NAME}-{VERSION}.dist-info"
+    files = dict(files)
+    files[f"{info}/METADATA"] = f"Metadata-Version: 2.1\\nName: {NAME}\\nVersion: {VERSION}\\n"
+    files[f"{info}/WHEEL"] = "Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"
+    files[f"{info}/entry_points.txt"] = "[console_scripts]\\ncalc-where = calcpkg:where\\n"
+    record = []
+    for path, text in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=")
+        record.append(f"{path},sha256={digest.decode()},{len(text.encode())}")
+    files[f"{info}/RECORD"] = "\\n".join(record + [f"{info}/RECORD,,"]) + "\\n"
+    name = f"{NAME}-{VERSION}-py3-none-any.whl"
+    with zipfile.ZipFile(os.path.join(directory, name), "w") as archive:
+        for path, text in files.items():
+            archive.writestr(path, text)
+    return name
+
+
+def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
+    return _wheel(wheel_directory, {"_calcpkg.pth": os.path.abspath("src") + "\\n"})
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    raise NotImplementedError
+"""
+PYPROJECT = """\
+[build-system]
+requires = []
+build-backend = "backend"
+backend-path = ["_backend"]
+
+[project]
+name = "calcpkg"
+version = "1.0"
+
+[project.optional-dependencies]
+test = []
+"""
+GREET = wheel_name("greet", "1.0")
+
+
+def python_project(root: Path) -> Path:
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "_backend/backend.py": BACKEND,
+        "src/calcpkg/__init__.py": "def where():\n    print(__file__)\n",
+        "requirements.txt": f"./wheels/{GREET}\n",
+    }
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    greet = make_wheel("greet", "1.0", {"greet/__init__.py": "def hi():\n    return 'hi'\n"})
+    (root / "wheels").mkdir()
+    (root / "wheels" / GREET).write_bytes(greet)
+    return root
+
+
+def copy_of(project: Path, dest: Path) -> Path:
+    shutil.copytree(project, dest, ignore=shutil.ignore_patterns(".venv", "*.egg-info"))
+    return dest
+
+
+def python_in(copy: Path, code: str) -> str:
+    result = subprocess.run(
+        [str(copy / ".venv" / "bin" / "python"), "-c", code], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_keys_follow_the_manifests(tmp_path: Path) -> None:
+    project = python_project(tmp_path / "p")
+    key = envsetup.environment_key(project, "python")
+    assert key == envsetup.environment_key(copy_of(project, tmp_path / "q"), "python")
+    assert key != envsetup.environment_key(project, "python", pytest=True)
+    (tmp_path / "q" / "src" / "calcpkg" / "__init__.py").write_text("changed = True\n")
+    assert envsetup.environment_key(tmp_path / "q", "python") == key  # code is not a manifest
+    (tmp_path / "q" / "requirements-dev.txt").write_text("pytest\n")
+    assert envsetup.environment_key(tmp_path / "q", "python") != key
+    assert envsetup.environment_key(project, "node") is None  # no package.json and lockfile
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("envs")
+    project = python_project(root / "prototype")
+    folder = envsetup.build_into_store(project, root / "store", "python", pytest=False)
+    assert folder is not None and envsetup.is_ready(folder)
+    shutil.rmtree(project / ".venv", ignore_errors=True)
+    return root, folder
+
+
+def test_a_store_build_keeps_the_project_itself_out_of_the_shared_packages(
+    store: tuple[Path, Path],
+) -> None:
+    _, folder = store
+    site = next(folder.glob("lib/python*/site-packages"))
+    assert (site / "greet" / "__init__.py").is_file()
+    assert not list(site.glob("calcpkg*")) and not (site / "_calcpkg.pth").exists()
+    info = json.loads((folder / "env.json").read_text())
+    assert (
+        "site/_calcpkg.pth" in info["project_files"] and "bin/calc-where" in info["project_files"]
+    )
+
+
+def test_each_copy_links_the_shared_environment_and_imports_its_own_code(
+    store: tuple[Path, Path],
+) -> None:
+    root, folder = store
+    for name in ("copy-a", "copy-b"):
+        copy = copy_of(root / "prototype", root / name)
+        said = envsetup.link_or_build(copy, folder.parent, "python", pytest=False)
+        assert said.startswith("linked the shared python environment")
+        where = python_in(copy, "import calcpkg, greet; print(calcpkg.__file__, greet.hi())")
+        assert where == f"{copy / 'src' / 'calcpkg' / '__init__.py'} hi"
+        script = subprocess.run([str(copy / ".venv" / "bin" / "calc-where")], capture_output=True)
+        assert script.stdout.decode().strip() == str(copy / "src" / "calcpkg" / "__init__.py")
+        # The thin environment holds no packages of its own: it stays small.
+        assert sum(1 for _ in (copy / ".venv").rglob("*")) < 40
+
+
+def test_a_copy_whose_manifests_changed_builds_its_own_environment(
+    store: tuple[Path, Path],
+) -> None:
+    root, folder = store
+    copy = copy_of(root / "prototype", root / "changed")
+    (copy / "requirements.txt").write_text("# greet is gone\n")
+    said = envsetup.link_or_build(copy, folder.parent, "python", pytest=False)
+    assert said.startswith("built the python environment") and said.endswith("in place")
+    assert python_in(copy, "import calcpkg, importlib.util as u; print(u.find_spec('greet'))") == (
+        "None"
+    )
+
+
+def test_the_script_runs_on_its_own_from_the_store(store: tuple[Path, Path]) -> None:
+    root, folder = store
+    script = folder.parent / "envsetup.py"
+    shutil.copyfile(envsetup.__file__, script)
+    copy = copy_of(root / "prototype", root / "scripted")
+    result = subprocess.run(
+        [sys.executable, str(script), "link", "--python"], cwd=copy, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert "linked the shared python environment" in result.stdout
+
+
+def test_a_failed_build_exits_with_the_reason(tmp_path: Path) -> None:
+    project = tmp_path / "broken"
+    project.mkdir()
+    (project / "requirements.txt").write_text("./wheels/missing-1.0-py3-none-any.whl\n")
+    script = Path(envsetup.__file__)
+    result = subprocess.run(
+        [sys.executable, str(script), "build", "--python", "--store", str(tmp_path / "store")],
+        cwd=project,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1
+    assert "environment setup failed" in result.stderr
+    assert not any(envsetup.is_ready(f) for f in (tmp_path / "store").iterdir())
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
+def test_node_modules_are_installed_once_and_linked(tmp_path: Path) -> None:
+    project = tmp_path / "web"
+    (project / "vendor").mkdir(parents=True)
+    package = io.BytesIO()
+    with tarfile.open(fileobj=package, mode="w:gz") as archive:
+        for name, text in {
+            "package/package.json": '{"name": "greet", "version": "1.0.0", "main": "index.js"}',
+            "package/index.js": "exports.hi = () => 'hi';\n",
+        }.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    (project / "vendor" / "greet-1.0.0.tgz").write_bytes(package.getvalue())
+    manifest = {
+        "name": "web",
+        "version": "1.0.0",
+        "dependencies": {"greet": "file:vendor/greet-1.0.0.tgz"},
+    }
+    (project / "package.json").write_text(json.dumps(manifest))
+    npm = ["npm", "install", "--offline", "--no-audit", "--no-fund"]
+    subprocess.run(npm, cwd=project, check=True, capture_output=True)
+    shutil.rmtree(project / "node_modules")
+    folder = envsetup.build_into_store(project, tmp_path / "store", "node", pytest=False)
+    assert folder is not None and (folder / "node_modules" / "greet" / "index.js").is_file()
+    copy = copy_of(project, tmp_path / "copy")
+    assert envsetup.link_or_build(copy, tmp_path / "store", "node", pytest=False).startswith(
+        "linked"
+    )
+    said = subprocess.run(
+        ["node", "-e", "console.log(require('greet').hi())"],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+    )
+    assert said.stdout.strip() == "hi"
