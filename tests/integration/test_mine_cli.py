@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -107,6 +111,9 @@ def test_a_test_command_that_does_not_pass_at_head(
     assert err.rstrip().splitlines()[-1].strip() == last  # the output's last lines end it
     assert (out / "logs" / "head-check.log").is_file()
     assert not (out / "suite.toml").exists()
+    # The folder is ours now: the next run may write into it, and meets the same problem.
+    assert mine(str(tmp_path / "repo"), *argv) == 2
+    assert words in capsys.readouterr().err.splitlines()[0]
 
 
 def test_a_partial_clone_is_refused_with_the_fix(
@@ -263,3 +270,31 @@ def test_awkward_repositories_mine_without_crashing(
     assert b"notes/caf\xe9.txt" in (task.folder / "solution" / "solution.patch").read_bytes()
     status = subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True)
     assert status.returncode == 0 and status.stdout == b""
+
+
+def test_a_stop_signal_ends_the_tests_removes_the_copies_and_exits_130(tmp_path: Path) -> None:
+    repo = small_history(tmp_path / "repo")
+    repo.commit("Ready", {"ready": "yes\n"})  # only HEAD has it: every older copy hangs
+    repo.close()
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    out = tmp_path / "suite"
+    argv = ["mine", str(tmp_path / "repo"), "--since", "2000-01-01", "--validate", "-o", str(out)]
+    argv += ["--test-cmd", "test -f ready || sleep 60", "--sandbox", "none"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harnessdrive", *argv],
+        env={**os.environ, "TMPDIR": str(tmp)},
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    started = time.monotonic()
+    while not list(out.glob("logs/*/before/grade-tests.log")):
+        assert process.poll() is None and time.monotonic() - started < 60
+        time.sleep(0.1)
+    time.sleep(0.5)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    assert "Stopped." in err
+    assert list(tmp.iterdir()) == []  # every copy is gone
+    assert not (out / "staging").exists() and not (out / "suite.toml").exists()

@@ -24,6 +24,8 @@ from harnessdrive.mining.summary import (
 )
 from harnessdrive.sandbox.runner import get_sandbox
 
+EXIT_INTERRUPTED = 130
+
 
 def mine_command(
     repo: Annotated[Path, typer.Argument(help="The git repository (default: here).")] = Path("."),
@@ -76,13 +78,21 @@ def mine_command(
         test_timeout=test_timeout,
         output=output,
     )
-    with _signals_stop():
-        result = mine(
-            options,
-            sandbox=get_sandbox(_sandbox(sandbox)),
-            python=sys.executable,
-            progress=_progress,
+    try:
+        with _signals_stop():
+            result = mine(
+                options,
+                sandbox=get_sandbox(_sandbox(sandbox)),
+                python=sys.executable,
+                progress=_progress,
+            )
+    except KeyboardInterrupt:
+        print(
+            "Stopped. The tests in progress were ended and their copies removed; no suite was"
+            " written. Run the same command again to start over.",
+            file=sys.stderr,
         )
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     if json_output:
         sys.stdout.write(render_summary_json(result.summary))
     else:
