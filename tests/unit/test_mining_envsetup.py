@@ -224,3 +224,31 @@ def test_node_modules_are_installed_once_and_linked(tmp_path: Path) -> None:
         text=True,
     )
     assert said.stdout.strip() == "hi"
+
+
+def test_console_scripts_start_from_a_copy_with_a_long_path(store: tuple[Path, Path]) -> None:
+    root, folder = store
+    deep = root / ("d" * 120) / "copy"
+    copy = copy_of(root / "prototype", deep)
+    envsetup.link_or_build(copy, folder.parent, "python", pytest=False)
+    script = copy / ".venv" / "bin" / "calc-where"
+    assert script.read_bytes().startswith(b"#!/bin/sh\n")  # too long for a #! line
+    said = subprocess.run([str(script)], capture_output=True, text=True)
+    assert said.stdout.strip() == str(copy / "src" / "calcpkg" / "__init__.py"), said.stderr
+
+
+@pytest.mark.parametrize(
+    "launch",
+    [
+        b"#!/envs/python-1/bin/python\n",
+        # pip's own form for a long path, as it writes it
+        b"#!/bin/sh\n'''exec' /envs/python-1/bin/python \"$0\" \"$@\"\n' '''\n",
+    ],
+)
+def test_a_scripts_launch_lines_are_found_and_replaced(launch: bytes) -> None:
+    body = b"import sys\nfrom pytest import console_main\nsys.exit(console_main())\n"
+    assert envsetup.script_body(launch + body, b"/envs/python-1/bin/python") == body
+    assert envsetup.script_body(launch + body, b"/other/bin/python") is None
+    header = envsetup.script_header(b"/a b/.venv/bin/python")
+    assert header == b"#!/bin/sh\n'''exec' \"/a b/.venv/bin/python\" \"$0\" \"$@\"\n' '''\n"
+    assert envsetup.script_body(header + body, b"/a b/.venv/bin/python") == body

@@ -330,8 +330,8 @@ def link_python(root: Path, shared: Path) -> None:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(source.read_bytes().replace(prototype, here))
     # Console scripts (pytest, the project's own) must start the thin interpreter.
-    old = b"#!" + os.fsencode(str(_env_python(Path(info["env"]))))
-    new = b"#!" + os.fsencode(str(_env_python(thin)))
+    old = os.fsencode(str(_env_python(Path(info["env"]))))
+    new = os.fsencode(str(_env_python(thin)))
     thin_bin = _env_python(thin).parent
     for folder in (_env_python(shared).parent, shared / "project" / "bin"):
         if not folder.is_dir():
@@ -341,11 +341,37 @@ def link_python(root: Path, shared: Path) -> None:
             if target.exists() or target.is_symlink() or not source.is_file():
                 continue
             data = source.read_bytes()
-            if data.startswith(old):
-                target.write_bytes(new + data[len(old) :])
+            body = script_body(data, old)
+            if body is not None:
+                target.write_bytes(script_header(new) + body)
                 target.chmod(0o755)
             elif os.access(source, os.X_OK):
                 os.symlink(source, target)  # a native program (ruff, say) needs no interpreter
+
+
+# The kernel reads at most 127 bytes of a "#!" line and splits it at spaces, so pip writes a
+# long interpreter path as a shell line that starts it instead; so do we.
+_SHELL_LAUNCH = b"#!/bin/sh\n'''exec' "
+_SHELL_LAUNCH_END = b"\n' '''\n"
+_SHEBANG_LIMIT = 127
+
+
+def script_body(data: bytes, python: bytes) -> bytes | None:
+    """The script after its launch line(s), when ``python`` launches it; else None."""
+    if data.startswith(b"#!" + python + b"\n"):
+        return data[len(python) + 3 :]
+    if data.startswith(_SHELL_LAUNCH) and python in data[:4096]:
+        end = data.find(_SHELL_LAUNCH_END)
+        return data[end + len(_SHELL_LAUNCH_END) :] if end != -1 else None
+    return None
+
+
+def script_header(python: bytes) -> bytes:
+    """The launch line(s) for ``python``: the shell form for a long path or one with spaces."""
+    if len(python) + 2 <= _SHEBANG_LIMIT and b" " not in python:
+        return b"#!" + python + b"\n"
+    quoted = python.replace(b"\\", b"\\\\").replace(b'"', b'\\"')
+    return _SHELL_LAUNCH + b'"' + quoted + b'" "$0" "$@"' + _SHELL_LAUNCH_END
 
 
 def link_node(root: Path, shared: Path) -> None:
