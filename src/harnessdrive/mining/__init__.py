@@ -15,6 +15,7 @@ from harnessdrive.mining.contents import (
     hidden_test_patch,
 )
 from harnessdrive.mining.history import ScanCounts, ScanResult, SkipReason, scan_history
+from harnessdrive.mining.mine import MineOptions, MineResult, mine
 from harnessdrive.mining.prompt import agent_prompt
 from harnessdrive.mining.since import parse_since
 from harnessdrive.mining.summary import (
@@ -33,6 +34,8 @@ __all__ = [
     "DetectedCommand",
     "FileChange",
     "FileKind",
+    "MineOptions",
+    "MineResult",
     "MiningCounts",
     "MiningSummary",
     "RunRecord",
@@ -48,6 +51,7 @@ __all__ = [
     "hidden_test_contents",
     "hidden_test_patch",
     "is_dependency_file",
+    "mine",
     "parse_since",
     "render_summary_json",
     "render_summary_markdown",

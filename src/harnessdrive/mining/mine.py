@@ -234,6 +234,7 @@ def _summary(
                 commit=r.candidate.commit,
                 subject=r.candidate.subject,
                 reason=r.reason,
+                detail=r.detail,
             )
             for r in results
             if r.reason is not None

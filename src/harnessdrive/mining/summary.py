@@ -46,6 +46,8 @@ class RejectedTask(_Model):
     commit: str
     subject: str
     reason: str
+    detail: str = ""
+    """Which step decided, or the error that stopped the check."""
 
 
 class EnvironmentCounts(_Model):
