@@ -21,6 +21,7 @@ from types import FrameType
 
 from harnessdrive.running.plan import Plan, PlannedTrial
 from harnessdrive.running.progress import Progress, SilentProgress
+from harnessdrive.running.reaper import Reaper
 from harnessdrive.running.snapshots import SnapshotCache
 from harnessdrive.running.trial import (
     PreparedTrial,
@@ -103,11 +104,14 @@ def execute(plan: Plan, options: RunOptions, progress: Progress | None = None) -
             network=options.network,
             agent_timeout=options.agent_timeout,
             stop=StopToken(),
+            reaper=None if options.keep else Reaper(scratch_root / "trash"),
         )
         try:
             with _stop_on_signals(ctx.stop):
                 _drive(plan, options, ctx, store, progress, summary)
         finally:
+            if ctx.reaper is not None:
+                ctx.reaper.close()
             if options.keep:
                 summary.kept = scratch_root
             else:

@@ -18,6 +18,7 @@ from harnessdrive.grading.verdict import Verdict
 from harnessdrive.harnesses.base import AgentRequest, Harness
 from harnessdrive.protocols.single import AttemptOutcome, run_attempt
 from harnessdrive.running.plan import PlannedTrial
+from harnessdrive.running.reaper import Reaper
 from harnessdrive.running.snapshots import SnapshotCache
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
@@ -50,6 +51,8 @@ class TrialContext:
     network: Network = "host"
     agent_timeout: float | None = None
     stop: StopToken = field(default_factory=StopToken)
+    reaper: Reaper | None = None
+    """Deletes scratch folders in the background; without one they are deleted in place."""
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,11 @@ def execute_trial(prepared: PreparedTrial, harness: Harness, ctx: TrialContext) 
             }
         )
     finally:
-        if not ctx.keep:
+        if ctx.keep:
+            pass
+        elif ctx.reaper is not None:
+            ctx.reaper.discard(prepared.scratch)
+        else:
             shutil.rmtree(prepared.scratch, ignore_errors=True)
 
 
@@ -191,6 +198,7 @@ def _execute(
         sandbox=ctx.sandbox,
         python=ctx.python,
         stop=ctx.stop,
+        keep_copy=True,  # the whole scratch folder goes once the trial is recorded
     )
     (scratch / "grading").mkdir()
     outcome = run_attempt(harness, request, snapshot, grading, diff_path=paths.diff)

@@ -14,11 +14,21 @@ from harnessdrive.workspace.changes import SYMLINK_MODE, FileChange
 from harnessdrive.workspace.snapshot import Snapshot, read_blobs
 
 
+# Below this many files an in-process copy beats starting ``cp``; above it ``cp`` wins.
+_IN_PROCESS_COPY_LIMIT = 2000
+
+
 def copy_snapshot(snapshot: Snapshot, dest: Path) -> Path:
     """A new folder with the base files and their one-commit ``.git``."""
     if dest.exists():
         raise WorkspaceError(f"workspace folder already exists: {dest}")
     dest.parent.mkdir(parents=True, exist_ok=True)
+    if snapshot.files <= _IN_PROCESS_COPY_LIMIT:
+        try:
+            shutil.copytree(snapshot.root, dest, symlinks=True)
+        except (OSError, shutil.Error) as exc:
+            raise WorkspaceError(f"cannot copy the base state: {exc}") from exc
+        return dest
     result = subprocess.run(
         ["cp", "-a", "--reflink=auto", "--", str(snapshot.root), str(dest)],
         capture_output=True,
