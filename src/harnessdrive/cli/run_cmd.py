@@ -16,7 +16,7 @@ from harnessdrive.report.render import render_report
 from harnessdrive.report.scoreboard import build_report
 from harnessdrive.running.plan import Plan, make_plan
 from harnessdrive.running.run import RunOptions, RunSummary, execute
-from harnessdrive.running.variants import resolve_variants
+from harnessdrive.running.variants import resolve_variants, split_names
 from harnessdrive.sandbox.runner import Network, SandboxKind
 from harnessdrive.tasks.loading import load_suite
 
@@ -34,6 +34,17 @@ HarnessOption = Annotated[
 JobsOption = Annotated[int, typer.Option("--jobs", "-j", help="Trials run at the same time.")]
 SandboxOption = Annotated[
     str, typer.Option("--sandbox", help="auto | bwrap | none (auto: bwrap when installed).")
+]
+PricesOption = Annotated[
+    list[Path] | None,
+    typer.Option("--prices", help="A price override file (TOML, docs/pricing.md); repeatable."),
+]
+AllowUnpricedOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow-unpriced",
+        help="Let HARNESS run with a model that has no price; it counts $0, labelled unpriced.",
+    ),
 ]
 
 
@@ -60,6 +71,16 @@ def run(
         str, typer.Option("--network", help="Agents' network: host | loopback | none.")
     ] = "host",
     json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    max_usd: Annotated[
+        float | None,
+        typer.Option(
+            "--max-usd",
+            help="Spend cap in US dollars over every trial in the results folder; "
+            "required when a harness spends money.",
+        ),
+    ] = None,
+    allow_unpriced: AllowUnpricedOption = None,
+    prices: PricesOption = None,
 ) -> None:
     """Run harnesses on a suite and print the scoreboard. The same command resumes."""
     loaded = load_suite(suite)
@@ -71,6 +92,9 @@ def run(
         sandbox=_sandbox(sandbox),
         network=_network(network),
         agent_timeout=_timeout(timeout),
+        max_usd=max_usd,
+        allow_unpriced=frozenset(split_names(allow_unpriced or [])),
+        price_files=tuple(prices or ()),
     )
     plan = make_plan(loaded, variants, repeat)
     _execute_and_report(plan, options, json_output)
@@ -121,6 +145,8 @@ def _execute_and_report(plan: Plan, options: RunOptions, json_output: bool) -> N
 
 def _footer(console: Console, summary: RunSummary) -> None:
     console.print(f"Results: {summary.results} (run {summary.run_id}, sandbox: {summary.sandbox})")
+    if summary.spend:
+        console.print(summary.spend)
     console.print(f"Again later: harnessdrive report --results {summary.results}")
     if summary.kept:
         console.print(f"Workspaces kept in {summary.kept}")
