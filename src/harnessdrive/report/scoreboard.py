@@ -306,7 +306,7 @@ def _cost_notes(results: Sequence[TrialResult]) -> list[str]:
             f"{len(mismatched)} trial(s) cost more than 2% apart from the harness's own figure "
             f"({names}); result.json keeps both (cost.usd, cost.reported_usd)."
         )
-    estimated = sum(r.cost.estimate is not None for r in results)
+    estimated = sum(r.cost.source == "estimated" or r.cost.estimate is not None for r in results)
     if estimated:
         notes.append(f"{estimated} trial(s) left no usage record and were charged a high estimate.")
     unpriced = sum(r.cost.source == "unpriced" for r in results)
