@@ -13,40 +13,18 @@ from harnessdrive.running.run import RunOptions, RunSummary, execute
 from harnessdrive.running.variants import resolve_variants
 from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks.loading import load_suite
+from harnessdrive.testing.prices import (
+    MOCK_PRICES_TOML,
+    MOCK_SMALL_HIGH_USD,
+    MOCK_SMALL_LOW_USD,
+    write_mock_prices,
+)
 from harnessdrive.testing.suites import TaskFiles, write_suite
 
 SPENDER = "harnessdrive.testing.agents:SpendingAgent"
 
-PRICES = """
-[[price]]
-model = "mock-big"
-input = 3
-output = 15
-cache_read = 0.3
-cache_write_5m = 3.75
-cache_write_1h = 6
-long_context_threshold = 200_000
-long_input = 6
-long_output = 22.5
-long_cache_read = 0.6
-long_cache_write_5m = 7.5
-long_cache_write_1h = 12
-
-[[price]]
-model = "mock-small"
-input = 1
-output = 5
-cache_read = 0.1
-cache_write_5m = 1.25
-cache_write_1h = 2
-"""
-
-SMALL_HIGH = 0.8875
-"""The assumed long run (150k input, 3M cache read, 150k cache write, 50k output) on mock-small:
-0.15 + 0.30 + 0.1875 + 0.25."""
-SMALL_LOW = 0.08
-"""The assumed short run (20k input, 150k cache read, 20k cache write, 4k output) on mock-small:
-0.02 + 0.015 + 0.025 + 0.02."""
+SMALL_HIGH = MOCK_SMALL_HIGH_USD
+SMALL_LOW = MOCK_SMALL_LOW_USD
 
 
 def fast_task(task_id: str) -> TaskFiles:
@@ -72,10 +50,8 @@ def small_calls(usd: float) -> list[dict[str, Any]]:
     return [{"model": "mock-small", "input": round(usd * 1_000_000)}]
 
 
-def write_prices(folder: Path, text: str = PRICES) -> Path:
-    path = folder / "prices.toml"
-    path.write_text(text)
-    return path
+def write_prices(folder: Path, text: str = MOCK_PRICES_TOML) -> Path:
+    return write_mock_prices(folder, text)
 
 
 def make_suite(

@@ -10,6 +10,7 @@ import pytest
 
 from harnessdrive.errors import BudgetError, UserError
 from harnessdrive.report.scoreboard import build_report
+from harnessdrive.testing.prices import EXAMPLE_CALLS, EXAMPLE_TOTAL_USD
 from tests.integration.spending import (
     make_suite,
     result_json,
@@ -18,21 +19,12 @@ from tests.integration.spending import (
     write_prices,
 )
 
-# Three calls, two models, one over mock-big's 200k long-context threshold (hand computation):
-#   mock-big   2k input, 150k cache read, 10k cache write (4k of it 1h), 3k output: 162k prompt
-#              0.006 + 0.045 + 6k x 3.75 = 0.0225 + 4k x 6 = 0.024 + 0.045          = 0.1425
-#   mock-big   5k input, 240k cache read, 4k output: 245k prompt > 200k, long rates
-#              5k x 6 = 0.03 + 240k x 0.6 = 0.144 + 4k x 22.5 = 0.09                = 0.264
-#   mock-small 10k input, 20k cache read, 1k output
-#              0.01 + 0.002 + 0.005                                                = 0.017
-#   total                                                                            0.4235
+# harnessdrive.testing.prices.EXAMPLE_CALLS as SpendingAgent options; its docstring has the hand
+# computation: 0.1425 + 0.264 (over mock-big's 200k long-context threshold) + 0.017 = 0.4235.
 CALLS = [
-    {"input": 2_000, "cache_read": 150_000, "cache_write": 10_000, "cache_write_1h": 4_000,
-     "output": 3_000},
-    {"input": 5_000, "cache_read": 240_000, "output": 4_000},
-    {"model": "mock-small", "input": 10_000, "cache_read": 20_000, "output": 1_000},
-]  # fmt: skip
-TOTAL = 0.4235
+    {"model": call.model, **call.usage.model_dump(exclude_defaults=True)} for call in EXAMPLE_CALLS
+]
+TOTAL = EXAMPLE_TOTAL_USD
 
 
 def test_two_models_and_a_long_context_call_cost_the_hand_computation(tmp_path: Path) -> None:
