@@ -138,19 +138,28 @@ def test_a_finished_run_that_logged_no_usage_is_charged_the_high_estimate(tmp_pa
     assert (nologin["cost"]["source"], nologin["cost"]["charged_usd"]) == ("none", 0)
 
 
-def test_past_trials_of_the_same_harness_and_model_set_the_estimate(tmp_path: Path) -> None:
+def test_past_trials_dearer_than_the_assumed_long_run_raise_the_high_estimate(
+    tmp_path: Path,
+) -> None:
     prices = write_prices(tmp_path)
-    calls = small_calls(0.02)
     results = tmp_path / "results"
-    first = make_suite(tmp_path, [spender("paid", "mock-small", calls=calls)], name="warmup")
-    run_suite(first, results, prices=prices, max_usd=5)
-    # Same harness and model, another suite: a cut-off trial is charged the highest past cost.
-    second = make_suite(tmp_path, [spender("paid", "mock-small", hang=True)], name="later")
-    run_suite(second, results, prices=prices, max_usd=5, agent_timeout=0.5)
-    cost = result_json(results, "later/t0/paid/r1")["cost"]
-    assert (cost["source"], cost["charged_usd"]) == ("estimated", 0.02)
+    cheap = make_suite(tmp_path, [spender("paid", "mock-small", calls=small_calls(0.02))], name="a")
+    run_suite(cheap, results, prices=prices, max_usd=5)
+    # History says $0.02 a trial, but the cap never charges less than the assumed long run.
+    later = make_suite(tmp_path, [spender("paid", "mock-small", hang=True)], name="b")
+    run_suite(later, results, prices=prices, max_usd=5, agent_timeout=0.5)
+    cost = result_json(results, "b/t0/paid/r1")["cost"]
+    assert (cost["charged_usd"], cost["estimate"]["basis"]) == (SMALL_HIGH, "assumption")
+    # A past trial dearer than that sets the high estimate from history.
+    dear = make_suite(tmp_path, [spender("paid", "mock-small", calls=small_calls(1.2))], name="c")
+    run_suite(dear, results, prices=prices, max_usd=5)
+    again = make_suite(tmp_path, [spender("paid", "mock-small", hang=True)], name="d")
+    run_suite(again, results, prices=prices, max_usd=5, agent_timeout=0.5)
+    cost = result_json(results, "d/t0/paid/r1")["cost"]
+    assert (cost["source"], cost["charged_usd"]) == ("estimated", 1.2)
     assert cost["estimate"]["basis"] == "history"
-    assert "from 1 past trial" in cost["estimate"]["detail"]
+    assert cost["estimate"]["detail"] == "from 2 past trials of this harness and model"
+    assert cost["estimate"]["low_usd"] == 0.02
 
 
 @pytest.mark.slow

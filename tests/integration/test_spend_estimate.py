@@ -58,6 +58,8 @@ def test_estimate_from_assumptions_then_from_this_folders_history(
     assert paid["basis"] == "history" and "from 2 past trials" in paid["basis_detail"]
     assert (paid["per_trial_low_usd"], paid["per_trial_high_usd"]) == (0.03, 0.03)
     assert paid["to_run"] == 1 and paid["total_high_usd"] == 0.03
+    # The cap still reserves and charges the assumed long run: history is cheaper than that.
+    assert paid["high_estimate_usd"] == SMALL_HIGH
     assert after["spent_usd"] == 0.06
 
     capsys.readouterr()

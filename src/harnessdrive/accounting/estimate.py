@@ -17,8 +17,9 @@ Two bases, the first that applies:
   Each is priced at the model's normal rates (a long run is many calls, each below a long-context
   threshold), cache writes at the 5-minute rate.
 
-The high end is what the spend cap reserves for a running trial and what a trial cut off without a
-usage record is charged.
+The spend cap reserves for a running trial, and charges a trial cut off without a usage record,
+the higher of the two high ends, so a few cheap past trials never lower it below the assumed long
+run.
 """
 
 from __future__ import annotations

@@ -45,17 +45,18 @@ class Costing:
             return NO_MODEL
         if not pricing.priced:
             return Cost(source="unmeasured", note="interrupted; this harness is not measured")
-        if pricing.allow_unpriced or pricing.estimate is None:
+        charging = pricing.charging
+        if pricing.allow_unpriced or charging is None:
             return Cost(source="unpriced", note="interrupted; allowed by --allow-unpriced: $0")
-        high = to_usd(pricing.estimate.high)
+        high = to_usd(charging.high)
         return Cost(
             usd=high,
             source="estimated",
             charged_usd=high,
-            estimate=_estimate(pricing.estimate),
+            estimate=_estimate(charging),
             note=(
                 "interrupted without a usage record: charged the high estimate, "
-                f"${high:.4f} ({pricing.estimate.describe()})"
+                f"${high:.4f} ({charging.describe()})"
             ),
         )
 

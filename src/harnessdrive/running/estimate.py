@@ -64,6 +64,9 @@ class VariantEstimate(_Model):
     total_high_usd: float | None = None
     basis: Literal["history", "assumption"] | None = None
     basis_detail: str = ""
+    high_estimate_usd: float | None = None
+    """What the spend cap reserves for a running trial and charges a trial cut off without a
+    usage record: the higher of the history and the assumed long run."""
     problem: str | None = None
     """Why a run would refuse this variant, with the fix."""
 
@@ -178,5 +181,6 @@ def _row(pricing: VariantPricing, trials: int, to_run: int) -> VariantEstimate:
         total_high_usd=0.0 if zero else (to_usd(high) if high is not None else None),
         basis=estimate.basis if estimate else None,
         basis_detail=estimate.describe() if estimate else "",
+        high_estimate_usd=to_usd(pricing.high) if pricing.priced else (0.0 if zero else None),
         problem=problem,
     )

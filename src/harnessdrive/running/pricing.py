@@ -62,15 +62,24 @@ class VariantPricing:
         return tuple(unique[key] for key in sorted(unique))
 
     @property
+    def charging(self) -> CostRange | None:
+        """The range whose high end the cap reserves for a running trial and charges a trial
+        cut off without a usage record: history or assumption, whichever reaches higher, so a
+        few cheap past trials never shrink it below the assumed long run."""
+        ranges = [r for r in (self.estimate, self.assumption) if r is not None]
+        return max(ranges, key=lambda r: r.high) if ranges else None
+
+    @property
     def policy(self) -> ChargePolicy:
         return ChargePolicy(
-            priced=self.priced, allow_unpriced=self.allow_unpriced, estimate=self.estimate
+            priced=self.priced, allow_unpriced=self.allow_unpriced, estimate=self.charging
         )
 
     @property
     def high(self) -> Decimal:
         """What a running trial reserves under the cap."""
-        return self.estimate.high if self.estimate is not None else Decimal(0)
+        charging = self.charging
+        return charging.high if charging is not None else Decimal(0)
 
     def refusal(self) -> str | None:
         """Why this variant cannot run without ``--allow-unpriced``, or None."""
