@@ -19,6 +19,7 @@ Stdlib only, so `scripts/install_clis.sh` can run it before the project's venv e
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -78,9 +79,7 @@ PINS: dict[str, CliPin] = {
             "1.18.33",
             f"node_modules/opencode-{_PLATFORM}/bin/opencode",
         ),
-        CliPin(
-            "pi", "npm", "@mariozechner/pi-coding-agent", "0.73.1", "node_modules/.bin/pi"
-        ),
+        CliPin("pi", "npm", "@mariozechner/pi-coding-agent", "0.73.1", "node_modules/.bin/pi"),
         CliPin("qwen", "npm", "@qwen-code/qwen-code", "0.24.4", "node_modules/.bin/qwen"),
         CliPin(
             "aider", "pypi", "aider-chat", "0.86.2", "venv/bin/aider", needs_python_below=(3, 13)
@@ -239,10 +238,8 @@ def _disk_usage(path: Path) -> int:
     total = 0
     for root, _dirs, files in os.walk(path):
         for file in files:
-            try:
+            with contextlib.suppress(OSError):
                 total += os.lstat(os.path.join(root, file)).st_size
-            except OSError:
-                pass
     return total
 
 
