@@ -2,7 +2,8 @@
 
 aider's system prompt names its edit format: *SEARCH/REPLACE* blocks (`--edit-format diff`)
 or a *file listing* of the whole file (`--edit-format whole`). Both are rendered here. A shell
-action becomes a ```bash block, which aider shows as a suggestion.
+action becomes a ```bash block in the diff format (aider shows it as a suggestion and, even with
+`--yes-always`, does not run it) and a plain sentence in the whole format.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ def render_text_actions(
 
 def _render(action: Action, text_format: TextFormat, workdir: Path | None) -> str:
     if isinstance(action, Shell):
+        # In the whole format every fenced block is a file listing, so no fence there.
+        if text_format == "whole":
+            return f"Run this command: `{action.command}`"
         return f"```bash\n{action.command}\n```"
     if isinstance(action, RawToolCall):
         raise RenderError(f"raw tool call {action.name!r} cannot be said in text")
