@@ -85,8 +85,9 @@ class ModelServer:
         handler = type("BoundHandler", (_Handler,), {"model_server": self})
         self._http = ThreadingHTTPServer(self._address, handler)
         self._http.daemon_threads = True
+        # A short poll keeps stop() quick; serve_forever checks for shutdown at this pace.
         self._thread = threading.Thread(
-            target=self._http.serve_forever, name="model-server", daemon=True
+            target=self._http.serve_forever, args=(0.05,), name="model-server", daemon=True
         )
         self._thread.start()
         return self
