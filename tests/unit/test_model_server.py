@@ -861,3 +861,26 @@ def test_script_file_with_unknown_suffix_or_missing_is_a_user_error(tmp_path: Pa
         load_script(tmp_path / "s.yaml")
     with pytest.raises(UserError, match="cannot read script"):
         load_script(tmp_path / "absent.toml")
+
+
+def test_small_model_requests_are_side_requests_even_with_tools() -> None:
+    with ModelServer(SCRIPT, side_models=("haiku",)) as running:
+        body = anthropic_body([{"role": "user", "content": "go"}], stream=False)
+        side = post_json(running, "/v1/messages", {**body, "model": "claude-haiku-4-5"})
+        main = post_json(running, "/v1/messages", body)
+    assert side["content"] == [{"type": "text", "text": "Scripted session"}]
+    assert main["content"][1]["name"] == "Write"
+    assert [(r.kind, r.turn) for r in running.requests] == [("side", None), ("turn", 0)]
+
+
+def test_a_client_that_hangs_up_mid_stream_does_not_stop_the_server(server: ModelServer) -> None:
+    body = json.dumps(anthropic_body([{"role": "user", "content": "go"}])).encode()
+    for _ in range(3):
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as connection:
+            connection.sendall(
+                b"POST /v1/messages HTTP/1.1\r\nHost: x\r\n"
+                b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+            )
+            connection.recv(10)
+    assert request(server, "HEAD", "/api/hello")[0] == 200
+    assert [r.kind for r in server.requests][:3] == ["turn", "turn", "turn"]

@@ -8,8 +8,9 @@ request gets the same turn, concurrent runs of one script do not disturb each ot
 script serves any number of sequential runs without a reset.
 
 Side requests: a request that offers no tools is not part of the conversation (session titles,
-next-speaker checks) unless its prompt asks for text edits in aider's formats. It gets the
-script's side reply, or a minimal JSON value when it demands JSON, and consumes no turn.
+next-speaker checks) unless its prompt asks for text edits in aider's formats; nor is one for a
+model named in `side_models`. It gets the script's side reply, or a minimal JSON value when it
+demands JSON, and consumes no turn.
 """
 
 from __future__ import annotations
@@ -63,9 +64,11 @@ def decide(
     call_prefix: str,
     workdir: Path | None = None,
     text_edits: TextEdits = "auto",
+    side_models: tuple[str, ...] = (),
 ) -> Decision:
     text_format = _text_format(request, text_edits)
-    if not request.tools and text_format is None:
+    small_model = any(name in request.model for name in side_models)
+    if small_model or (not request.tools and text_format is None):
         return Decision("side", None, _side_reply(script, request))
     workdir = workdir or discover_workdir(request.prompt_text)
     index = turns_played(script, request, text_format)

@@ -33,6 +33,7 @@ class Mount:
     script: Script | None
     workdir: Path | None = None
     text_edits: TextEdits = "auto"
+    side_models: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,7 @@ def _generate(incoming: Incoming, mount: Mount, request: ModelRequest, prefix: s
         call_prefix=prefix,
         workdir=mount.workdir,
         text_edits=mount.text_edits,
+        side_models=mount.side_models,
     )
     kind: RequestKind = decision.outcome
     wire, body, events = _encode(request, decision.reply, decision)

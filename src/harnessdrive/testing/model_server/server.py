@@ -57,6 +57,12 @@ class ModelServer:
 
     `ModelServer(script)` serves `script` at the root; `mount(name, script)` serves another
     one under `/s/<name>`, so concurrent clients can each follow their own script.
+
+    `workdir` is the client's working directory, used to make scripted paths absolute and to
+    read files for edits; without it the server looks for the directory the client names in
+    its prompt (all CLIs but aider do). `text_edits` forces or disables aider-style edits in
+    the answer text ("auto" detects them). A request whose model id contains one of
+    `side_models` (say "haiku") is a side request even when it offers tools.
     """
 
     def __init__(
@@ -65,12 +71,16 @@ class ModelServer:
         *,
         workdir: str | Path | None = None,
         text_edits: TextEdits = "auto",
+        side_models: tuple[str, ...] = (),
         models: tuple[str, ...] = DEFAULT_MODELS,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
         self._lock = threading.Lock()
-        self._mounts: dict[str, Mount] = {"": Mount(script, _path(workdir), text_edits)}
+        self._side_models = side_models
+        self._mounts: dict[str, Mount] = {
+            "": Mount(script, _path(workdir), text_edits, side_models)
+        }
         self._models = models
         self._address = (host, port)
         self._http: ThreadingHTTPServer | None = None
@@ -143,7 +153,7 @@ class ModelServer:
         if not name or "/" in name:
             raise ValueError(f"mount name {name!r} must be non-empty and without '/'")
         with self._lock:
-            self._mounts[name] = Mount(script, _path(workdir), text_edits)
+            self._mounts[name] = Mount(script, _path(workdir), text_edits, self._side_models)
         return Endpoints(f"{self.base_url}{_MOUNT_PREFIX}{name}")
 
     def set_script(
@@ -155,7 +165,7 @@ class ModelServer:
     ) -> None:
         """Replace the script served at the root (between runs)."""
         with self._lock:
-            self._mounts[""] = Mount(script, _path(workdir), text_edits)
+            self._mounts[""] = Mount(script, _path(workdir), text_edits, self._side_models)
 
     # What happened -----------------------------------------------------------------------
 
@@ -239,7 +249,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(500, {"error": {"type": "server_error", "message": message}})
             return
         self.model_server.log.append(reply.record)
-        self._send(reply)
+        try:
+            self._send(reply)
+        except (BrokenPipeError, ConnectionResetError):
+            # The client hung up mid-answer; the request is recorded, nothing more to do.
+            self.close_connection = True
 
     def _read_body(self) -> bytes:
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
