@@ -66,6 +66,8 @@ class GradingSetup:
     python: str
     stop: StopToken | None = None
     keep_copy: bool = False
+    run_visible: bool = True
+    """False skips the visible command: its counts never decide the outcome."""
 
 
 def grade(setup: GradingSetup, changes: Changes) -> Verdict:
@@ -142,7 +144,7 @@ def _run_tests(
                 )
             raise GradingError("setup failed in the grading copy (see grade-setup.log)")
     visible = None
-    if spec.visible_command:
+    if spec.visible_command and setup.run_visible:
         visible = _run_command(setup, copy, spec.visible_command, "visible", env, isolation)
     for item in setup.task.hidden:
         write_file(copy, item.target, item.source.read_bytes())

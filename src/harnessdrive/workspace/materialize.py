@@ -13,7 +13,6 @@ from harnessdrive.errors import WorkspaceError
 from harnessdrive.workspace.changes import SYMLINK_MODE, FileChange
 from harnessdrive.workspace.snapshot import Snapshot, read_blobs
 
-
 # Below this many files an in-process copy beats starting ``cp``; above it ``cp`` wins.
 _IN_PROCESS_COPY_LIMIT = 2000
 
