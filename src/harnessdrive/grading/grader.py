@@ -16,7 +16,7 @@ from pathlib import Path
 from harnessdrive.errors import GradingError, HarnessdriveError
 from harnessdrive.grading.junit import read_junit
 from harnessdrive.grading.tamper import find_tampering, needs_content
-from harnessdrive.grading.verdict import Finding, Outcome, SetupRun, GradingRun, Verdict
+from harnessdrive.grading.verdict import Finding, GradingRun, Outcome, SetupRun, Verdict
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.commands import placeholders, render, shell_argv
 from harnessdrive.sandbox.env import base_environment
