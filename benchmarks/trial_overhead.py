@@ -93,9 +93,8 @@ def main() -> None:
     print(
         f"overhead per trial, whole run:      {per_trial * 1000:7.1f} ms  (lock, snapshot, index)"
     )
-    print(
-        f"overhead per trial, in result.json: {statistics.median(recorded) * 1000:7.1f} ms  (median)"
-    )
+    median = statistics.median(recorded)
+    print(f"overhead per trial, in result.json: {median * 1000:7.1f} ms  (median)")
     print(f"ratio overhead / bare test command: {per_trial / bare:7.1f}x")
     print("target: overhead under 50 ms per trial")
 
