@@ -1,6 +1,6 @@
 """Time per trial spent outside the agent and the test commands, next to the bare test command.
 
-    python benchmarks/trial_overhead.py [--tasks 20] [--jobs 1] [--command 'true']
+    python benchmarks/trial_overhead.py [--tasks 20] [--command 'true']
 
 Builds a suite of small tasks (a few source files each, a fast test command), runs the built-in
 ``reference`` agent on every task through the real run driver, and prints:
@@ -66,7 +66,6 @@ def bare_command_seconds(command: str, cwd: Path, runs: int = 10) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=20)
-    parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--command", default="true", help="the test command of every task")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="hd-bench-") as tmp:
@@ -75,25 +74,28 @@ def main() -> None:
         bare = bare_command_seconds(args.command, root)
         plan = make_plan(suite, (VariantSpec(harness="reference"),), 1)
         started = time.perf_counter()
-        summary = execute(plan, RunOptions(results=root / "results", jobs=args.jobs, sandbox="none"))
+        summary = execute(plan, RunOptions(results=root / "results", sandbox="none"))
         wall = time.perf_counter() - started
         trials = summary.trials
         assert all(r.outcome == "pass" for r in trials), [r.outcome for r in trials]
         inner = sum(
-            r.seconds.agent + sum(
-                run.seconds for run in (r.grading.visible, r.grading.hidden) if run is not None
-            )
+            r.seconds.agent
+            + sum(run.seconds for run in (r.grading.visible, r.grading.hidden) if run is not None)
             for r in trials
             if r.grading is not None
         )
-        per_trial = (wall - inner) / len(trials) / args.jobs * args.jobs
+        per_trial = (wall - inner) / len(trials)
         recorded = [r.seconds.overhead for r in trials]
         data = json.loads((root / "results" / "runs" / f"{summary.run_id}.json").read_text())
-    print(f"trials: {len(data['trials'])}, jobs: {args.jobs}, test command: {args.command!r}")
-    print(f"bare test command:            {bare * 1000:7.1f} ms")
-    print(f"overhead per trial (driver):  {per_trial * 1000:7.1f} ms  (whole run, incl. setup)")
-    print(f"overhead per trial (result):  {statistics.median(recorded) * 1000:7.1f} ms  (median)")
-    print(f"ratio overhead / bare command: {per_trial / bare:6.1f}x")
+    print(f"trials: {len(data['trials'])} (one at a time), test command: {args.command!r}")
+    print(f"bare test command:                  {bare * 1000:7.1f} ms")
+    print(f"agent + grading commands per trial: {inner / len(trials) * 1000:7.1f} ms")
+    print(
+        f"overhead per trial, whole run:      {per_trial * 1000:7.1f} ms  (lock, snapshot, index)"
+    )
+    median = statistics.median(recorded)
+    print(f"overhead per trial, in result.json: {median * 1000:7.1f} ms  (median)")
+    print(f"ratio overhead / bare test command: {per_trial / bare:7.1f}x")
     print("target: overhead under 50 ms per trial")
 
 
