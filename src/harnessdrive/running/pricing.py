@@ -1,9 +1,10 @@
 """Before any trial starts: which models each variant will use, their prices, a per-trial range.
 
-A variant is *priced* when its harness spends tokens and says which model (it implements
+A variant is *priced* when its harness spends tokens and can name its models (it implements
 ``plan_models``, or the variant pins ``--model``). A priced variant needs a price record for every
-model it names (unless ``--allow-unpriced`` names it) and a spend cap. A harness that spends
-tokens but names no model (the ``command`` harness without ``--model``) is not measured.
+model it names, and a model at all (unless ``--allow-unpriced`` names it), and a spend cap. A
+harness that spends tokens but has no way to name a model (the ``command`` harness without
+``--model``) is not measured.
 """
 
 from __future__ import annotations
@@ -17,7 +18,13 @@ from harnessdrive.accounting import PriceBook, PriceRecord
 from harnessdrive.accounting.charge import ChargePolicy, exact
 from harnessdrive.accounting.estimate import CostRange, assumed_range, observed_range
 from harnessdrive.errors import BudgetError, UserError
-from harnessdrive.harnesses.base import Harness, HarnessInfo, ModelPlan, planned_models
+from harnessdrive.harnesses.base import (
+    Harness,
+    HarnessInfo,
+    ModelPlan,
+    PlansModels,
+    planned_models,
+)
 from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks.models import VariantSpec
 
@@ -39,6 +46,8 @@ class VariantPricing:
     plan: ModelPlan
     prices: tuple[ModelPrice, ...] = ()
     allow_unpriced: bool = False
+    names_models: bool = False
+    """The harness implements ``plan_models`` or the variant pins a model."""
     estimate: CostRange | None = None
     """Per trial: from history when there is any, else from the token assumptions."""
     assumption: CostRange | None = None
@@ -50,7 +59,7 @@ class VariantPricing:
 
     @property
     def priced(self) -> bool:
-        return self.info.uses_model and bool(self.plan.models)
+        return self.info.uses_model and (self.names_models or bool(self.plan.models))
 
     @property
     def unpriced(self) -> tuple[ModelPrice, ...]:
@@ -85,6 +94,11 @@ class VariantPricing:
         """Why this variant cannot run without ``--allow-unpriced``, or None."""
         if not self.uses_model or self.allow_unpriced:
             return None
+        if self.priced and not self.plan.models:
+            return (
+                f"{self.variant.label}: cannot tell which model it will use; pin one with "
+                f"--model {self.variant.harness}=MODEL or set it in the CLI's config"
+            )
         problems = [price.reason or f"no price for {price.model!r}" for price in self.unpriced]
         if not problems:
             return None
@@ -162,6 +176,7 @@ def price_variants(
             plan=plan,
             prices=prices,
             allow_unpriced=variant.label in allowed or variant.harness in allowed,
+            names_models=isinstance(harness, PlansModels) or variant.model is not None,
         )
         assumption = assumed_range(pricing.records) if pricing.priced else None
         observed = _history_range(pricing, past) if pricing.priced else None

@@ -83,6 +83,22 @@ def test_a_model_without_a_price_is_refused_with_the_fix_unless_allowed() -> Non
     assert allowed.variants["odd"].allow_unpriced
 
 
+def test_a_harness_that_plans_models_but_names_none_is_refused_unless_allowed() -> None:
+    # SpendingAgent implements plan_models; with no model anywhere its plan is empty, like a
+    # Codex adapter that finds neither --model nor a model in the CLI's config.
+    silent = variant(SPENDER, "silent", None, models=[])
+    found = price_variants([silent], HARNESSES, BOOK, on=DAY)
+    assert found.variants["silent"].priced
+    with pytest.raises(UserError) as caught:
+        found.check(max_usd=10)
+    assert str(caught.value).startswith(
+        f"cannot price silent: cannot tell which model it will use; pin one with --model {SPENDER}"
+    )
+    allowed = price_variants([silent], HARNESSES, BOOK, on=DAY, allow_unpriced={"silent"})
+    allowed.check(max_usd=10)
+    assert allowed.variants["silent"].estimate is None
+
+
 def test_allow_unpriced_must_name_a_harness_of_the_run() -> None:
     with pytest.raises(UserError, match="--allow-unpriced names no harness of this run: gemini"):
         price_variants(
