@@ -5,7 +5,14 @@ The public API; everything else is internal and may change.
 
 from harnessdrive.errors import HarnessdriveError, UserError
 from harnessdrive.grading.verdict import Finding, GradingRun, Verdict
-from harnessdrive.harnesses.base import AgentRequest, AgentRun, Harness, HarnessInfo
+from harnessdrive.harnesses.base import (
+    AgentRequest,
+    AgentRun,
+    Harness,
+    HarnessInfo,
+    ModelPlan,
+    PlannedModel,
+)
 from harnessdrive.report.scoreboard import Report, build_report
 from harnessdrive.running.plan import Plan, make_plan
 from harnessdrive.running.run import RunOptions, RunSummary, execute
@@ -25,7 +32,9 @@ __all__ = [
     "HarnessInfo",
     "HarnessdriveError",
     "ModelCall",
+    "ModelPlan",
     "Plan",
+    "PlannedModel",
     "Report",
     "RunOptions",
     "RunSummary",
