@@ -85,7 +85,7 @@ class CliRun:
 
     @property
     def full_permissions(self) -> bool:
-        return self.options.get("permissions", "least") == "full"
+        return bool(self.options.get("permissions", "least") == "full")
 
 
 @dataclass(frozen=True)

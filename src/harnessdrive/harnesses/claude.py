@@ -21,6 +21,7 @@ from harnessdrive.harnesses.recording import (
     TranscriptBuilder,
     as_int,
     json_lines,
+    mapping,
     read_jsonl,
 )
 from harnessdrive.sandbox.process import ProcessResult
@@ -126,7 +127,8 @@ class ClaudeCode(AgentCli):
                 if line.get("type") == "assistant":
                     if index == 0:
                         reader.assistant(message)
-                    if log is not None:
+                    # Claude writes its own errors ("Not logged in") as "<synthetic>" messages.
+                    if log is not None and message.get("model") != "<synthetic>":
                         key = str(message.get("id") or len(calls))
                         model = str(message.get("model") or "")
                         calls[key] = (model, _usage(message.get("usage")))
@@ -176,7 +178,7 @@ def session_log(run: CliRun) -> Path:
 def _result(stream: list[dict[str, Any]]) -> dict[str, Any]:
     for event in reversed(stream):
         if event.get("type") == "result":
-            return event
+            return mapping(event)
     return {}
 
 

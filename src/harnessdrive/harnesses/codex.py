@@ -20,6 +20,7 @@ from harnessdrive.harnesses.recording import (
     TranscriptBuilder,
     as_int,
     json_lines,
+    mapping,
     only_file,
     openai_usage,
     read_jsonl,
@@ -66,7 +67,8 @@ class Codex(AgentCli):
         if run.full_permissions:
             argv.append(FLAGS["bypass"])
         else:
-            argv += [FLAGS["sandbox"], "workspace-write", FLAGS["config"], 'approval_policy="never"']
+            argv += [FLAGS["sandbox"], "workspace-write"]
+            argv += [FLAGS["config"], 'approval_policy="never"']
         if run.variant.model:
             argv += [FLAGS["model"], run.variant.model]
         if run.variant.effort:
@@ -98,7 +100,7 @@ class Codex(AgentCli):
         model = run.variant.model or ""
         provider = self.model_provider(run, "openai")
         for line in lines:
-            payload = line.get("payload") if isinstance(line.get("payload"), dict) else {}
+            payload = mapping(line.get("payload"))
             if line.get("type") == "turn_context":
                 model = str(payload.get("model") or model)
             elif line.get("type") == "token_usage_record":
@@ -142,10 +144,10 @@ def _read_stream(stream: list[dict[str, Any]], builder: TranscriptBuilder) -> st
     for event in stream:
         kind = event.get("type")
         if kind == "item.completed":
-            item = event.get("item") if isinstance(event.get("item"), dict) else {}
+            item = mapping(event.get("item"))
             final = _item(item, builder) or final
         elif kind == "turn.failed":
-            error = event.get("error") if isinstance(event.get("error"), dict) else {}
+            error = mapping(event.get("error"))
             builder.error(str(error.get("message", "turn failed")))
         elif kind == "error":
             builder.error(str(event.get("message", "")))
@@ -161,10 +163,9 @@ def _item(item: dict[str, Any], builder: TranscriptBuilder) -> str | None:
     if kind == "command_execution":
         command = str(item.get("command", ""))
         builder.tool_call("exec_command", {"cmd": command}, str(item.get("id", "")))
-        exit_code = item.get("exit_code")
-        builder.command(
-            command, exit_code if isinstance(exit_code, int) else None, item.get("aggregated_output")
-        )
+        code = item.get("exit_code")
+        output = item.get("aggregated_output")
+        builder.command(command, code if isinstance(code, int) else None, output)
     elif kind == "file_change":
         builder.tool_call("apply_patch", item.get("changes"), str(item.get("id", "")))
         failed = item.get("status") == "failed"

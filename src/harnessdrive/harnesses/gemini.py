@@ -23,6 +23,7 @@ from harnessdrive.harnesses.recording import (
     TranscriptBuilder,
     as_int,
     json_lines,
+    mapping,
     read_jsonl,
 )
 from harnessdrive.sandbox.process import ProcessResult
@@ -171,7 +172,7 @@ def _read_stream(stream: list[dict[str, Any]], builder: TranscriptBuilder) -> st
         flush()
         if kind == "tool_use":
             name = str(event.get("tool_name", ""))
-            arguments = event.get("parameters") if isinstance(event.get("parameters"), dict) else {}
+            arguments = mapping(event.get("parameters"))
             call_id = str(event.get("tool_id", ""))
             calls[call_id] = (name, arguments)
             builder.tool_call(name, arguments, call_id)
@@ -180,7 +181,7 @@ def _read_stream(stream: list[dict[str, Any]], builder: TranscriptBuilder) -> st
         elif kind == "error":
             builder.error(str(event.get("message", "")), severity=event.get("severity"))
         elif kind == "result" and event.get("status") not in (None, "success"):
-            error = event.get("error") if isinstance(event.get("error"), dict) else {}
+            error = mapping(event.get("error"))
             builder.error(str(error.get("message") or f"run ended: {event.get('status')}"))
     flush()
     return answer

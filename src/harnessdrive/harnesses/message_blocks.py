@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from harnessdrive.harnesses.recording import TranscriptBuilder
+from harnessdrive.harnesses.recording import TranscriptBuilder, mapping
 
 _EXIT_CODE = re.compile(r"exit(?:ed with)?[ _]code:?\s*(-?\d+)", re.IGNORECASE)
 
@@ -40,7 +40,7 @@ class BlockReader:
                 self.builder.message(str(block.get("text", "")))
             elif kind == "tool_use":
                 name = str(block.get("name", ""))
-                arguments = block.get("input") if isinstance(block.get("input"), dict) else {}
+                arguments = mapping(block.get("input"))
                 call_id = str(block.get("id", ""))
                 self._calls[call_id] = (name, arguments)
                 self.builder.tool_call(name, arguments, call_id)

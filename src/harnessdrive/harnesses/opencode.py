@@ -23,6 +23,7 @@ from harnessdrive.harnesses.recording import (
     TranscriptBuilder,
     as_int,
     json_lines,
+    mapping,
 )
 from harnessdrive.sandbox.process import ProcessResult
 from harnessdrive.transcript.models import Usage
@@ -215,8 +216,8 @@ def _part(part: dict[str, Any], builder: TranscriptBuilder) -> None:
         builder.message(str(part.get("text", "")))
     elif kind == "tool":
         name = str(part.get("tool", ""))
-        state = part.get("state") if isinstance(part.get("state"), dict) else {}
-        arguments = state.get("input") if isinstance(state.get("input"), dict) else {}
+        state = mapping(part.get("state"))
+        arguments = mapping(state.get("input"))
         call_id = str(part.get("callID", ""))
         builder.tool_call(name, arguments, call_id)
         is_error = state.get("status") == "error"
@@ -224,7 +225,7 @@ def _part(part: dict[str, Any], builder: TranscriptBuilder) -> None:
         builder.tool_result(call_id, output, is_error=is_error, name=name)
         if isinstance(output, str) and "permission" in output.lower() and is_error:
             builder.denial(name)
-        metadata = state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
+        metadata = mapping(state.get("metadata"))
         if name == "bash" and isinstance(arguments.get("command"), str):
             exit_code = metadata.get("exit")
             builder.command(
@@ -236,7 +237,7 @@ def _part(part: dict[str, Any], builder: TranscriptBuilder) -> None:
 
 def _usage(tokens: dict[str, Any]) -> Usage:
     """opencode already takes cached tokens out of ``input`` and reasoning out of ``output``."""
-    cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
+    cache = mapping(tokens.get("cache"))
     reasoning = as_int(tokens.get("reasoning"))
     return Usage(
         input=as_int(tokens.get("input")),
@@ -249,6 +250,6 @@ def _usage(tokens: dict[str, Any]) -> Usage:
 
 def _error_text(error: Any) -> str:
     if isinstance(error, dict):
-        data = error.get("data") if isinstance(error.get("data"), dict) else {}
+        data = mapping(error.get("data"))
         return str(data.get("message") or error.get("name") or error)
     return str(error)

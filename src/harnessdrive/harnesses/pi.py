@@ -21,6 +21,7 @@ from harnessdrive.harnesses.recording import (
     TranscriptBuilder,
     as_int,
     json_lines,
+    mapping,
     only_file,
     read_jsonl,
 )
@@ -169,7 +170,7 @@ def _assistant(
             builder.message(text)
         elif block.get("type") == "toolCall":
             name = str(block.get("name", ""))
-            arguments = block.get("arguments") if isinstance(block.get("arguments"), dict) else {}
+            arguments = mapping(block.get("arguments"))
             call_id = str(block.get("id", ""))
             calls[call_id] = (name, arguments)
             builder.tool_call(name, arguments, call_id)

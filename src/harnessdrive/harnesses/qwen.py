@@ -63,7 +63,8 @@ class QwenCode(AgentCli):
         if run.full_permissions:
             argv += [FLAGS["approval_mode"], "yolo"]
         else:
-            argv += [FLAGS["approval_mode"], "auto-edit", FLAGS["allowed_tools"], "run_shell_command"]
+            argv += [FLAGS["approval_mode"], "auto-edit"]
+            argv += [FLAGS["allowed_tools"], "run_shell_command"]
         argv += [FLAGS["session_id"], run.session_id]
         env = {
             "QWEN_HOME": str(qwen_home(run)),

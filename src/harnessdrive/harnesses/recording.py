@@ -186,3 +186,28 @@ def openai_usage(
         output=completion,
         reasoning=reasoning,
     )
+
+
+def litellm_usage(usage: dict[str, Any]) -> Usage:
+    """Usage as litellm reports it (aider, mini-swe-agent): OpenAI's shape, plus Anthropic's
+    cache fields when the model is Claude. ``prompt_tokens`` includes cache reads and writes."""
+    prompt_details = usage.get("prompt_tokens_details") or {}
+    completion_details = usage.get("completion_tokens_details") or {}
+    cached = as_int(usage.get("cache_read_input_tokens")) or as_int(
+        prompt_details.get("cached_tokens") if isinstance(prompt_details, dict) else 0
+    )
+    reasoning = as_int(
+        completion_details.get("reasoning_tokens") if isinstance(completion_details, dict) else 0
+    )
+    return openai_usage(
+        prompt=as_int(usage.get("prompt_tokens")),
+        cached=cached,
+        cache_write=as_int(usage.get("cache_creation_input_tokens")),
+        completion=as_int(usage.get("completion_tokens")),
+        reasoning=reasoning,
+    )
+
+
+def mapping(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one: logs are read defensively."""
+    return value if isinstance(value, dict) else {}
