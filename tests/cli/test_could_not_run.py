@@ -23,7 +23,7 @@ pytestmark = pytest.mark.cli
 OLD_CODEX = """#!/bin/sh
 case "$1" in
   --version) echo "codex-cli 0.1.2" ;;
-  exec) echo "Usage: codex exec [OPTIONS] [PROMPT]"; echo "  -m, --model <MODEL>"; echo "  --json" ;;
+  exec) printf 'Usage: codex exec [OPTIONS] [PROMPT]\n  -m, --model <MODEL>\n  --json\n' ;;
   *) echo "unknown" >&2; exit 2 ;;
 esac
 """
@@ -66,7 +66,7 @@ def test_missing_old_and_signed_out_clis_are_could_not_run(
         ("reference", "first"): "completed",
         ("reference", "second"): "completed",
     }
-    assert by_trial["reference", "first"].outcome == by_trial["reference", "second"].outcome == "pass"
+    assert {by_trial["reference", task].outcome for task in ("first", "second")} == {"pass"}
 
     missing = by_trial["not-installed", "first"].agent
     assert missing.error is not None and "not found on PATH" in missing.error

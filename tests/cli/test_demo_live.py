@@ -31,7 +31,8 @@ CALLS = {"aider": 1}
 def per_call(harness: str) -> Usage:
     usage = transcript_usage(TURN_USAGE)
     if harness in FOLDS_CACHE_WRITE:
-        usage = usage.model_copy(update={"input": usage.input + usage.cache_write, "cache_write": 0})
+        folded = {"input": usage.input + usage.cache_write, "cache_write": 0}
+        usage = usage.model_copy(update=folded)
     if harness == "pi":  # pi keeps no separate count of reasoning tokens
         usage = usage.model_copy(update={"reasoning": 0})
     return usage
@@ -39,7 +40,10 @@ def per_call(harness: str) -> Usage:
 
 @pytest.mark.parametrize("harness", sorted(PINS))
 def test_demo_with_a_real_cli(
-    harness: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    harness: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv(binary_variable(harness), str(cli_binary(harness)))
     results = tmp_path / "results"
