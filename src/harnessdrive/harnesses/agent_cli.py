@@ -140,13 +140,13 @@ class AgentCli:
 
     def info(self) -> HarnessInfo:
         located = locate(self.executables, self.name, None)
-        untested = " Untested against a live CLI." if self.untested else ""
+        untested = " (untested against a live CLI)" if self.untested else ""
         if located.path is None:
             return HarnessInfo(
                 name=self.name,
                 installed=False,
-                detail=f"not found on PATH (or set ${binary_variable(self.name)}). "
-                f"{self.supports}{untested}",
+                detail=f"not on PATH (or set ${binary_variable(self.name)}); "
+                f"supports {self.supports}{untested}",
                 uses_model=True,
             )
         return HarnessInfo(
@@ -154,7 +154,7 @@ class AgentCli:
             installed=True,
             version=self._version(located.path),
             binary=str(located.path),
-            detail=self.supports + untested,
+            detail=f"supports {self.supports}{untested}",
             uses_model=True,
         )
 
