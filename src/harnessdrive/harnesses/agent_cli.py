@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import shutil
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -219,7 +219,17 @@ class AgentCli:
         if request.variant.options.get("login"):
             self._copy_login(run)
         launch = self.launch(run)
-        missing = self._missing_flags(binary, launch.argv)
+        help_probe = probe(binary, self.help_args)
+        if help_probe.exit_code != 0 and not help_probe.stdout.strip():
+            # An npm install whose postinstall never ran leaves a stub like this.
+            shown = f"`{binary.name} {' '.join(self.help_args)}`"
+            return self._could_not_run(
+                started,
+                f"{shown} failed: {last_line(help_probe.output) or 'no output'}",
+                f"reinstall {self.name}: the executable at {binary} does not run",
+                version,
+            )
+        missing = missing_flags(help_probe.output, self.flags.checkable(launch.argv))
         if missing:
             shown = ", ".join(missing)
             return self._could_not_run(
@@ -258,13 +268,6 @@ class AgentCli:
 
     def _version(self, binary: Path) -> str | None:
         return parse_version(probe(binary, self.version_args))
-
-    def _missing_flags(self, binary: Path, argv: Sequence[str]) -> list[str]:
-        wanted = self.flags.checkable(argv)
-        if not wanted:
-            return []
-        help_text = probe(binary, self.help_args).output
-        return missing_flags(help_text, wanted)
 
     def _not_found(self, located: Located) -> tuple[str, str, None]:
         names = " or ".join(f"`{name}`" for name in self.executables)
