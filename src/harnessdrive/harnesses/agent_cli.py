@@ -10,12 +10,14 @@ every task (not signed in, a version without a needed flag, no executable) into 
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 from harnessdrive.errors import HarnessError, UserError
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, HarnessInfo
@@ -327,9 +329,30 @@ class AgentCli:
                 writable=(request.workspace, request.home, request.tmp),
                 readonly=readonly,
                 network=request.network,
+                **self._isolation_extras(run),
             ),
             stop=request.stop,
         )
+
+    def _isolation_extras(self, run: CliRun) -> dict[str, Any]:
+        """Settings only the bubblewrap back-end knows, passed when this Isolation has them.
+
+        ``ports``: the endpoint's port on the host's 127.0.0.1, which a sandbox with a network
+        of its own relays (some CLIs read the URL from a config file, not the environment).
+        ``host_pids``: a CLI that sandboxes its own commands needs the host's /proc.
+        """
+        known = {item.name for item in dataclasses.fields(Isolation)}
+        extras: dict[str, Any] = {}
+        port = _loopback_port(run.endpoint.url) if run.endpoint is not None else None
+        if "ports" in known and port is not None:
+            extras["ports"] = (port,)
+        if "host_pids" in known and self.nests_sandbox(run):
+            extras["host_pids"] = True
+        return extras
+
+    def nests_sandbox(self, run: CliRun) -> bool:
+        """True when the CLI will start a sandbox of its own inside ours."""
+        return False
 
     def _finish(self, run: CliRun, result: ProcessResult, started: float) -> AgentRun:
         request = run.request
@@ -399,6 +422,16 @@ class AgentCli:
             could_not_run=True,
             version=version,
         )
+
+
+def _loopback_port(url: str) -> int | None:
+    parts = urlsplit(url)
+    if parts.hostname not in ("127.0.0.1", "localhost", "::1"):
+        return None
+    try:
+        return parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return None
 
 
 def _read(path: Path) -> str:

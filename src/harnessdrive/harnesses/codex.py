@@ -58,6 +58,9 @@ class Codex(AgentCli):
     help_args = ("exec", "--help")
     supports = "model, effort (low..xhigh), endpoint (Responses API); permissions: workspace-write"
 
+    def nests_sandbox(self, run: CliRun) -> bool:
+        return not run.full_permissions
+
     def launch(self, run: CliRun) -> Launch:
         home = codex_home(run)
         home.mkdir(parents=True, exist_ok=True)
