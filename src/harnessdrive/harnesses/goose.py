@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from harnessdrive.harnesses.agent_cli import AgentCli, CliRun, Collected, Launch
+from harnessdrive.harnesses.agent_cli import AgentCli
+from harnessdrive.harnesses.cli_run import CliRun, Collected, Launch
 from harnessdrive.harnesses.flags import FlagTable
 from harnessdrive.harnesses.message_blocks import exit_code
 from harnessdrive.harnesses.recording import (

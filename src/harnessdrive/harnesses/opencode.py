@@ -16,7 +16,8 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from harnessdrive.harnesses.agent_cli import AgentCli, CliRun, Collected, Launch
+from harnessdrive.harnesses.agent_cli import AgentCli
+from harnessdrive.harnesses.cli_run import CliRun, Collected, Launch
 from harnessdrive.harnesses.flags import FlagTable
 from harnessdrive.harnesses.recording import (
     SessionLogError,

@@ -12,7 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from harnessdrive.harnesses.agent_cli import AgentCli, CliRun, Collected, Launch
+from harnessdrive.harnesses.agent_cli import AgentCli
+from harnessdrive.harnesses.cli_run import CliRun, Collected, Launch
 from harnessdrive.harnesses.flags import FlagTable
 from harnessdrive.harnesses.message_blocks import BlockReader, ToolKinds
 from harnessdrive.harnesses.recording import (
