@@ -154,7 +154,11 @@ def _read_stream(stream: list[dict[str, Any]], builder: TranscriptBuilder) -> st
             error = mapping(event.get("error"))
             builder.error(str(error.get("message", "turn failed")))
         elif kind == "error":
-            builder.error(str(event.get("message", "")))
+            message = str(event.get("message", ""))
+            if message.startswith("Reconnecting"):  # "Reconnecting... 2/5": a retry
+                builder.retry(message)
+            else:
+                builder.error(message)
     return final
 
 

@@ -94,6 +94,10 @@ class Pi(AgentCli):
         if announced is not None and owner != announced:
             raise SessionLogError(f"{log.name} belongs to session {owner!r}, not {announced!r}")
         final, cost = _read_messages(lines, builder, self.model_provider, run)
+        for event in stream:
+            if event.get("type") == "auto_retry_start":
+                reason = str(event.get("errorMessage") or "retry")
+                builder.retry(reason, attempt=event.get("attempt"))
         return Collected(
             builder.build(
                 session_id=owner,
