@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -11,6 +12,7 @@ from rich.console import Console
 import harnessdrive.demo
 from harnessdrive.cli.output import DEFAULT_RESULTS, ResultsOption, stdout
 from harnessdrive.cli.progress import progress_for_terminal
+from harnessdrive.demo.scripted import REAL_CLIS, scripted_demo
 from harnessdrive.errors import UserError
 from harnessdrive.report.render import render_report
 from harnessdrive.report.scoreboard import build_report
@@ -107,14 +109,30 @@ def demo(
     sandbox: SandboxOption = "auto",
     json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
-    """Run the bundled demo suite offline: reference, noop, breaker and tamperer."""
+    """Run the bundled demo suite offline: reference, noop, breaker and tamperer by default.
+
+    Real agent CLIs (claude, codex, gemini, opencode, pi, qwen, aider, mini-swe-agent) named with
+    --harness run against a scripted model on 127.0.0.1 that solves each task: no key, no network.
+    """
     loaded = load_suite(DEMO_SUITE)
-    variants = resolve_variants(loaded, harness or [])
-    options = RunOptions(
-        results=results.resolve(), jobs=_positive(jobs, "--jobs"), sandbox=_sandbox(sandbox)
-    )
-    plan = make_plan(loaded, variants, 1)
-    _execute_and_report(plan, options, json_output)
+    names = split_names(harness or [])
+    real = [name for name in names if name in REAL_CLIS]
+    with scripted_demo(loaded, real, python=sys.executable) as scripted:
+        by_name = {variant.harness: variant for variant in scripted}
+        others = [name for name in names if name not in by_name]
+        resolved = iter(resolve_variants(loaded, others) if others or not names else ())
+        variants = tuple(by_name[name] if name in by_name else next(resolved) for name in names)
+        if not names:
+            variants = tuple(resolved)
+        options = RunOptions(
+            results=results.resolve(),
+            jobs=_positive(jobs, "--jobs"),
+            sandbox=_sandbox(sandbox),
+            # The scripted model is on 127.0.0.1; nothing else is needed.
+            network="loopback" if real else "host",
+        )
+        plan = make_plan(loaded, variants, 1)
+        _execute_and_report(plan, options, json_output)
 
 
 def _execute_and_report(plan: Plan, options: RunOptions, json_output: bool) -> None:
