@@ -158,7 +158,10 @@ def _from_calls(
         notes = [partial_note]
         if facts.billing == "subscription":
             notes.append("billed to a subscription: this is the API-equivalent cost")
-        reconciliation = None if partial else reconcile(ours, reported)
+        # A model we price at zero (local, scripted) leaves nothing to reconcile: the harness's
+        # figure is then its own list price of some model id, not what the run cost.
+        free = bool(pricing.records) and all(record.free for record in pricing.records)
+        reconciliation = None if partial or free else reconcile(ours, reported)
         if reconciliation is not None and reconciliation.flagged:
             notes.append(
                 f"the harness reported ${to_usd(reported or _ZERO):.4f}, ours is "

@@ -9,10 +9,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-import harnessdrive.demo
 from harnessdrive.cli.output import DEFAULT_RESULTS, ResultsOption, stdout
 from harnessdrive.cli.progress import progress_for_terminal
-from harnessdrive.demo.scripted import REAL_CLIS, scripted_demo
+from harnessdrive.demo.run import demo_run
 from harnessdrive.errors import UserError
 from harnessdrive.report.render import render_report
 from harnessdrive.report.scoreboard import build_report
@@ -22,7 +21,6 @@ from harnessdrive.running.variants import resolve_variants, split_names
 from harnessdrive.sandbox.runner import Network, SandboxKind
 from harnessdrive.tasks.loading import load_suite
 
-DEMO_SUITE = Path(harnessdrive.demo.__file__).parent / "suite"
 EXIT_INTERRUPTED = 130
 
 HarnessOption = Annotated[
@@ -114,25 +112,15 @@ def demo(
     Real agent CLIs (claude, codex, gemini, opencode, pi, qwen, aider, mini-swe-agent) named with
     --harness run against a scripted model on 127.0.0.1 that solves each task: no key, no network.
     """
-    loaded = load_suite(DEMO_SUITE)
-    names = split_names(harness or [])
-    real = [name for name in names if name in REAL_CLIS]
-    with scripted_demo(loaded, real, python=sys.executable) as scripted:
-        by_name = {variant.harness: variant for variant in scripted}
-        others = [name for name in names if name not in by_name]
-        resolved = iter(resolve_variants(loaded, others) if others or not names else ())
-        variants = tuple(by_name[name] if name in by_name else next(resolved) for name in names)
-        if not names:
-            variants = tuple(resolved)
+    with demo_run(split_names(harness or []), python=sys.executable) as demo:
         options = RunOptions(
             results=results.resolve(),
             jobs=_positive(jobs, "--jobs"),
             sandbox=_sandbox(sandbox),
-            # The scripted model is on 127.0.0.1; nothing else is needed.
-            network="loopback" if real else "host",
+            network=demo.network,
+            price_records=demo.prices,
         )
-        plan = make_plan(loaded, variants, 1)
-        _execute_and_report(plan, options, json_output)
+        _execute_and_report(demo.plan, options, json_output)
 
 
 def _execute_and_report(plan: Plan, options: RunOptions, json_output: bool) -> None:

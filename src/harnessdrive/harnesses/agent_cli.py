@@ -18,7 +18,13 @@ from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from harnessdrive.errors import HarnessError, UserError
-from harnessdrive.harnesses.base import AgentRequest, AgentRun, HarnessInfo
+from harnessdrive.harnesses.base import (
+    AgentRequest,
+    AgentRun,
+    HarnessInfo,
+    ModelPlan,
+    PlannedModel,
+)
 from harnessdrive.harnesses.binaries import (
     Located,
     binary_variable,
@@ -78,6 +84,9 @@ class AgentCli:
     help_args: ClassVar[tuple[str, ...]] = ("--help",)
     version_args: ClassVar[tuple[str, ...]] = ("--version",)
     supports: ClassVar[str] = ""
+    vendor: ClassVar[str | None] = None
+    """Who bills the CLI's own API (``anthropic`` for Claude Code); None for CLIs that reach
+    many providers, whose model id then names the provider."""
     untested: ClassVar[bool] = False
     """True for adapters written from documentation only, never run against the live CLI."""
 
@@ -102,6 +111,19 @@ class AgentCli:
             detail=f"supports {self.supports}{untested}",
             uses_model=True,
         )
+
+    def plan_models(self, variant: VariantSpec) -> ModelPlan:
+        """The pinned model, billed by the endpoint's provider or the CLI's vendor.
+
+        Without ``--model`` the CLI's default may change under us, so the plan is empty and a
+        priced run refuses to start until a model is pinned.
+        """
+        if not variant.model:
+            return ModelPlan()
+        provider = self.vendor
+        if "endpoint" in variant.options:
+            provider = parse_endpoint(variant.options["endpoint"], variant.label).provider
+        return ModelPlan(models=(PlannedModel(variant.model, provider),), source="--model")
 
     def check_variant(self, variant: VariantSpec) -> None:
         label = variant.label

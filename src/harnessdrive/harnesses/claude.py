@@ -58,6 +58,7 @@ _QUIET = {
 
 class ClaudeCode(AgentCli):
     name = "claude"
+    vendor = "anthropic"
     executables = ("claude",)
     flags = FLAGS
     protocol = "anthropic"

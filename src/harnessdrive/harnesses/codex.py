@@ -46,6 +46,7 @@ KEY_VARIABLE = "HARNESSDRIVE_CODEX_API_KEY"
 
 class Codex(AgentCli):
     name = "codex"
+    vendor = "openai"
     executables = ("codex",)
     flags = FLAGS
     protocol = "openai"

@@ -57,6 +57,7 @@ priority = 100
 
 class GeminiCli(AgentCli):
     name = "gemini"
+    vendor = "google"
     executables = ("gemini",)
     flags = FLAGS
     protocol = "gemini"

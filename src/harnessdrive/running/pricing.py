@@ -62,6 +62,13 @@ class VariantPricing:
         return self.info.uses_model and (self.names_models or bool(self.plan.models))
 
     @property
+    def free(self) -> bool:
+        """Every planned model has a price of zero (a local or scripted model): no cap needed."""
+        return bool(self.prices) and all(
+            p.record is not None and p.record.free for p in self.prices
+        )
+
+    @property
     def unpriced(self) -> tuple[ModelPrice, ...]:
         return tuple(price for price in self.prices if price.record is None)
 
@@ -134,7 +141,7 @@ class PlanPricing:
             )
         if max_usd is not None and max_usd <= 0:
             raise BudgetError(f"--max-usd must be more than 0, not {max_usd:g}")
-        spenders = [v.variant.label for v in self.priced]
+        spenders = [v.variant.label for v in self.priced if not v.free]
         if spenders and max_usd is None:
             verb = "spends" if len(spenders) == 1 else "spend"
             raise BudgetError(

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
-from harnessdrive.accounting import PriceBook
+from harnessdrive.accounting import PriceBook, PriceRecord
 from harnessdrive.running.costing import NO_MODEL, Costing
 from harnessdrive.running.plan import Plan, PlannedTrial
 from harnessdrive.running.pricing import PlanPricing, price_variants, today
@@ -58,6 +58,8 @@ class RunOptions:
     """Harnesses or variants that may run with a model that has no price (counted $0)."""
     price_files: tuple[Path, ...] = ()
     """Price override files (docs/pricing.md), on top of the bundled records."""
+    price_records: tuple[PriceRecord, ...] = ()
+    """Price records made in code, as overrides (the demo prices its scripted model at zero)."""
 
 
 @dataclass
@@ -89,7 +91,7 @@ def is_done(result: TrialResult | None, trial: PlannedTrial) -> bool:
 
 def execute(plan: Plan, options: RunOptions, progress: Progress | None = None) -> RunSummary:
     progress = progress or SilentProgress()
-    book = PriceBook.load(options.price_files)
+    book = PriceBook.load(options.price_files, extra_records=options.price_records)
     # Unpriced models and a missing cap stop the run here, before anything is touched.
     _plan_pricing(plan, options, book).check(options.max_usd)
     store = Store(options.results)

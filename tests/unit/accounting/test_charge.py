@@ -148,3 +148,21 @@ def test_an_unpriced_model_not_allowed_counts_the_harness_figure_or_the_high_est
     )
     unknown = charge(facts((CALL, STRANGER)))
     assert (unknown.source, unknown.usd, unknown.charged) == ("unpriced", None, Decimal("1.5"))
+
+
+def test_a_model_priced_at_zero_is_not_reconciled_with_the_harness_list_price() -> None:
+    # A scripted or local model costs nothing; the harness's own figure is its list price of
+    # whatever model id it was given, so comparing the two would flag every run.
+    free = MODEL.model_copy(
+        update={
+            "model": "free",
+            "rates": Rates(input=0, cache_read=0, cache_write_5m=0, cache_write_1h=0, output=0),
+        }
+    )
+    book = PriceBook([], overrides=[MODEL, free])
+    found = charge_run(
+        facts((ModelCall(model="free", usage=CALL.usage),), reported=0.05), PRICED, book, on=DAY
+    )
+    assert (found.source, found.usd, found.reconciliation) == ("computed", Decimal(0), None)
+    priced = charge_run(facts((CALL,), reported=0.5), PRICED, book, on=DAY)
+    assert priced.reconciliation is not None and priced.reconciliation.flagged

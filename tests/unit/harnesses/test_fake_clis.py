@@ -20,7 +20,9 @@ exit 1
 # Answers pi's --help with the flags the adapter passes, then "works" and exits 0.
 FAKE_PI = """#!/bin/sh
 if [ "$1" = "--version" ]; then echo 0.73.1; exit 0; fi
-if [ "$1" = "--help" ]; then echo "--print --mode --provider --model --thinking --session-dir"; exit 0; fi
+if [ "$1" = "--help" ]; then
+  echo "--print --mode --provider --model --thinking --session-dir"; exit 0
+fi
 while [ $# -gt 0 ]; do [ "$1" = "--session-dir" ] && dir="$2"; shift; done
 echo '{"type":"session","version":3,"id":"announced-id"}'
 if [ -n "$WRITE_LOG_AS" ]; then
