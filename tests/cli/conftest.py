@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harnessdrive.demo.scripted import scripted_prices
 from harnessdrive.running.plan import make_plan
 from harnessdrive.running.run import RunOptions, RunSummary, execute
 from harnessdrive.store.results import TrialResult
@@ -67,13 +68,23 @@ def run_trials(
     variants: list[VariantSpec],
     *,
     jobs: int = 1,
+    **options: Any,
 ) -> tuple[RunSummary, list[TrialRecord]]:
     """Run the variants on the tasks through the real runner; results read back from disk."""
     suite = load_suite(write_suite(tmp_path, tasks))
     plan = make_plan(suite, tuple(variants), 1)
     results = tmp_path / "results"
-    # The scripted model is on 127.0.0.1: the agents need no other network.
-    summary = execute(plan, RunOptions(results=results, jobs=jobs, network="loopback"))
+    # The scripted model is on 127.0.0.1: the agents need no other network. Its models are
+    # priced at zero, as the demo prices them.
+    models = [v.model for v in variants if v.model]
+    run_options = RunOptions(
+        results=results,
+        jobs=jobs,
+        network="loopback",
+        price_records=scripted_prices(models),
+        **options,
+    )
+    summary = execute(plan, run_options)
     records = []
     for path in sorted(results.glob("trials/*/*/*/r*/result.json")):
         result = TrialResult.model_validate_json(path.read_text())
