@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harnessdrive.cli.app import run_cli
-from harnessdrive.cli.run_cmd import DEMO_SUITE
+from harnessdrive.demo import DEMO_SUITE
 
 
 @pytest.fixture(scope="module")

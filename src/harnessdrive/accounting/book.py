@@ -66,12 +66,20 @@ class PriceBook:
 
     @classmethod
     def load(
-        cls, extra_files: Sequence[str | PathLike[str]] = (), *, include_bundled: bool = True
+        cls,
+        extra_files: Sequence[str | PathLike[str]] = (),
+        *,
+        include_bundled: bool = True,
+        extra_records: Sequence[PriceRecord] = (),
     ) -> PriceBook:
         """Bundled records plus the rows of each override file (a ``UserError`` names the file and
-        row of any bad one; rows of different files must not overlap either)."""
+        row of any bad one; rows of different files must not overlap either), plus
+        ``extra_records`` made in code (the demo's free scripted model)."""
         overrides = [record for path in extra_files for record in load_override_file(path)]
-        return cls(bundled_records() if include_bundled else (), overrides=overrides)
+        return cls(
+            bundled_records() if include_bundled else (),
+            overrides=[*overrides, *extra_records],
+        )
 
     @property
     def records(self) -> tuple[PriceRecord, ...]:

@@ -136,6 +136,12 @@ class PriceRecord(_Model):
         return self
 
     @property
+    def free(self) -> bool:
+        """Every tier costs nothing (a local or scripted model)."""
+        tiers = [self.rates, *([self.long_context_rates] if self.long_context_rates else [])]
+        return all(value == 0 for rates in tiers for value in rates.model_dump().values())
+
+    @property
     def id(self) -> str:
         """A readable key: ``provider/model@valid_from`` (``*`` for any provider)."""
         start = self.valid_from.isoformat() if self.valid_from else "origin"

@@ -15,7 +15,7 @@ import typer
 from typer._click.exceptions import ClickException
 
 from harnessdrive import __version__
-from harnessdrive.cli import check_cmd, info_cmd, mine_cmd, report_cmd, run_cmd
+from harnessdrive.cli import check_cmd, estimate_cmd, info_cmd, mine_cmd, report_cmd, run_cmd
 from harnessdrive.errors import UserError
 
 EXIT_USAGE = 2
@@ -31,6 +31,7 @@ app = typer.Typer(
 )
 app.command()(run_cmd.run)
 app.command()(run_cmd.demo)
+app.command()(estimate_cmd.estimate)
 app.command()(report_cmd.report)
 app.command()(check_cmd.check)
 app.command("mine")(mine_cmd.mine_command)

@@ -13,6 +13,7 @@ from harnessdrive.cli.output import stdout
 from harnessdrive.errors import UserError
 from harnessdrive.report.scoreboard import Report
 from harnessdrive.running.doctor import check_tools, harness_infos
+from harnessdrive.running.estimate import Estimate
 from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks.models import SuiteSpec, TaskSpec
 
@@ -21,6 +22,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "suite": SuiteSpec,
     "result": TrialResult,
     "report": Report,
+    "estimate": Estimate,
 }
 
 
@@ -47,7 +49,7 @@ def doctor() -> None:
 
 
 def schema(
-    kind: Annotated[str, typer.Argument(help="task | suite | result | report")],
+    kind: Annotated[str, typer.Argument(help="task | suite | result | report | estimate")],
 ) -> None:
     """Print the JSON Schema of a file format."""
     model = SCHEMAS.get(kind)

@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
-import harnessdrive.demo
 from harnessdrive.cli.output import DEFAULT_RESULTS, ResultsOption, stdout
 from harnessdrive.cli.progress import progress_for_terminal
+from harnessdrive.demo.run import demo_run
 from harnessdrive.errors import UserError
 from harnessdrive.report.render import render_report
 from harnessdrive.report.scoreboard import build_report
 from harnessdrive.running.plan import Plan, make_plan
 from harnessdrive.running.run import RunOptions, RunSummary, execute
-from harnessdrive.running.variants import resolve_variants
+from harnessdrive.running.variants import resolve_variants, split_names
 from harnessdrive.sandbox.runner import Network, SandboxKind
 from harnessdrive.tasks.loading import load_suite
 
-DEMO_SUITE = Path(harnessdrive.demo.__file__).parent / "suite"
 EXIT_INTERRUPTED = 130
 
 HarnessOption = Annotated[
@@ -34,6 +34,17 @@ HarnessOption = Annotated[
 JobsOption = Annotated[int, typer.Option("--jobs", "-j", help="Trials run at the same time.")]
 SandboxOption = Annotated[
     str, typer.Option("--sandbox", help="auto | bwrap | none (auto: bwrap when installed).")
+]
+PricesOption = Annotated[
+    list[Path] | None,
+    typer.Option("--prices", help="A price override file (TOML, docs/pricing.md); repeatable."),
+]
+AllowUnpricedOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow-unpriced",
+        help="Let HARNESS run with a model that has no price; it counts $0, labelled unpriced.",
+    ),
 ]
 
 
@@ -60,6 +71,16 @@ def run(
         str, typer.Option("--network", help="Agents' network: host | loopback | none.")
     ] = "host",
     json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    max_usd: Annotated[
+        float | None,
+        typer.Option(
+            "--max-usd",
+            help="Spend cap in US dollars over every trial in the results folder; "
+            "required when a harness spends money.",
+        ),
+    ] = None,
+    allow_unpriced: AllowUnpricedOption = None,
+    prices: PricesOption = None,
 ) -> None:
     """Run harnesses on a suite and print the scoreboard. The same command resumes."""
     loaded = load_suite(suite)
@@ -71,6 +92,9 @@ def run(
         sandbox=_sandbox(sandbox),
         network=_network(network),
         agent_timeout=_timeout(timeout),
+        max_usd=max_usd,
+        allow_unpriced=frozenset(split_names(allow_unpriced or [])),
+        price_files=tuple(prices or ()),
     )
     plan = make_plan(loaded, variants, repeat)
     _execute_and_report(plan, options, json_output)
@@ -83,14 +107,20 @@ def demo(
     sandbox: SandboxOption = "auto",
     json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
-    """Run the bundled demo suite offline: reference, noop, breaker and tamperer."""
-    loaded = load_suite(DEMO_SUITE)
-    variants = resolve_variants(loaded, harness or [])
-    options = RunOptions(
-        results=results.resolve(), jobs=_positive(jobs, "--jobs"), sandbox=_sandbox(sandbox)
-    )
-    plan = make_plan(loaded, variants, 1)
-    _execute_and_report(plan, options, json_output)
+    """Run the bundled demo suite offline: reference, noop, breaker and tamperer by default.
+
+    Real agent CLIs (claude, codex, gemini, opencode, pi, qwen, aider, mini-swe-agent) named with
+    --harness run against a scripted model on 127.0.0.1 that solves each task: no key, no network.
+    """
+    with demo_run(split_names(harness or []), python=sys.executable) as demo:
+        options = RunOptions(
+            results=results.resolve(),
+            jobs=_positive(jobs, "--jobs"),
+            sandbox=_sandbox(sandbox),
+            network=demo.network,
+            price_records=demo.prices,
+        )
+        _execute_and_report(demo.plan, options, json_output)
 
 
 def _execute_and_report(plan: Plan, options: RunOptions, json_output: bool) -> None:
@@ -121,6 +151,8 @@ def _execute_and_report(plan: Plan, options: RunOptions, json_output: bool) -> N
 
 def _footer(console: Console, summary: RunSummary) -> None:
     console.print(f"Results: {summary.results} (run {summary.run_id}, sandbox: {summary.sandbox})")
+    if summary.spend:
+        console.print(summary.spend)
     console.print(f"Again later: harnessdrive report --results {summary.results}")
     if summary.kept:
         console.print(f"Workspaces kept in {summary.kept}")

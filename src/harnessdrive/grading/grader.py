@@ -16,7 +16,7 @@ from pathlib import Path
 from harnessdrive.errors import GradingError, HarnessdriveError, SetupFailedError
 from harnessdrive.grading.junit import read_junit
 from harnessdrive.grading.tamper import find_tampering, needs_content
-from harnessdrive.grading.verdict import Finding, Outcome, SetupRun, TestRun, Verdict
+from harnessdrive.grading.verdict import Finding, GradingRun, Outcome, SetupRun, Verdict
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.commands import placeholders, render, shell_argv
 from harnessdrive.sandbox.env import base_environment
@@ -71,6 +71,8 @@ class GradingSetup:
     python: str
     stop: StopToken | None = None
     keep_copy: bool = False
+    run_visible: bool = True
+    """False skips the visible command: its counts never decide the outcome."""
 
 
 def grade(setup: GradingSetup, changes: Changes) -> Verdict:
@@ -147,7 +149,7 @@ def _run_tests(
                 )
             raise SetupFailedError("setup failed in the grading copy (see grade-setup.log)")
     visible = None
-    if spec.visible_command:
+    if spec.visible_command and setup.run_visible:
         visible = _run_command(setup, copy, spec.visible_command, "visible", env, isolation)
     for item in setup.task.hidden:
         write_file(copy, item.target, item.source.read_bytes())
@@ -172,7 +174,7 @@ def _run_command(
     label: str,
     env: dict[str, str],
     isolation: Isolation,
-) -> TestRun:
+) -> GradingRun:
     spec = setup.task.spec.grade
     junit_path = setup.logs / f"junit-{label}.xml"
     junit_path.unlink(missing_ok=True)
@@ -214,7 +216,7 @@ def _run_command(
     if wants_junit:
         if junit_path.is_file():
             counts = read_junit(junit_path)
-            return TestRun(
+            return GradingRun(
                 **base,
                 passed=counts.passed,
                 total=counts.total,
@@ -224,9 +226,9 @@ def _run_command(
                 source="junit",
             )
         note = "no junit report was written, so the run cannot count as passed"
-        return TestRun(**base, passed=0, total=0, source="junit", note=note)
+        return GradingRun(**base, passed=0, total=0, source="junit", note=note)
     passed = int(result.exit_code == 0 and not result.timed_out)
-    return TestRun(**base, passed=passed, total=1, failed=1 - passed, source="exit_code")
+    return GradingRun(**base, passed=passed, total=1, failed=1 - passed, source="exit_code")
 
 
 def _split(

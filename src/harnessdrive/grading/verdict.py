@@ -23,7 +23,7 @@ class Finding(_Model):
     detail: str = ""
 
 
-class TestRun(_Model):
+class GradingRun(_Model):
     """One run of a grading command in the grading copy."""
 
     command: str
@@ -59,9 +59,9 @@ class SetupRun(_Model):
 
 class Verdict(_Model):
     outcome: Outcome
-    visible: TestRun | None = None
+    visible: GradingRun | None = None
     """The visible command, run before the hidden files were injected."""
-    hidden: TestRun | None = None
+    hidden: GradingRun | None = None
     """The test command, run with the hidden files; it decides pass or fail."""
     findings: tuple[Finding, ...] = ()
     excluded_paths: tuple[str, ...] = ()

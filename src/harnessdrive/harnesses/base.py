@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.sandbox.runner import Network, Sandbox
@@ -28,6 +28,51 @@ class HarnessInfo:
     """What it supports, or why it is not usable here."""
     uses_model: bool = False
     """True when its runs spend model tokens (and so need a price and a spend cap)."""
+
+
+Billing = Literal["api", "subscription"]
+"""How a run is paid for: per token through an API key, or by a subscription (a ChatGPT or
+Claude plan login). A subscription run is still priced, at the API-equivalent cost."""
+
+
+@dataclass(frozen=True)
+class PlannedModel:
+    """A model a run may bill: the main one, or a helper (subagents, summaries, titles)."""
+
+    model: str
+    provider: str | None = None
+    """Who bills it (``anthropic``, ``openai``, ...), when the harness knows."""
+
+
+@dataclass(frozen=True)
+class ModelPlan:
+    """The models a variant's runs will use, known before any run starts.
+
+    The runner prices each of them before the first trial (an unpriced one stops the run) and
+    estimates a trial from the cheapest to the dearest. Empty: the harness cannot tell.
+    """
+
+    models: tuple[PlannedModel, ...] = ()
+    source: str = ""
+    """Where the choice came from: ``--model``, a config file, the CLI's default."""
+    billing: Billing | None = None
+    """How the runs will be paid for, when the harness can tell before running."""
+
+
+@runtime_checkable
+class PlansModels(Protocol):
+    """Optional part of a harness that spends tokens: say which models a variant will use."""
+
+    def plan_models(self, variant: VariantSpec) -> ModelPlan: ...
+
+
+def planned_models(harness: object, variant: VariantSpec) -> ModelPlan:
+    """The harness's own plan when it has one, else the variant's pinned model, else nothing."""
+    if isinstance(harness, PlansModels):
+        return harness.plan_models(variant)
+    if variant.model:
+        return ModelPlan(models=(PlannedModel(variant.model),), source="--model")
+    return ModelPlan()
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,13 @@ that harness's remaining trials, instead of failing every task the same way.
 from __future__ import annotations
 
 import re
+from typing import Literal
 
-_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+FatalKind = Literal["login", "version", "missing"]
+
+_RULES: tuple[tuple[FatalKind, re.Pattern[str], str], ...] = (
     (
+        "login",
         re.compile(
             r"authenticat|oauth|not logged in|please (sign|log) ?in|invalid (api|x-api)[ -]key"
             r"|unauthori[sz]ed|missing api key|api key not (found|set)|no api key",
@@ -18,6 +22,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
         "sign in: run `{binary}` once, or set its API key",
     ),
     (
+        "version",
         re.compile(
             r"newer version|please upgrade|update required|upgrade required|version .* too old"
             r"|unsupported version|unknown (option|flag|argument)|unexpected argument",
@@ -26,6 +31,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
         "upgrade `{binary}` (this adapter was written for a newer version)",
     ),
     (
+        "missing",
         re.compile(r"no such file or directory|command not found|not found in path", re.IGNORECASE),
         "install `{binary}`, or put it on PATH",
     ),
@@ -34,9 +40,17 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
 
 def fatal_hint(error_text: str, binary: str) -> str | None:
     """The fix for an error that will repeat on every task, or None for a one-off error."""
-    for pattern, hint in _RULES:
+    for _kind, pattern, hint in _RULES:
         if pattern.search(error_text):
             return hint.format(binary=binary)
+    return None
+
+
+def fatal_kind(error_text: str) -> FatalKind | None:
+    """Which kind of repeating error this is, if any: not signed in, too old, not installed."""
+    for kind, pattern, _hint in _RULES:
+        if pattern.search(error_text):
+            return kind
     return None
 
 

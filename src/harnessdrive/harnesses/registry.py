@@ -21,6 +21,16 @@ BUILTIN: dict[str, str] = {
     "crasher": "harnessdrive.harnesses.scripted:CrasherAgent",
     "sleeper": "harnessdrive.harnesses.scripted:SleeperAgent",
     "command": "harnessdrive.harnesses.command:CommandHarness",
+    "claude": "harnessdrive.harnesses.claude:ClaudeCode",
+    "codex": "harnessdrive.harnesses.codex:Codex",
+    "gemini": "harnessdrive.harnesses.gemini:GeminiCli",
+    "opencode": "harnessdrive.harnesses.opencode:OpenCode",
+    "pi": "harnessdrive.harnesses.pi:Pi",
+    "qwen": "harnessdrive.harnesses.qwen:QwenCode",
+    "aider": "harnessdrive.harnesses.aider:Aider",
+    "mini-swe-agent": "harnessdrive.harnesses.mini_swe_agent:MiniSweAgent",
+    "cursor": "harnessdrive.harnesses.cursor:CursorCli",
+    "goose": "harnessdrive.harnesses.goose:Goose",
 }
 
 

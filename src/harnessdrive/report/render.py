@@ -23,8 +23,10 @@ def render_report(report: Report) -> RenderableType:
         parts.append(Text(f"- {note}", style="dim"))
     parts.append(
         Text(
-            "Min: median agent minutes. Lines: median lines changed. "
-            "No run: trials that could not run.",
+            "Min: median agent minutes. Tokens: median tokens per trial. $/pass: all spend on "
+            "the compared tasks, failed trials included, per pass. Lines: median lines "
+            "changed. No run: trials that could not run. (!): a cost more than 2% from the "
+            "harness's own figure.",
             style="dim",
         )
     )
@@ -36,7 +38,17 @@ def _harness_table(report: Report) -> Table:
     table.add_column("#", justify="right")
     table.add_column("Harness", no_wrap=True)
     table.add_column("Version")
-    for name in ("Passed", "Rate", "Min", "$/pass", "Lines", "Tampered", "Timeouts", "No run"):
+    for name in (
+        "Passed",
+        "Rate",
+        "Min",
+        "Tokens",
+        "$/pass",
+        "Lines",
+        "Tampered",
+        "Timeouts",
+        "No run",
+    ):
         table.add_column(name, justify="right", no_wrap=True)
     for rank, row in enumerate(report.harnesses, 1):
         table.add_row(
@@ -46,6 +58,7 @@ def _harness_table(report: Report) -> Table:
             f"{row.passed} of {row.trials}",
             _percent(row.pass_rate),
             _number(row.median_minutes, 2),
+            _tokens(row.median_tokens),
             _cost(row),
             _number(row.median_lines_changed, 0),
             str(row.tampered),
@@ -84,11 +97,22 @@ def _task_table(report: Report) -> Table:
 
 
 def _cost(row: HarnessRow) -> str:
+    text = "-" if row.cost_per_pass is None else f"${row.cost_per_pass:.2f}"
     if row.unmeasured:
-        return f"not measured (+{row.unmeasured})"
-    if row.cost_per_pass is None:
+        text += f" +{row.unmeasured} not measured"
+    if row.cost_mismatches:
+        text += " (!)"
+    return text
+
+
+def _tokens(value: float | None) -> str:
+    if value is None:
         return "-"
-    return f"${row.cost_per_pass:.2f}"
+    if value >= 1_000_000:
+        return f"{value / 1_000_000:.1f}M"
+    if value >= 1_000:
+        return f"{value / 1_000:.0f}k"
+    return f"{value:.0f}"
 
 
 def _percent(value: float | None) -> str:

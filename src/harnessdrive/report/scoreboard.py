@@ -3,6 +3,10 @@
 A trial *finished* when it was graded (completed, timed out or crashed, with a verdict). A harness
 with no finished trial is listed apart as could-not-run, so a login error on one side does not
 hide a task from the others. Rank: most passes, then lowest cost per pass.
+
+Cost per pass is everything charged on the compared tasks, failed trials included, divided by the
+passes. A trial whose cost is not a full measurement (estimated, unmeasured, unpriced, or priced
+from a cut-off run's calls) still counts what it was charged and is shown as "+k not measured".
 """
 
 from __future__ import annotations
@@ -33,10 +37,11 @@ class HarnessRow(_Model):
     pass_rate: float | None
     median_minutes: float | None
     cost_per_pass: float | None
-    """None when no trial passed or a cost was not measured."""
+    """Charged spend on the compared tasks (failed trials included) ÷ passes; None when no
+    trial passed or no cost was measured at all."""
     total_cost: float
     unmeasured: int
-    """Trials on the compared tasks whose cost is not known."""
+    """Trials on the compared tasks whose cost is not a full measurement ("+k not measured")."""
     median_lines_changed: float | None
     tampered: int
     timeouts: int
@@ -44,6 +49,10 @@ class HarnessRow(_Model):
     could_not_run: int
     """Over the whole run, not only the compared tasks."""
     first_error: str | None = None
+    median_tokens: float | None = None
+    """Median tokens (every tier) of the finished trials on the compared tasks that logged usage."""
+    cost_mismatches: int = 0
+    """Trials on the compared tasks whose cost is more than 2% from the harness's own figure."""
 
 
 class TaskCell(_Model):
@@ -82,6 +91,11 @@ class TrialRow(_Model):
     cost_usd: float | None
     cost_source: str
     error: str | None
+    charged_usd: float = 0.0
+    reported_usd: float | None = None
+    cost_mismatch: bool = False
+    tokens: int = 0
+    cost_note: str | None = None
 
 
 class Report(_Model):
@@ -157,10 +171,11 @@ def build_report(
 def _harness_row(variant: str, results: list[TrialResult], compared: set[str]) -> HarnessRow:
     scored = [r for r in results if finished(r) and r.task in compared]
     passed = sum(r.outcome == "pass" for r in scored)
-    on_compared = [r for r in results if r.task in compared]
-    unmeasured = sum(r.cost.usd is None for r in on_compared)
+    on_compared = [r for r in results if r.task in compared and r.status != "skipped"]
+    unmeasured = sum(not r.cost.measured for r in on_compared)
     total_cost = round(sum(r.cost.charged_usd for r in on_compared), 6)
-    cost_per_pass = round(total_cost / passed, 6) if passed and not unmeasured else None
+    measured = any(r.cost.measured for r in on_compared)
+    cost_per_pass = round(total_cost / passed, 6) if passed and measured else None
     errors = [r.agent.hint or r.agent.error for r in results if r.status == "could_not_run"]
     return HarnessRow(
         variant=variant,
@@ -179,6 +194,8 @@ def _harness_row(variant: str, results: list[TrialResult], compared: set[str]) -
         crashed=sum(r.status == "crashed" for r in scored),
         could_not_run=sum(r.status == "could_not_run" for r in results),
         first_error=next((e for e in errors if e), None),
+        median_tokens=_median([r.agent.usage.total for r in scored if r.agent.calls]),
+        cost_mismatches=sum(r.cost.mismatch for r in on_compared),
     )
 
 
@@ -232,6 +249,11 @@ def _trial_row(result: TrialResult) -> TrialRow:
         cost_usd=result.cost.usd,
         cost_source=result.cost.source,
         error=(grading.error if grading and grading.error else None) or result.agent.error,
+        charged_usd=result.cost.charged_usd,
+        reported_usd=result.cost.reported_usd,
+        cost_mismatch=result.cost.mismatch,
+        tokens=result.agent.usage.total,
+        cost_note=result.cost.note,
     )
 
 
@@ -266,10 +288,35 @@ def _notes(
         notes.append(f"{skipped} trial(s) were skipped; the same command runs them again.")
     for row in broken:
         notes.append(f"{row.variant} could not run: {row.first_error or 'see agent.stderr'}.")
+    notes.extend(_cost_notes(results))
     if any(r.sandbox == "none" for r in results):
         notes.append(
             "Ran without a sandbox (--sandbox none): agents could read and write outside their "
             "workspace; hostile agents are not contained."
+        )
+    return notes
+
+
+def _cost_notes(results: Sequence[TrialResult]) -> list[str]:
+    notes = []
+    mismatched = [r for r in results if r.cost.mismatch]
+    if mismatched:
+        names = ", ".join(sorted({r.variant_label for r in mismatched}))
+        notes.append(
+            f"{len(mismatched)} trial(s) cost more than 2% apart from the harness's own figure "
+            f"({names}); result.json keeps both (cost.usd, cost.reported_usd)."
+        )
+    estimated = sum(r.cost.source == "estimated" or r.cost.estimate is not None for r in results)
+    if estimated:
+        notes.append(f"{estimated} trial(s) left no usage record and were charged a high estimate.")
+    unpriced = sum(r.cost.source == "unpriced" for r in results)
+    if unpriced:
+        notes.append(f"{unpriced} trial(s) used a model without a price; it counts $0.")
+    subscription = sum(r.cost.billing == "subscription" for r in results)
+    if subscription:
+        notes.append(
+            f"{subscription} trial(s) were billed to a subscription; their cost is the "
+            "API-equivalent at list prices."
         )
     return notes
 

@@ -18,12 +18,12 @@ from harnessdrive.grading.grader import GradingSetup, grade
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.harnesses.base import AgentRequest, Harness
 from harnessdrive.harnesses.scripted import NoopAgent, ReferenceAgent
-from harnessdrive.protocols.single import run_attempt
+from harnessdrive.protocols.single import agent_status
 from harnessdrive.running.snapshots import SnapshotCache
 from harnessdrive.sandbox.runner import Sandbox
 from harnessdrive.tasks.loading import Suite, Task
 from harnessdrive.tasks.models import VariantSpec
-from harnessdrive.workspace.changes import Changes
+from harnessdrive.workspace.changes import Changes, capture_changes
 from harnessdrive.workspace.materialize import copy_snapshot
 from harnessdrive.workspace.snapshot import Snapshot
 
@@ -89,7 +89,9 @@ def _check_task(
         if agent.name == "reference" and task.solution is None:
             report.problems.append("no reference solution (solution/solution.patch or solution/)")
             continue
-        verdict = _run_agent(agent, task, snapshots, sandbox, python, scratch / agent.name)
+        verdict = _run_agent(
+            agent, task, snapshots, sandbox, python, scratch / agent.name, untouched
+        )
         report.cases.append(CheckCase(agent.name, expected, verdict.outcome, _detail(verdict)))
         if verdict.outcome != expected:
             report.problems.append(
@@ -102,19 +104,9 @@ def _grade_untouched(
     task: Task, snapshot: Snapshot, sandbox: Sandbox, python: str, scratch: Path
 ) -> Verdict:
     scratch.mkdir(parents=True)
-    setup = GradingSetup(
-        task=task,
-        snapshot=snapshot,
-        scratch=scratch,
-        logs=scratch / "logs",
-        sandbox=sandbox,
-        python=python,
-    )
+    setup = _grading(task, snapshot, sandbox, python, scratch)
     empty = Changes(base_tree=snapshot.tree, tree=snapshot.tree, files=(), patch=b"")
-    try:
-        return grade(setup, empty)
-    except GradingError as exc:
-        return Verdict(outcome="not_graded", error=str(exc))
+    return _grade(setup, empty)
 
 
 def _run_agent(
@@ -124,6 +116,7 @@ def _run_agent(
     sandbox: Sandbox,
     python: str,
     scratch: Path,
+    untouched: Verdict,
 ) -> Verdict:
     snapshot = snapshots.get(task)
     workspace = copy_snapshot(snapshot, scratch / "workspace")
@@ -143,18 +136,35 @@ def _run_agent(
         network="none",
         python=python,
     )
-    grading = GradingSetup(
+    run = agent.run(request)
+    changes = capture_changes(snapshot, workspace)
+    if agent_status(run, changes) == "could_not_run":
+        return Verdict(outcome="not_graded", error=run.error or "the agent could not run")
+    if not changes:
+        return untouched  # the same input as the untouched repository gets the same verdict
+    return _grade(_grading(task, snapshot, sandbox, python, scratch / "grading"), changes)
+
+
+def _grading(
+    task: Task, snapshot: Snapshot, sandbox: Sandbox, python: str, scratch: Path
+) -> GradingSetup:
+    # The visible command never decides an outcome, so the self-test skips it.
+    return GradingSetup(
         task=task,
         snapshot=snapshot,
-        scratch=scratch / "grading",
+        scratch=scratch,
         logs=scratch / "logs",
         sandbox=sandbox,
         python=python,
+        run_visible=False,
     )
-    outcome = run_attempt(agent, request, snapshot, grading, diff_path=scratch / "diff.patch")
-    if outcome.agent.error and outcome.status == "could_not_run":
-        return Verdict(outcome="not_graded", error=outcome.agent.error)
-    return outcome.verdict
+
+
+def _grade(setup: GradingSetup, changes: Changes) -> Verdict:
+    try:
+        return grade(setup, changes)
+    except GradingError as exc:
+        return Verdict(outcome="not_graded", error=str(exc))
 
 
 def _detail(verdict: Verdict) -> str:

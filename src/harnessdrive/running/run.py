@@ -19,9 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
+from harnessdrive.accounting import PriceBook, PriceRecord
+from harnessdrive.running.costing import NO_MODEL, Costing
 from harnessdrive.running.plan import Plan, PlannedTrial
+from harnessdrive.running.pricing import PlanPricing, price_variants, today
 from harnessdrive.running.progress import Progress, SilentProgress
+from harnessdrive.running.reaper import Reaper
 from harnessdrive.running.snapshots import SnapshotCache
+from harnessdrive.running.spend import SpendGate
 from harnessdrive.running.trial import (
     PreparedTrial,
     TrialContext,
@@ -47,6 +52,14 @@ class RunOptions:
     network: Network = "host"
     agent_timeout: float | None = None
     python: str = sys.executable
+    max_usd: float | None = None
+    """The spend cap over every trial in the results folder; required for priced harnesses."""
+    allow_unpriced: frozenset[str] = frozenset()
+    """Harnesses or variants that may run with a model that has no price (counted $0)."""
+    price_files: tuple[Path, ...] = ()
+    """Price override files (docs/pricing.md), on top of the bundled records."""
+    price_records: tuple[PriceRecord, ...] = ()
+    """Price records made in code, as overrides (the demo prices its scripted model at zero)."""
 
 
 @dataclass
@@ -62,6 +75,8 @@ class RunSummary:
     recovered: list[str] = field(default_factory=list)
     sandbox: str = "none"
     kept: Path | None = None
+    spend: str | None = None
+    """Counted spend against the cap, in a line, when a cap was set."""
 
 
 def is_done(result: TrialResult | None, trial: PlannedTrial) -> bool:
@@ -76,6 +91,9 @@ def is_done(result: TrialResult | None, trial: PlannedTrial) -> bool:
 
 def execute(plan: Plan, options: RunOptions, progress: Progress | None = None) -> RunSummary:
     progress = progress or SilentProgress()
+    book = PriceBook.load(options.price_files, extra_records=options.price_records)
+    # Unpriced models and a missing cap stop the run here, before anything is touched.
+    _plan_pricing(plan, options, book).check(options.max_usd)
     store = Store(options.results)
     summary = RunSummary(run_id=plan.run_id, results=options.results)
     with ResultsLock(store.paths.lock) as lock:
@@ -89,6 +107,8 @@ def execute(plan: Plan, options: RunOptions, progress: Progress | None = None) -
         for trial_id in summary.recovered:
             progress.message(f"Recorded {trial_id} as interrupted (its driver was killed).")
         _write_manifest(store, plan, options, finished=None)
+        pricing = _plan_pricing(plan, options, book, store)
+        gate = SpendGate(pricing, store, options.max_usd)
         sandbox = get_sandbox(options.sandbox)
         summary.sandbox = sandbox.name
         scratch_root = Path(tempfile.mkdtemp(prefix="harnessdrive-"))
@@ -103,17 +123,22 @@ def execute(plan: Plan, options: RunOptions, progress: Progress | None = None) -
             network=options.network,
             agent_timeout=options.agent_timeout,
             stop=StopToken(),
+            reaper=None if options.keep else Reaper(scratch_root / "trash"),
+            costing=Costing(pricing, book),
         )
         try:
             with _stop_on_signals(ctx.stop):
-                _drive(plan, options, ctx, store, progress, summary)
+                _drive(plan, options, ctx, store, progress, summary, gate)
         finally:
+            if ctx.reaper is not None:
+                ctx.reaper.close()
             if options.keep:
                 summary.kept = scratch_root
             else:
                 shutil.rmtree(scratch_root, ignore_errors=True)
             summary.interrupted = ctx.stop.stopped
             summary.trials = [r for t in plan.trials if (r := store.latest(t.trial_id))]
+            summary.spend = gate.describe()
             _write_manifest(store, plan, options, finished=utc_now())
             store.close()
     return summary
@@ -126,6 +151,7 @@ def _drive(
     store: Store,
     progress: Progress,
     summary: RunSummary,
+    gate: SpendGate,
 ) -> None:
     todo = []
     for trial in plan.trials:
@@ -142,17 +168,27 @@ def _drive(
     with ThreadPoolExecutor(max_workers=max(options.jobs, 1)) as pool:
         while queue or running:
             while queue and len(running) < options.jobs and not ctx.stop.stopped:
-                trial = queue.pop(0)
+                trial = queue[0]
+                spend = gate.before(trial)
+                if spend.action == "wait" and running:
+                    break  # running trials hold the rest of the cap; one may cost less
+                queue.pop(0)
                 harness = plan.harnesses[trial.variant.harness]
-                skip_reason = summary.skipped_harnesses.get(trial.variant.label)
-                prepared = prepare_trial(trial, harness, ctx)
+                skip_reason = summary.skipped_harnesses.get(trial.variant.label) or spend.reason
+                prepared = prepare_trial(trial, harness, ctx, budget_usd=spend.budget_usd)
                 if skip_reason:
                     number += 1
                     result = prepared.identity.model_copy(
-                        update={"status": "skipped", "note": skip_reason, "finished": utc_now()}
+                        update={
+                            "status": "skipped",
+                            "note": skip_reason,
+                            "finished": utc_now(),
+                            "cost": NO_MODEL,
+                        }
                     )
                     _finish(store, prepared, result, progress, number, total)
                     continue
+                gate.started(trial)
                 progress.trial_started(trial, number + 1, total)
                 running[pool.submit(execute_trial, prepared, harness, ctx)] = prepared
             if not running:
@@ -164,6 +200,7 @@ def _drive(
                 number += 1
                 summary.ran += 1
                 _finish(store, prepared, result, progress, number, total)
+                gate.finished(prepared.planned)
                 if result.status == "could_not_run" and result.agent.hint:
                     label = result.variant_label
                     if label not in summary.skipped_harnesses:
@@ -185,6 +222,21 @@ def _finish(
     store.record(result)
     store.clear_inflight(prepared.inflight)
     progress.trial_finished(result, number, total)
+
+
+def _plan_pricing(
+    plan: Plan, options: RunOptions, book: PriceBook, store: Store | None = None
+) -> PlanPricing:
+    """Every variant's models, prices and per-trial estimate (from this folder's history when
+    ``store`` is given)."""
+    return price_variants(
+        plan.variants,
+        plan.harnesses,
+        book,
+        on=today(),
+        allow_unpriced=options.allow_unpriced,
+        history=store.all_latest() if store is not None else (),
+    )
 
 
 def _write_manifest(store: Store, plan: Plan, options: RunOptions, finished: str | None) -> None:

@@ -1,13 +1,15 @@
-"""Each task's base snapshot, built once per run and shared by its trials and gradings."""
+"""Base snapshots, built once per run and shared by every trial and grading that starts there.
+
+Keyed by the starting files, not the task, so tasks of one project share one snapshot.
+"""
 
 from __future__ import annotations
 
 import threading
 from pathlib import Path
 
-from harnessdrive.store.paths import safe_name
 from harnessdrive.tasks.loading import Task
-from harnessdrive.workspace.snapshot import Snapshot, build_snapshot
+from harnessdrive.workspace.snapshot import Snapshot, build_snapshot, source_key
 
 
 class SnapshotCache:
@@ -18,7 +20,7 @@ class SnapshotCache:
         self._guard = threading.Lock()
 
     def get(self, task: Task) -> Snapshot:
-        key = f"{safe_name(task.id)}-{task.fingerprint}"
+        key = source_key(task.repo_path, task.spec.repo.ref)
         with self._guard:
             lock = self._locks.setdefault(key, threading.Lock())
         with lock:

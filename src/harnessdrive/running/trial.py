@@ -17,7 +17,9 @@ from harnessdrive.grading.grader import GradingSetup
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.harnesses.base import AgentRequest, Harness
 from harnessdrive.protocols.single import AttemptOutcome, run_attempt
+from harnessdrive.running.costing import NO_MODEL, Costing
 from harnessdrive.running.plan import PlannedTrial
+from harnessdrive.running.reaper import Reaper
 from harnessdrive.running.snapshots import SnapshotCache
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
@@ -27,7 +29,6 @@ from harnessdrive.store.inflight import SCRATCH_MARKER, InflightRecord
 from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.results import (
     AgentSummary,
-    Cost,
     DiffStats,
     Status,
     Timing,
@@ -50,6 +51,10 @@ class TrialContext:
     network: Network = "host"
     agent_timeout: float | None = None
     stop: StopToken = field(default_factory=StopToken)
+    reaper: Reaper | None = None
+    """Deletes scratch folders in the background; without one they are deleted in place."""
+    costing: Costing = field(default_factory=Costing)
+    """Prices each trial (running/costing.py); the default prices nothing."""
 
 
 @dataclass(frozen=True)
@@ -64,9 +69,13 @@ class PreparedTrial:
     started: str
     identity: TrialResult
     """The result as it would be recorded if the trial were interrupted now."""
+    budget_usd: float | None = None
+    """Spend left under the cap when the trial starts."""
 
 
-def prepare_trial(planned: PlannedTrial, harness: Harness, ctx: TrialContext) -> PreparedTrial:
+def prepare_trial(
+    planned: PlannedTrial, harness: Harness, ctx: TrialContext, *, budget_usd: float | None = None
+) -> PreparedTrial:
     """Claim a fresh attempt folder and write the in-flight record (driver thread only)."""
     paths, attempt = ctx.store.begin_attempt(planned.trial_id)
     scratch = ctx.scratch_root / f"trial-{uuid.uuid4().hex[:12]}"
@@ -91,7 +100,7 @@ def prepare_trial(planned: PlannedTrial, harness: Harness, ctx: TrialContext) ->
         finished=started,
         sandbox=ctx.sandbox.name,
         note="the driver stopped before this trial finished",
-        cost=_no_cost(harness),
+        cost=ctx.costing.if_interrupted(planned.variant, harness),
     )
     record = InflightRecord(
         trial_id=planned.trial_id,
@@ -102,7 +111,9 @@ def prepare_trial(planned: PlannedTrial, harness: Harness, ctx: TrialContext) ->
         interrupted=identity,
     )
     inflight = ctx.store.mark_inflight(record)
-    return PreparedTrial(planned, paths, attempt, scratch, inflight, started, identity)
+    return PreparedTrial(
+        planned, paths, attempt, scratch, inflight, started, identity, budget_usd=budget_usd
+    )
 
 
 def execute_trial(prepared: PreparedTrial, harness: Harness, ctx: TrialContext) -> TrialResult:
@@ -122,7 +133,11 @@ def execute_trial(prepared: PreparedTrial, harness: Harness, ctx: TrialContext) 
             }
         )
     finally:
-        if not ctx.keep:
+        if ctx.keep:
+            pass
+        elif ctx.reaper is not None:
+            ctx.reaper.discard(prepared.scratch)
+        else:
             shutil.rmtree(prepared.scratch, ignore_errors=True)
 
 
@@ -165,6 +180,7 @@ def _execute(
                     "finished": utc_now(),
                     "seconds": Timing(setup=round(setup_seconds, 3), total=now() - began),
                     "agent": AgentSummary(error="setup failed in the agent's workspace"),
+                    "cost": NO_MODEL,
                     "note": "see setup.log",
                 }
             )
@@ -182,6 +198,7 @@ def _execute(
         network=ctx.network,
         python=ctx.python,
         stop=ctx.stop,
+        budget_usd=prepared.budget_usd,
     )
     grading = GradingSetup(
         task=task,
@@ -191,6 +208,7 @@ def _execute(
         sandbox=ctx.sandbox,
         python=ctx.python,
         stop=ctx.stop,
+        keep_copy=True,  # the whole scratch folder goes once the trial is recorded
     )
     (scratch / "grading").mkdir()
     outcome = run_attempt(harness, request, snapshot, grading, diff_path=paths.diff)
@@ -212,6 +230,14 @@ def _execute(
                 paths=outcome.changes.paths,
             ),
             "grading": outcome.verdict,
+            "cost": ctx.costing.of_run(
+                planned.variant,
+                harness,
+                outcome.agent,
+                outcome.status,
+                prepared.started,
+                ledger=paths.cost,
+            ),
             "workspace": str(workspace) if ctx.keep else None,
             "note": None,
         }
@@ -247,9 +273,3 @@ def _agent_summary(outcome: AttemptOutcome) -> AgentSummary:
         usage=transcript.usage,
         permission_denials=transcript.permission_denials,
     )
-
-
-def _no_cost(harness: Harness) -> Cost:
-    if harness.info().uses_model:
-        return Cost(source="unmeasured")
-    return Cost(usd=0.0, source="none")

@@ -26,7 +26,7 @@ def resolve_variants(
     """The variants a run compares.
 
     A name is a variant named in the suite, a ``--cmd NAME=TEMPLATE`` variant, or a harness.
-    With no names and no commands, the suite's default variants run.
+    Every ``--cmd`` variant runs; with no names and no commands, the suite's defaults do.
     """
     by_label = {v.label: v for v in suite.default_variants}
     for spec in commands:
@@ -36,11 +36,11 @@ def resolve_variants(
         name = name.strip()
         _check_name(name)
         by_label[name] = VariantSpec(harness="command", name=name, options={"template": template})
+    # --cmd variants always run; with neither --harness nor --cmd, the suite's defaults do.
     names = split_names(harness_names)
+    names += [n for c in commands if (n := c.partition("=")[0].strip()) not in names]
     if not names:
-        names = [c.partition("=")[0].strip() for c in commands] or list(
-            v.label for v in suite.default_variants
-        )
+        names = [v.label for v in suite.default_variants]
     pins = _model_pins(models)
     known = available()
     variants = []

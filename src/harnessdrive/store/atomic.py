@@ -8,22 +8,28 @@ import tempfile
 from pathlib import Path
 
 
-def write_atomic(path: Path, data: str | bytes) -> None:
-    """Write to a temporary file in the same folder, flush it to disk, then rename over."""
+def write_atomic(path: Path, data: str | bytes, *, durable: bool = True) -> None:
+    """Write to a temporary file in the same folder, then rename it over ``path``.
+
+    ``durable`` also flushes the file and its folder to disk, so the write survives a power
+    cut, not only a killed process.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     raw = data.encode() if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(raw)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
 
 
 def _fsync_dir(folder: Path) -> None:

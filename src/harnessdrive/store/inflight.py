@@ -35,7 +35,9 @@ SCRATCH_MARKER = ".harnessdrive-scratch"
 
 
 def write_inflight(path: Path, record: InflightRecord) -> None:
-    write_atomic(path, record.model_dump_json(indent=2))
+    # A killed driver leaves the page cache intact, so no fsync is needed for what this record
+    # is for; only result.json, the source of truth, is flushed to disk.
+    write_atomic(path, record.model_dump_json(indent=2), durable=False)
 
 
 def read_inflight(folder: Path) -> list[tuple[Path, InflightRecord | None]]:

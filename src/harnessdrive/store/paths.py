@@ -7,7 +7,7 @@
   runs/<run_id>.json            what a run planned
   trials/<suite>/<task>/<variant>/r<N>/
     result.json                 written atomically, last
-    prompt.md  agent.stdout  agent.stderr  transcript.json  diff.patch
+    prompt.md  agent.stdout  agent.stderr  transcript.json  diff.patch  cost.json
     grade-setup.log  grade-visible.log  grade-tests.log  junit-visible.xml  junit-tests.xml
     previous/<attempt>/         earlier attempts (interrupted or not finished)
 """
@@ -54,6 +54,11 @@ class TrialPaths:
     @property
     def diff(self) -> Path:
         return self.root / "diff.patch"
+
+    @property
+    def cost(self) -> Path:
+        """The per-call cost ledger of a priced trial."""
+        return self.root / "cost.json"
 
     @property
     def previous(self) -> Path:

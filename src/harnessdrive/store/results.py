@@ -10,13 +10,24 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from harnessdrive.grading.verdict import Outcome, Verdict
+from harnessdrive.store.cost import Cost, CostSource
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Usage
 
 RESULT_SCHEMA = "harnessdrive-result-1"
 
+__all__ = [
+    "RESULT_SCHEMA",
+    "AgentSummary",
+    "Cost",
+    "CostSource",
+    "DiffStats",
+    "Status",
+    "Timing",
+    "TrialResult",
+]
+
 Status = Literal["completed", "timeout", "crashed", "could_not_run", "interrupted", "skipped"]
-CostSource = Literal["computed", "reported", "estimated", "unmeasured", "unpriced", "none"]
 
 
 class _Model(BaseModel):
@@ -41,19 +52,6 @@ class DiffStats(_Model):
     @property
     def lines_changed(self) -> int:
         return self.lines_added + self.lines_deleted
-
-
-class Cost(_Model):
-    usd: float | None = None
-    """What the trial cost, when known."""
-    source: CostSource = "unmeasured"
-    """computed (tokens x dated price), reported (the harness's own figure), estimated (a killed
-    or cut-off run), unmeasured, unpriced (allowed to run without a price: counts $0), none (no
-    model was used)."""
-    charged_usd: float = 0.0
-    """What counts toward the spend cap (an estimate when the real cost is unknown)."""
-    reported_usd: float | None = None
-    """The harness's own figure, kept beside ours."""
 
 
 class AgentSummary(_Model):

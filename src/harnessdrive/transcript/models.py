@@ -93,6 +93,9 @@ class Transcript(_Model):
     permission_denials: int = 0
     reported_cost_usd: float | None = None
     """The harness's own cost figure, kept beside ours for reconciliation."""
+    billing: Literal["api", "subscription"] | None = None
+    """How the run was paid for, when the harness can tell: per token through an API key, or
+    by a subscription login (its cost is then labelled as the API-equivalent)."""
     final_message: str | None = None
     error: str | None = None
 

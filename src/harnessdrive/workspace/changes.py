@@ -7,6 +7,7 @@ repository through a private index, so commits, resets and rewritten history cha
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,7 +74,7 @@ def capture_changes(snapshot: Snapshot, workspace: Path) -> Changes:
     with tempfile.TemporaryDirectory(prefix="harnessdrive-index-") as scratch:
         env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
         shadow = snapshot.shadow
-        git("read-tree", snapshot.tree, git_dir=shadow, env=env)
+        shutil.copyfile(snapshot.root / ".git" / "index", env["GIT_INDEX_FILE"])
         git("add", "-A", "--", ".", git_dir=shadow, work_tree=workspace, env=env, cwd=workspace)
         tree = git("write-tree", git_dir=shadow, env=env).decode().strip()
     return diff_trees(snapshot, snapshot.tree, tree)

@@ -13,12 +13,21 @@ from harnessdrive.errors import WorkspaceError
 from harnessdrive.workspace.changes import SYMLINK_MODE, FileChange
 from harnessdrive.workspace.snapshot import Snapshot, read_blobs
 
+# Below this many files an in-process copy beats starting ``cp``; above it ``cp`` wins.
+_IN_PROCESS_COPY_LIMIT = 2000
+
 
 def copy_snapshot(snapshot: Snapshot, dest: Path) -> Path:
     """A new folder with the base files and their one-commit ``.git``."""
     if dest.exists():
         raise WorkspaceError(f"workspace folder already exists: {dest}")
     dest.parent.mkdir(parents=True, exist_ok=True)
+    if snapshot.files <= _IN_PROCESS_COPY_LIMIT:
+        try:
+            shutil.copytree(snapshot.root, dest, symlinks=True)
+        except (OSError, shutil.Error) as exc:
+            raise WorkspaceError(f"cannot copy the base state: {exc}") from exc
+        return dest
     result = subprocess.run(
         ["cp", "-a", "--reflink=auto", "--", str(snapshot.root), str(dest)],
         capture_output=True,
@@ -77,40 +86,40 @@ def place_symlink(root: Path, rel: str, link_target: str) -> None:
 
 
 def remove_entry(root: Path, rel: str) -> None:
-    target = root / rel
-    _check_parents(root, rel)
-    if target.is_symlink() or target.is_file():
-        target.unlink()
-    elif target.is_dir():
-        shutil.rmtree(target)
+    _clear(_spot(root, rel, make_parents=False))
 
 
 def _prepare(root: Path, rel: str) -> Path:
     """Make ``root/rel``'s parents real folders and clear the spot itself."""
-    parts = Path(rel).parts
-    if not parts or Path(rel).is_absolute() or ".." in parts:
-        raise WorkspaceError(f"refusing to write outside the tree: {rel!r}")
-    current = root
-    for part in parts[:-1]:
-        current = current / part
-        if current.is_symlink() or (current.exists() and not current.is_dir()):
-            current.unlink()
-        if not current.exists():
-            current.mkdir()
-    target = current / parts[-1]
-    if target.is_symlink() or target.is_file():
-        target.unlink()
-    elif target.is_dir():
-        shutil.rmtree(target)
+    target = _spot(root, rel, make_parents=True)
+    _clear(target)
     return target
 
 
-def _check_parents(root: Path, rel: str) -> None:
+def _spot(root: Path, rel: str, *, make_parents: bool) -> Path:
+    """``root/rel``, refusing to reach outside the tree or through a link.
+
+    With ``make_parents``, a link or file standing where a parent folder belongs is replaced by
+    a real folder; without it, such a parent is an error.
+    """
     parts = Path(rel).parts
     if not parts or Path(rel).is_absolute() or ".." in parts:
         raise WorkspaceError(f"refusing to touch a path outside the tree: {rel!r}")
     current = root
     for part in parts[:-1]:
         current = current / part
-        if current.is_symlink():
+        blocked = current.is_symlink() or (current.exists() and not current.is_dir())
+        if blocked and not make_parents:
             raise WorkspaceError(f"refusing to follow a link inside the tree: {current}")
+        if blocked:
+            current.unlink()
+        if make_parents and not current.exists():
+            current.mkdir()
+    return current / parts[-1]
+
+
+def _clear(target: Path) -> None:
+    if target.is_symlink() or target.is_file():
+        target.unlink()
+    elif target.is_dir():
+        shutil.rmtree(target)

@@ -13,9 +13,11 @@ change what we see.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,13 +39,36 @@ class Snapshot:
     tree: str
     source: str
     """Where the files came from, for the record: ``git <path>@<sha>`` or ``folder <path>``."""
+    files: int = 0
+    """How many files it holds (copies of small snapshots are made in-process)."""
+
+
+def source_key(repo_path: Path, ref: str | None) -> str:
+    """A cheap identity of a task's starting files: equal keys give equal snapshots.
+
+    For a git repository, the resolved commit; for a plain folder, every file's path, size,
+    mode and modification time. Tasks of one project share one snapshot this way.
+    """
+    digest = hashlib.sha256()
+    if _is_git_source(repo_path, ref):
+        top, commit, prefix = _resolve(repo_path, ref or "HEAD")
+        digest.update(f"git\0{top}\0{commit}\0{prefix}".encode())
+    else:
+        digest.update(f"folder\0{repo_path}".encode())
+        for path, is_dir in _folder_entries(repo_path):
+            info = path.lstat()
+            rel = path.relative_to(repo_path).as_posix()
+            digest.update(
+                f"\0{rel}\0{is_dir}\0{info.st_size}\0{info.st_mode}\0{info.st_mtime_ns}".encode()
+            )
+    return digest.hexdigest()[:20]
 
 
 def build_snapshot(repo_path: Path, ref: str | None, dest: Path) -> Snapshot:
     """Materialise the task's base state under ``dest`` (which must not exist yet)."""
     root = dest / "base"
     root.mkdir(parents=True)
-    if ref is not None or (repo_path / ".git").exists():
+    if _is_git_source(repo_path, ref):
         source = _copy_git_tree(repo_path, ref or "HEAD", root)
     else:
         _copy_folder(repo_path, root)
@@ -53,13 +78,31 @@ def build_snapshot(repo_path: Path, ref: str | None, dest: Path) -> Snapshot:
     git("add", "-A", "-f", "--", ".", cwd=root)
     tree = git("write-tree", cwd=root).decode().strip()
     commit = git("commit-tree", tree, "-m", "base", cwd=root, env=IDENTITY).decode().strip()
-    git("update-ref", "refs/heads/main", commit, cwd=root)
+    git("update-ref", "--no-deref", "refs/heads/main", commit, cwd=root)
+    _compact(root / ".git")
     shadow = dest / "shadow.git"
     git("init", "-q", "--bare", "--template=", str(shadow))
     (shadow / "objects" / "info").mkdir(parents=True, exist_ok=True)
     (shadow / "objects" / "info" / "alternates").write_text(str(root / ".git" / "objects") + "\n")
     _write_info(shadow)
-    return Snapshot(root=root, shadow=shadow, commit=commit, tree=tree, source=source)
+    files = len(git("ls-files", "-z", cwd=root).split(b"\0")) - 1
+    return Snapshot(root=root, shadow=shadow, commit=commit, tree=tree, source=source, files=files)
+
+
+def _compact(git_dir: Path) -> None:
+    """Pack the objects and drop what a fresh repository does not need.
+
+    Every copy of the snapshot carries this ``.git``; one pack instead of a folder per object
+    prefix makes copying and deleting a workspace much cheaper.
+    """
+    git("repack", "-a", "-d", "-n", "-q", "--no-write-bitmap-index", git_dir=git_dir)
+    git("prune-packed", "-q", git_dir=git_dir)
+    for name in ("logs", "branches", "description", "COMMIT_EDITMSG"):
+        target = git_dir / name
+        if target.is_dir():
+            shutil.rmtree(target)
+        else:
+            target.unlink(missing_ok=True)
 
 
 def _write_info(git_dir: Path) -> None:
@@ -69,7 +112,12 @@ def _write_info(git_dir: Path) -> None:
     (info / "exclude").write_text(exclude_file_text())
 
 
-def _copy_git_tree(repo_path: Path, ref: str, root: Path) -> str:
+def _is_git_source(repo_path: Path, ref: str | None) -> bool:
+    return ref is not None or (repo_path / ".git").exists()
+
+
+def _resolve(repo_path: Path, ref: str) -> tuple[str, str, str]:
+    """(toplevel, commit, prefix of repo_path inside it)."""
     top = git("rev-parse", "--show-toplevel", cwd=repo_path, check=False).decode().strip()
     if not top:
         raise WorkspaceError(f"not a git repository: {repo_path}")
@@ -79,8 +127,12 @@ def _copy_git_tree(repo_path: Path, ref: str, root: Path) -> str:
             "Fetch the full history first: git fetch --refetch"
         )
     commit = git("rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}", cwd=repo_path)
-    commit_id = commit.decode().strip()
     prefix = Path(repo_path).resolve().relative_to(Path(top).resolve()).as_posix()
+    return top, commit.decode().strip(), prefix
+
+
+def _copy_git_tree(repo_path: Path, ref: str, root: Path) -> str:
+    top, commit_id, prefix = _resolve(repo_path, ref)
     treeish = commit_id if prefix == "." else f"{commit_id}:{prefix}"
     write_tree_files(Path(top), treeish, root)
     where = top if prefix == "." else f"{top}/{prefix}"
@@ -139,33 +191,39 @@ def read_blobs(repo: Path, shas: set[str], *, git_dir: Path | None = None) -> di
     return blobs
 
 
-def _copy_folder(source: Path, root: Path) -> None:
-    """Copy a plain folder's files, leaving out ``.git`` and tool caches."""
+def _folder_entries(source: Path) -> Iterator[tuple[Path, bool]]:
+    """Every file, link and folder of a plain folder, minus ``.git`` and tool caches.
+
+    Yields (path, is_dir); links are never followed and come back as files.
+    """
     for dirpath, dirnames, filenames in os.walk(source):
-        rel = Path(dirpath).relative_to(source)
         kept = []
-        for name in dirnames:
+        for name in sorted(dirnames):
             full = Path(dirpath) / name
             if name == ".git" or is_cache_name(name, is_dir=True):
                 continue
             if full.is_symlink():
-                _copy_link(full, root / rel / name)
+                yield full, False
             else:
                 kept.append(name)
-        dirnames[:] = sorted(kept)
-        (root / rel).mkdir(parents=True, exist_ok=True)
-        for name in filenames:
-            full = Path(dirpath) / name
-            if is_cache_name(name, is_dir=False):
-                continue
-            if full.is_symlink():
-                _copy_link(full, root / rel / name)
-            else:
-                shutil.copyfile(full, root / rel / name)
-                if full.stat().st_mode & stat.S_IXUSR:
-                    (root / rel / name).chmod(0o755)
+                yield full, True
+        dirnames[:] = kept
+        for name in sorted(filenames):
+            if not is_cache_name(name, is_dir=False):
+                yield Path(dirpath) / name, False
 
 
-def _copy_link(link: Path, target: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    os.symlink(os.readlink(link), target)
+def _copy_folder(source: Path, root: Path) -> None:
+    """Copy a plain folder's files, leaving out ``.git`` and tool caches."""
+    for path, is_dir in _folder_entries(source):
+        target = root / path.relative_to(source)
+        if is_dir:
+            target.mkdir(parents=True, exist_ok=True)
+        elif path.is_symlink():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(os.readlink(path), target)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+            if path.stat().st_mode & stat.S_IXUSR:
+                target.chmod(0o755)

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Install the pinned agent CLIs used by the `cli` tests into .cache/clis/ (or $HARNESSDRIVE_CLI_CACHE).
+# Idempotent: an already stamped version is skipped. Usage: scripts/install_clis.sh [NAME ...]
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+python="${PYTHON:-}"
+if [[ -z "$python" ]]; then
+  if [[ -x "$repo/.venv/bin/python" ]]; then python="$repo/.venv/bin/python"; else python=python3; fi
+fi
+PYTHONPATH="$repo/src${PYTHONPATH:+:$PYTHONPATH}" exec "$python" -m harnessdrive.testing.clis install "$@"

@@ -1,0 +1,46 @@
+"""What ``harnessdrive demo`` runs: the bundled suite, built-in agents and, on request, real CLIs
+against scripted models on 127.0.0.1."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from harnessdrive.accounting.records import PriceRecord
+from harnessdrive.demo import DEMO_SUITE
+from harnessdrive.demo.scripted import REAL_CLIS, scripted_demo, scripted_prices
+from harnessdrive.running.plan import Plan, make_plan
+from harnessdrive.running.variants import resolve_variants
+from harnessdrive.sandbox.runner import Network
+from harnessdrive.tasks.loading import load_suite
+
+
+@dataclass(frozen=True)
+class DemoRun:
+    plan: Plan
+    network: Network
+    """``loopback`` when real CLIs talk to the scripted models; they need nothing else."""
+    prices: tuple[PriceRecord, ...]
+    """The scripted models' prices: zero, so the demo needs no spend cap."""
+
+
+@contextmanager
+def demo_run(names: Sequence[str], *, python: str) -> Iterator[DemoRun]:
+    """The demo's plan for ``names`` (the suite's built-in agents when empty), in that order.
+
+    Real CLIs among the names get a scripted model server for the length of the block.
+    """
+    suite = load_suite(DEMO_SUITE)
+    real = [name for name in names if name in REAL_CLIS]
+    with scripted_demo(suite, real, python=python) as scripted:
+        by_name = {variant.harness: variant for variant in scripted}
+        others = iter(resolve_variants(suite, [n for n in names if n not in by_name]))
+        variants = tuple(by_name[n] if n in by_name else next(others) for n in names) or tuple(
+            others
+        )
+        yield DemoRun(
+            plan=make_plan(suite, variants, 1),
+            network="loopback" if real else "host",
+            prices=scripted_prices() if real else (),
+        )

@@ -1,0 +1,415 @@
+"""What every real agent-CLI adapter shares; each CLI module fills in a few methods.
+
+A run, in order: find the executable and its version; build the command (the CLI module writes
+its private config under the trial's HOME and returns argv and environment); check every flag of
+that command against the installed CLI's ``--help``; run it in the trial's sandbox with stdin
+from the prompt file or /dev/null; bind the run to its own session log and parse stdout and that
+log into a Transcript; copy the log into the trial folder; and turn errors that will repeat on
+every task (not signed in, a version without a needed flag, no executable) into a fix hint.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import uuid
+from pathlib import Path
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+from harnessdrive.errors import HarnessError, UserError
+from harnessdrive.harnesses.base import (
+    AgentRequest,
+    AgentRun,
+    HarnessInfo,
+    ModelPlan,
+    PlannedModel,
+)
+from harnessdrive.harnesses.binaries import (
+    Located,
+    binary_variable,
+    install_roots,
+    locate,
+    parse_version,
+    probe,
+)
+from harnessdrive.harnesses.cli_run import CliRun, Collected, Launch
+from harnessdrive.harnesses.endpoint import (
+    Endpoint,
+    EndpointSpec,
+    Protocol,
+    parse_endpoint,
+    require,
+    resolve,
+)
+from harnessdrive.harnesses.fatal import FatalKind, fatal_kind, last_line
+from harnessdrive.harnesses.flags import FlagTable, missing_flags
+from harnessdrive.harnesses.recording import SessionLogError
+from harnessdrive.sandbox.clock import now
+from harnessdrive.sandbox.env import base_environment
+from harnessdrive.sandbox.process import ProcessResult
+from harnessdrive.sandbox.runner import Isolation
+from harnessdrive.tasks.models import VariantSpec
+from harnessdrive.transcript.models import Transcript
+
+NON_INTERACTIVE_NOTE = (
+    "\n\n---\nYou are running non-interactively: nobody will answer questions or approve "
+    "anything, so decide for yourself and finish the task before you stop. Anything you leave "
+    "running in the background is stopped when your turn ends.\n"
+)
+COMMON_OPTIONS = frozenset({"binary", "endpoint", "env", "max_turns", "permissions", "login"})
+Permissions = ("least", "full")
+
+
+class AgentCli:
+    """Base of the real-CLI adapters. Subclasses set the class attributes and three methods:
+    ``launch`` (private config + argv), ``collect`` (bind and parse the session log) and,
+    optionally, ``check_options``."""
+
+    name: ClassVar[str] = ""
+    executables: ClassVar[tuple[str, ...]] = ()
+    flags: ClassVar[FlagTable] = FlagTable({})
+    protocol: ClassVar[Protocol] = "openai"
+    efforts: ClassVar[tuple[str, ...]] = ()
+    """The CLI's own reasoning-effort ladder, lowest first; empty when it has none."""
+    options: ClassVar[frozenset[str]] = frozenset()
+    """Variant options of this CLI, besides the common ones."""
+    auth_env: ClassVar[tuple[str, ...]] = ()
+    """API-key variables passed through from the caller when no endpoint is set."""
+    login_files: ClassVar[tuple[tuple[str, str], ...]] = ()
+    """(file under your HOME, file under the trial's HOME) copied with ``login = true``."""
+    login_hint: ClassVar[str] = "sign in to `{binary}` once, or set its API key"
+    exit_kinds: ClassVar[dict[int, FatalKind]] = {}
+    """Exit codes that mean an error repeating on every task (Gemini's 41: not signed in)."""
+    help_args: ClassVar[tuple[str, ...]] = ("--help",)
+    version_args: ClassVar[tuple[str, ...]] = ("--version",)
+    supports: ClassVar[str] = ""
+    vendor: ClassVar[str | None] = None
+    """Who bills the CLI's own API (``anthropic`` for Claude Code); None for CLIs that reach
+    many providers, whose model id then names the provider."""
+    untested: ClassVar[bool] = False
+    """True for adapters written from documentation only, never run against the live CLI."""
+
+    # What callers see -----------------------------------------------------------------
+
+    def info(self) -> HarnessInfo:
+        located = locate(self.executables, self.name, None)
+        untested = " (untested against a live CLI)" if self.untested else ""
+        if located.path is None:
+            return HarnessInfo(
+                name=self.name,
+                installed=False,
+                detail=f"not on PATH (or set ${binary_variable(self.name)}); "
+                f"supports {self.supports}{untested}",
+                uses_model=True,
+            )
+        return HarnessInfo(
+            name=self.name,
+            installed=True,
+            version=self._version(located.path),
+            binary=str(located.path),
+            detail=f"supports {self.supports}{untested}",
+            uses_model=True,
+        )
+
+    def plan_models(self, variant: VariantSpec) -> ModelPlan:
+        """The pinned model, billed by the endpoint's provider or the CLI's vendor.
+
+        Without ``--model`` the CLI's default may change under us, so the plan is empty and a
+        priced run refuses to start until a model is pinned.
+        """
+        if not variant.model:
+            return ModelPlan()
+        provider = self.vendor
+        if "endpoint" in variant.options:
+            provider = parse_endpoint(variant.options["endpoint"], variant.label).provider
+        return ModelPlan(models=(PlannedModel(variant.model, provider),), source="--model")
+
+    def check_variant(self, variant: VariantSpec) -> None:
+        label = variant.label
+        unknown = set(variant.options) - COMMON_OPTIONS - self.options
+        if unknown:
+            known = ", ".join(sorted(COMMON_OPTIONS | self.options))
+            raise UserError(
+                f"variant {label}: unknown option(s) for {self.name}: "
+                f"{', '.join(sorted(unknown))} (known: {known})"
+            )
+        if variant.effort is not None:
+            if not self.efforts:
+                raise UserError(f"variant {label}: {self.name} has no reasoning-effort setting")
+            if variant.effort not in self.efforts:
+                raise UserError(
+                    f"variant {label}: {self.name} has no effort {variant.effort!r}; "
+                    f"its ladder is {', '.join(self.efforts)}"
+                )
+        options = variant.options
+        if "binary" in options and not isinstance(options["binary"], str):
+            raise UserError(f"variant {label}: 'binary' must be a path or a command name")
+        if options.get("permissions", "least") not in Permissions:
+            raise UserError(f"variant {label}: 'permissions' must be 'least' or 'full'")
+        if "max_turns" in options:
+            turns = options["max_turns"]
+            if isinstance(turns, bool) or not isinstance(turns, int) or turns < 1:
+                raise UserError(f"variant {label}: 'max_turns' must be a whole number above 0")
+            if "max_turns" not in self.flags and not self.sets_max_turns():
+                raise UserError(f"variant {label}: {self.name} has no turn limit")
+        if "login" in options and not isinstance(options["login"], bool):
+            raise UserError(f"variant {label}: 'login' must be true or false")
+        env = options.get("env", [])
+        if not isinstance(env, list) or not all(isinstance(name, str) for name in env):
+            raise UserError(f"variant {label}: 'env' must be a list of variable names")
+        if "endpoint" in options:
+            spec = parse_endpoint(options["endpoint"], label)
+            require(spec, self.protocol, self.name, label)
+        self.check_options(variant)
+
+    def run(self, request: AgentRequest) -> AgentRun:
+        started = now()
+        request.logs.mkdir(parents=True, exist_ok=True)
+        located = locate(self.executables, self.name, request.variant.options.get("binary"))
+        if located.path is None:
+            return self._could_not_run(started, *self._not_found(located))
+        binary = located.path
+        version = self._version(binary)
+        try:
+            endpoint = self._endpoint(request)
+        except UserError as exc:
+            return self._could_not_run(started, str(exc), f"{exc}", version)
+        run = CliRun(
+            request=request,
+            binary=binary,
+            version=version,
+            endpoint=endpoint,
+            prompt_file=self._write_prompt(request),
+            session_id=str(uuid.uuid4()),
+        )
+        if request.variant.options.get("login"):
+            self._copy_login(run)
+        launch = self.launch(run)
+        help_probe = probe(binary, self.help_args)
+        if help_probe.exit_code != 0 and not help_probe.stdout.strip():
+            # An npm install whose postinstall never ran leaves a stub like this.
+            shown = f"`{binary.name} {' '.join(self.help_args)}`"
+            return self._could_not_run(
+                started,
+                f"{shown} failed: {last_line(help_probe.output) or 'no output'}",
+                f"reinstall {self.name}: the executable at {binary} does not run",
+                version,
+            )
+        missing = missing_flags(help_probe.output, self.flags.checkable(launch.argv))
+        if missing:
+            shown = ", ".join(missing)
+            return self._could_not_run(
+                started,
+                f"{self.name} {version or '(unknown version)'} does not list {shown} in "
+                f"`{binary.name} {' '.join(self.help_args)}`",
+                f"upgrade `{binary.name}`: this adapter passes {shown}, which version "
+                f"{version or '(unknown)'} does not have",
+                version,
+            )
+        result = self._execute(run, launch)
+        return self._finish(run, result, started)
+
+    # For subclasses --------------------------------------------------------------------
+
+    def launch(self, run: CliRun) -> Launch:
+        raise NotImplementedError
+
+    def collect(self, run: CliRun, stdout: str, result: ProcessResult) -> Collected:
+        raise NotImplementedError
+
+    def check_options(self, variant: VariantSpec) -> None:
+        """Check the CLI's own options; raise UserError."""
+
+    def sets_max_turns(self) -> bool:
+        """True when the CLI takes a turn limit some other way than a flag (a config key)."""
+        return False
+
+    def model_provider(self, run: CliRun, reported: str | None) -> str | None:
+        """The provider recorded on each call: the endpoint's, else the CLI's own."""
+        if run.endpoint is not None:
+            return run.endpoint.provider
+        return reported
+
+    # Machinery -------------------------------------------------------------------------
+
+    def _version(self, binary: Path) -> str | None:
+        return parse_version(probe(binary, self.version_args))
+
+    def _not_found(self, located: Located) -> tuple[str, str, None]:
+        names = " or ".join(f"`{name}`" for name in self.executables)
+        if located.how == "PATH":
+            return (
+                f"{names} not found on PATH",
+                f"install {self.name} ({names}), put it on PATH, or set "
+                f"${binary_variable(self.name)} to its path",
+                None,
+            )
+        return (
+            f"no executable at the path given by {located.how}",
+            f"point {located.how} at the {self.name} executable",
+            None,
+        )
+
+    def _endpoint(self, request: AgentRequest) -> Endpoint | None:
+        raw = request.variant.options.get("endpoint")
+        if raw is None:
+            return None
+        spec: EndpointSpec = parse_endpoint(raw, request.variant.label)
+        return resolve(spec, self.protocol, request.task.id)
+
+    def _write_prompt(self, request: AgentRequest) -> Path:
+        path = request.prompt_file.with_name(f"{self.name}-prompt.md")
+        text = request.prompt.rstrip("\n") + NON_INTERACTIVE_NOTE
+        path.write_text(text, encoding="utf-8")
+        (request.logs / "agent-prompt.md").write_text(text, encoding="utf-8")
+        return path
+
+    def _copy_login(self, run: CliRun) -> None:
+        real_home = Path.home()
+        for source, target in self.login_files:
+            origin = real_home / source
+            if origin.is_file():
+                destination = run.home / target
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(origin, destination)
+                destination.chmod(0o600)
+
+    def _execute(self, run: CliRun, launch: Launch) -> ProcessResult:
+        request = run.request
+        passthrough = (*launch.passthrough, *request.variant.options.get("env", []))
+        if run.endpoint is None:
+            passthrough = (*passthrough, *self.auth_env)
+        env = base_environment(request.home, request.tmp, passthrough=passthrough, extra=launch.env)
+        readonly = (*install_roots(run.binary), run.prompt_file)
+        return request.sandbox.run(
+            launch.argv,
+            cwd=request.workspace,
+            env=env,
+            timeout=request.timeout,
+            stdout=request.stdout,
+            stderr=request.stderr,
+            stdin=launch.stdin,
+            isolation=Isolation(
+                writable=(request.workspace, request.home, request.tmp),
+                readonly=readonly,
+                network=request.network,
+                **self._isolation_extras(run),
+            ),
+            stop=request.stop,
+        )
+
+    def _isolation_extras(self, run: CliRun) -> dict[str, Any]:
+        """Settings only the bubblewrap back-end knows, passed when this Isolation has them.
+
+        ``ports``: the endpoint's port on the host's 127.0.0.1, which a sandbox with a network
+        of its own relays (some CLIs read the URL from a config file, not the environment).
+        ``host_pids``: a CLI that sandboxes its own commands needs the host's /proc.
+        """
+        known = {item.name for item in dataclasses.fields(Isolation)}
+        extras: dict[str, Any] = {}
+        port = _loopback_port(run.endpoint.url) if run.endpoint is not None else None
+        if "ports" in known and port is not None:
+            extras["ports"] = (port,)
+        if "host_pids" in known and self.nests_sandbox(run):
+            extras["host_pids"] = True
+        return extras
+
+    def nests_sandbox(self, run: CliRun) -> bool:
+        """True when the CLI will start a sandbox of its own inside ours."""
+        return False
+
+    def _finish(self, run: CliRun, result: ProcessResult, started: float) -> AgentRun:
+        request = run.request
+        stdout = _read(request.stdout)
+        cut_short = result.timed_out or result.stopped or result.exit_code != 0
+        try:
+            collected = self.collect(run, stdout, result)
+        except SessionLogError as exc:
+            if not cut_short:
+                # A run that says it finished must leave its own log: without it no verdict
+                # can be tied to this run.
+                raise HarnessError(f"{self.name}: {exc}") from None
+            collected = Collected(Transcript(error=str(exc)))
+        transcript = collected.transcript
+        if collected.session_log is not None:
+            transcript = transcript.model_copy(
+                update={"session_log": _keep(collected.session_log, request.logs)}
+            )
+        for extra in collected.extra_logs:
+            _keep(extra, request.logs)
+        error, hint, could_not_run = self._diagnose(run, result, transcript)
+        return AgentRun(
+            exit_code=result.exit_code,
+            timed_out=result.timed_out,
+            stopped=result.stopped,
+            seconds=now() - started,
+            transcript=transcript,
+            error=error,
+            hint=hint,
+            could_not_run=could_not_run,
+            version=run.version,
+        )
+
+    def _diagnose(
+        self, run: CliRun, result: ProcessResult, transcript: Transcript
+    ) -> tuple[str | None, str | None, bool]:
+        if result.timed_out or result.stopped:
+            return transcript.error, None, False
+        stderr = _read(run.request.stderr)
+        failed = result.exit_code != 0 or transcript.error is not None
+        if not failed:
+            return None, None, False
+        error = (
+            transcript.error or last_line(stderr) or f"{self.name} exited with {result.exit_code}"
+        )
+        kind = self.exit_kinds.get(result.exit_code or 0) or fatal_kind(
+            f"{transcript.error or ''}\n{stderr[-4000:]}"
+        )
+        hint = None
+        if kind == "login":
+            hint = self.login_hint.format(binary=run.binary.name)
+        elif kind == "version":
+            hint = f"upgrade `{run.binary.name}` (found version {run.version or 'unknown'})"
+        could_not_run = hint is not None and not transcript.made_model_calls
+        return error, hint, could_not_run
+
+    def _could_not_run(
+        self, started: float, error: str, hint: str, version: str | None = None
+    ) -> AgentRun:
+        return AgentRun(
+            exit_code=None,
+            timed_out=False,
+            seconds=now() - started,
+            transcript=Transcript(error=error),
+            error=error,
+            hint=hint,
+            could_not_run=True,
+            version=version,
+        )
+
+
+def _loopback_port(url: str) -> int | None:
+    parts = urlsplit(url)
+    if parts.hostname not in ("127.0.0.1", "localhost", "::1"):
+        return None
+    try:
+        return parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return None
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _keep(log: Path, logs: Path) -> str:
+    """Copy a log into the trial folder (unless it is there already); returns its name there."""
+    if log.parent == logs:
+        return log.name
+    target = logs / f"session-{log.name}" if not log.name.startswith("session") else logs / log.name
+    shutil.copyfile(log, target)
+    return target.name

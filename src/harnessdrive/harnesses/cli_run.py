@@ -1,0 +1,69 @@
+"""What a CLI adapter works with during one run: the run, the command, what it read back."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harnessdrive.harnesses.base import AgentRequest
+from harnessdrive.harnesses.endpoint import Endpoint
+from harnessdrive.tasks.models import VariantSpec
+from harnessdrive.transcript.models import Transcript
+
+
+@dataclass(frozen=True)
+class CliRun:
+    """One trial's run of one CLI: everything the CLI module needs to build and read it."""
+
+    request: AgentRequest
+    binary: Path
+    version: str | None
+    endpoint: Endpoint | None
+    prompt_file: Path
+    """The prompt with the non-interactive note, outside the workspace."""
+    session_id: str
+    """A fresh id the adapter may hand to the CLI (as a UUID)."""
+
+    @property
+    def home(self) -> Path:
+        return self.request.home
+
+    @property
+    def workspace(self) -> Path:
+        return self.request.workspace
+
+    @property
+    def variant(self) -> VariantSpec:
+        return self.request.variant
+
+    @property
+    def options(self) -> Mapping[str, Any]:
+        return self.request.variant.options
+
+    @property
+    def full_permissions(self) -> bool:
+        return bool(self.options.get("permissions", "least") == "full")
+
+
+@dataclass(frozen=True)
+class Launch:
+    """The command to run and what it needs besides the allowlisted environment."""
+
+    argv: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    """Set outright: the CLI's private config folders, base URLs, keys of an endpoint."""
+    passthrough: tuple[str, ...] = ()
+    """Variables copied from the caller's environment (the CLI's API key)."""
+    stdin: Path | None = None
+    """The prompt file when the CLI reads its prompt on stdin; otherwise /dev/null."""
+
+
+@dataclass(frozen=True)
+class Collected:
+    """What the CLI module read back: the transcript, and the session log it is bound to."""
+
+    transcript: Transcript
+    session_log: Path | None = None
+    extra_logs: tuple[Path, ...] = ()

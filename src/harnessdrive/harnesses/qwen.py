@@ -1,0 +1,150 @@
+"""Qwen Code (``qwen``), headless, with the prompt on stdin and ``-o stream-json``.
+
+Permission mode: ``auto-edit`` (file edits approved) plus ``run_shell_command`` allowed; other
+tools that would ask are denied and counted in the result's ``permission_denials``. Session log:
+we choose the session id, so the chat file is ``$QWEN_HOME/projects/<cwd slug>/chats/<id>.jsonl``;
+each ``assistant`` record carrying ``usageMetadata`` is one model call. The stream follows Claude
+Code's shape, so its events are read the same way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from harnessdrive.harnesses.agent_cli import AgentCli
+from harnessdrive.harnesses.cli_run import CliRun, Collected, Launch
+from harnessdrive.harnesses.flags import FlagTable
+from harnessdrive.harnesses.message_blocks import BlockReader, ToolKinds
+from harnessdrive.harnesses.recording import (
+    SessionLogError,
+    TranscriptBuilder,
+    as_int,
+    json_lines,
+    read_jsonl,
+)
+from harnessdrive.sandbox.process import ProcessResult
+from harnessdrive.transcript.models import Usage
+
+FLAGS = FlagTable(
+    {
+        "output_format": "--output-format",
+        "model": "--model",
+        "approval_mode": "--approval-mode",
+        "allowed_tools": "--allowed-tools",
+        "auth_type": "--auth-type",
+        "base_url": "--openai-base-url",
+        "session_id": "--session-id",
+        "max_turns": "--max-session-turns",
+    }
+)
+TOOLS = ToolKinds(
+    file_tools=frozenset({"write_file", "edit", "replace"}),
+    shell_tools=frozenset({"run_shell_command"}),
+)
+
+
+class QwenCode(AgentCli):
+    name = "qwen"
+    executables = ("qwen",)
+    flags = FLAGS
+    protocol = "openai"
+    auth_env = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "DASHSCOPE_API_KEY")
+    login_files = ((".qwen/oauth_creds.json", ".qwen/oauth_creds.json"),)
+    login_hint = (
+        "sign in: set OPENAI_API_KEY (and OPENAI_BASE_URL), or run `{binary}` and sign in, "
+        "then give the variant the option login = true"
+    )
+    supports = (
+        "model, max_turns, endpoint (Chat Completions); permissions: auto-edit + shell allowed"
+    )
+
+    def launch(self, run: CliRun) -> Launch:
+        argv = [str(run.binary), FLAGS["output_format"], "stream-json"]
+        if run.full_permissions:
+            argv += [FLAGS["approval_mode"], "yolo"]
+        else:
+            argv += [FLAGS["approval_mode"], "auto-edit"]
+            argv += [FLAGS["allowed_tools"], "run_shell_command"]
+        argv += [FLAGS["session_id"], run.session_id]
+        env = {
+            "QWEN_HOME": str(qwen_home(run)),
+            "QWEN_TELEMETRY_ENABLED": "false",
+            "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1",
+        }
+        if run.endpoint is not None:
+            argv += [FLAGS["auth_type"], "openai", FLAGS["base_url"], run.endpoint.url]
+            env["OPENAI_API_KEY"] = run.endpoint.api_key
+        if run.variant.model:
+            argv += [FLAGS["model"], run.variant.model]
+        if "max_turns" in run.options:
+            argv += [FLAGS["max_turns"], str(run.options["max_turns"])]
+        return Launch(argv=argv, env=env, stdin=run.prompt_file)
+
+    def collect(self, run: CliRun, stdout: str, result: ProcessResult) -> Collected:
+        stream = json_lines(stdout)
+        builder = TranscriptBuilder(run.workspace)
+        reader = BlockReader(builder, TOOLS)
+        outcome: dict[str, Any] = {}
+        for event in stream:
+            message = event.get("message") if isinstance(event.get("message"), dict) else None
+            if event.get("type") == "assistant" and message is not None:
+                reader.assistant(message)
+            elif event.get("type") == "user" and message is not None:
+                reader.user(message)
+            elif event.get("type") == "result":
+                outcome = event
+        error = None
+        if outcome.get("is_error"):
+            error = str(outcome.get("error") or outcome.get("result") or "the run failed")
+            builder.error(error, subtype=outcome.get("subtype"))
+        denials = outcome.get("permission_denials")
+        for denial in denials if isinstance(denials, list) else []:
+            builder.denial(str(denial.get("tool_name", "")) if isinstance(denial, dict) else "")
+        try:
+            log = chat_file(run)
+        except SessionLogError:
+            if result.exit_code == 0:
+                raise
+            return Collected(builder.build(session_id=run.session_id, error=error))
+        provider = self.model_provider(run, None)
+        for line in read_jsonl(log):
+            if line.get("sessionId") not in (None, run.session_id):
+                raise SessionLogError(f"{log.name} holds lines of session {line['sessionId']}")
+            metadata = line.get("usageMetadata")
+            if line.get("type") == "assistant" and isinstance(metadata, dict):
+                model = str(line.get("model") or run.variant.model or "")
+                builder.call(model, _usage(metadata), provider)
+        return Collected(
+            builder.build(
+                session_id=run.session_id,
+                turns=as_int(outcome["num_turns"]) if "num_turns" in outcome else None,
+                final_message=str(outcome["result"]) if "result" in outcome and not error else None,
+                error=error,
+            ),
+            session_log=log,
+        )
+
+
+def qwen_home(run: CliRun) -> Path:
+    return run.home / ".qwen"
+
+
+def chat_file(run: CliRun) -> Path:
+    found = sorted(qwen_home(run).glob(f"projects/*/chats/{run.session_id}.jsonl"))
+    if not found:
+        raise SessionLogError(f"no chat file for session {run.session_id} under {qwen_home(run)}")
+    return found[0]
+
+
+def _usage(metadata: dict[str, Any]) -> Usage:
+    """Qwen records Gemini-style counts: the prompt includes cached tokens, and the candidates
+    include the thoughts (it copies OpenAI's completion count)."""
+    prompt = as_int(metadata.get("promptTokenCount"))
+    cached = as_int(metadata.get("cachedContentTokenCount"))
+    return Usage(
+        input=max(prompt - cached, 0),
+        cache_read=cached,
+        output=as_int(metadata.get("candidatesTokenCount")),
+        reasoning=as_int(metadata.get("thoughtsTokenCount")),
+    )

@@ -1,0 +1,186 @@
+"""What a run would cost before it runs: per variant, per trial and in total, as a low–high range.
+
+Each range comes from this results folder's past trials of the same harness and model when there
+are any, else from the documented token assumptions (:mod:`harnessdrive.accounting.estimate`).
+Trials already recorded are not run again, so only the rest are counted in the total.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from datetime import date
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harnessdrive.accounting import PriceBook, to_usd
+from harnessdrive.accounting.estimate import LONG_RUN, SHORT_RUN
+from harnessdrive.running.plan import Plan
+from harnessdrive.running.pricing import VariantPricing, price_variants
+from harnessdrive.running.run import is_done
+from harnessdrive.store.results import TrialResult
+from harnessdrive.store.store import Store
+from harnessdrive.transcript import Usage
+
+ESTIMATE_SCHEMA = "harnessdrive-estimate-1"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ModelPriceRow(_Model):
+    model: str
+    provider: str | None = None
+    record: str | None = None
+    """The record in force on the estimate's day, ``provider/model@valid_from``."""
+    valid_from: date | None = None
+    valid_to: date | None = None
+    source: str | None = None
+    """Where the record came from."""
+    unpriced: str | None = None
+    """Why there is no record."""
+
+
+class VariantEstimate(_Model):
+    variant: str
+    harness: str
+    installed: bool
+    version: str | None = None
+    uses_model: bool
+    priced: bool
+    """Spends tokens and names its model: needs prices and --max-usd."""
+    models_from: str = ""
+    """Where the harness got its model choice (``--model``, a config file, ...)."""
+    models: tuple[ModelPriceRow, ...] = ()
+    allow_unpriced: bool = False
+    trials: int
+    to_run: int
+    """Trials not yet recorded in the results folder."""
+    per_trial_low_usd: float | None = None
+    per_trial_high_usd: float | None = None
+    total_low_usd: float | None = None
+    total_high_usd: float | None = None
+    basis: Literal["history", "assumption"] | None = None
+    basis_detail: str = ""
+    high_estimate_usd: float | None = None
+    """What the spend cap reserves for a running trial and charges a trial cut off without a
+    usage record: the higher of the history and the assumed long run."""
+    problem: str | None = None
+    """Why a run would refuse this variant, with the fix."""
+
+
+class Estimate(_Model):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    schema_: str = Field(default=ESTIMATE_SCHEMA, alias="schema")
+    suite: str
+    on: date
+    """The day whose prices were used."""
+    results: str
+    spent_usd: float
+    """Already counted toward the spend cap in this results folder."""
+    total_low_usd: float
+    total_high_usd: float
+    short_run: Usage = SHORT_RUN
+    """The tokens assumed for a short run (the low end without history)."""
+    long_run: Usage = LONG_RUN
+    """The tokens assumed for a long run (the high end without history)."""
+    variants: tuple[VariantEstimate, ...]
+
+    def to_json(self) -> str:
+        return self.model_dump_json(by_alias=True, indent=2)
+
+
+def build_estimate(
+    plan: Plan,
+    book: PriceBook,
+    results: Path,
+    *,
+    on: date,
+    allow_unpriced: Collection[str] = (),
+) -> Estimate:
+    """Price every variant of ``plan`` without running anything or writing to ``results``."""
+    history: list[TrialResult] = []
+    recorded: dict[str, TrialResult] = {}
+    spent = 0.0
+    if (results / "index.sqlite").is_file():
+        store = Store(results)
+        try:
+            history = store.all_latest()
+            spent = store.charged_total()
+        finally:
+            store.close()
+        recorded = {result.trial_id: result for result in history}
+    pricing = price_variants(
+        plan.variants,
+        plan.harnesses,
+        book,
+        on=on,
+        allow_unpriced=allow_unpriced,
+        history=history,
+    )
+    rows = []
+    for variant in plan.variants:
+        trials = [t for t in plan.trials if t.variant.label == variant.label]
+        to_run = sum(not is_done(recorded.get(t.trial_id), t) for t in trials)
+        rows.append(_row(pricing.variants[variant.label], len(trials), to_run))
+    return Estimate(
+        suite=plan.suite.name,
+        on=on,
+        results=str(results),
+        spent_usd=round(spent, 6),
+        total_low_usd=round(sum(row.total_low_usd or 0.0 for row in rows), 6),
+        total_high_usd=round(sum(row.total_high_usd or 0.0 for row in rows), 6),
+        variants=tuple(rows),
+    )
+
+
+def _row(pricing: VariantPricing, trials: int, to_run: int) -> VariantEstimate:
+    info = pricing.info
+    models = tuple(
+        ModelPriceRow(
+            model=price.model,
+            provider=price.provider,
+            record=price.record.id if price.record else None,
+            valid_from=price.record.valid_from if price.record else None,
+            valid_to=price.record.valid_to if price.record else None,
+            source=price.record.source.label if price.record else None,
+            unpriced=price.reason if price.record is None else None,
+        )
+        for price in pricing.prices
+    )
+    estimate = pricing.estimate
+    refusal = pricing.refusal()
+    problem = None
+    if refusal is not None:
+        problem = (
+            f"a run would refuse it: {refusal}; add a price row (--prices FILE) or pass "
+            f"--allow-unpriced {pricing.variant.label}"
+        )
+    elif info.uses_model and not pricing.priced:
+        problem = "names no model, so its cost is not measured (pin one with --model)"
+    low, high = estimate.times(to_run) if estimate is not None else (None, None)
+    zero = not info.uses_model
+    return VariantEstimate(
+        variant=pricing.variant.label,
+        harness=pricing.variant.harness,
+        installed=info.installed,
+        version=info.version,
+        uses_model=info.uses_model,
+        priced=pricing.priced,
+        models_from=pricing.plan.source,
+        models=models,
+        allow_unpriced=pricing.allow_unpriced,
+        trials=trials,
+        to_run=to_run,
+        per_trial_low_usd=0.0 if zero else (estimate.low_usd if estimate else None),
+        per_trial_high_usd=0.0 if zero else (estimate.high_usd if estimate else None),
+        total_low_usd=0.0 if zero else (to_usd(low) if low is not None else None),
+        total_high_usd=0.0 if zero else (to_usd(high) if high is not None else None),
+        basis=estimate.basis if estimate else None,
+        basis_detail=estimate.describe() if estimate else "",
+        high_estimate_usd=to_usd(pricing.high) if pricing.priced else (0.0 if zero else None),
+        problem=problem,
+    )

@@ -1,0 +1,90 @@
+"""Built-in agents and the command harness, through the real run driver."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import psutil
+import pytest
+
+from harnessdrive.cli.app import run_cli
+from harnessdrive.running.plan import make_plan
+from harnessdrive.running.run import RunOptions, RunSummary, execute
+from harnessdrive.running.variants import resolve_variants
+from harnessdrive.store.results import TrialResult
+from harnessdrive.tasks import load_suite
+from harnessdrive.testing.suites import write_suite
+from tests.conftest import add_task
+
+
+def run(
+    suite_dir: Path,
+    results: Path,
+    names: list[str],
+    commands: list[str] = (),
+    timeout: float | None = None,
+) -> RunSummary:
+    suite = load_suite(suite_dir)
+    variants = resolve_variants(suite, names, commands=list(commands))
+    plan = make_plan(suite, variants, 1)
+    return execute(plan, RunOptions(results=results, sandbox="none", agent_timeout=timeout))
+
+
+def by_variant(summary: RunSummary) -> dict[str, TrialResult]:
+    return {r.variant_label: r for r in summary.trials}
+
+
+def test_crasher_is_crashed_and_graded_sleeper_times_out_and_is_graded(
+    tmp_path: Path, results_dir: Path
+) -> None:
+    suite = write_suite(tmp_path, [add_task()])
+    summary = run(suite, results_dir, ["crasher", "sleeper"], timeout=1.5)
+    results = by_variant(summary)
+    crasher, sleeper = results["crasher"], results["sleeper"]
+    assert (crasher.status, crasher.outcome) == ("crashed", "fail")
+    assert crasher.agent.exit_code == 3 and crasher.diff.files_changed == 1
+    assert (sleeper.status, sleeper.outcome) == ("timeout", "fail")
+    assert 1.5 <= sleeper.seconds.agent < 10
+    # The sleeper's background child went with it.
+    strays = [
+        p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "86400"]
+    ]
+    assert strays == []
+
+
+def test_command_harness_runs_a_cli_from_a_template(tmp_path: Path, results_dir: Path) -> None:
+    suite = write_suite(tmp_path, [add_task()])
+    fixer = (
+        "test -f {prompt_file} && grep -q 'Make the tests pass' {prompt_file} && "
+        "printf 'def add(a, b):\\n    return a + b\\n' > {workspace}/calc.py"
+    )
+    summary = run(suite, results_dir, [], commands=[f"fixer={fixer}", "idle=true"])
+    results = by_variant(summary)
+    assert (results["fixer"].status, results["fixer"].outcome) == ("completed", "pass")
+    assert results["fixer"].cost.source == "unmeasured"
+    assert (results["idle"].status, results["idle"].outcome) == ("completed", "fail")
+
+
+def test_a_missing_program_could_not_run_and_its_other_trials_are_skipped(
+    tmp_path: Path, results_dir: Path
+) -> None:
+    suite = write_suite(tmp_path, [add_task("a"), add_task("b")])
+    summary = run(suite, results_dir, ["reference"], commands=["ghost=no-such-agent-cli -p x"])
+    ghost = sorted((r for r in summary.trials if r.variant_label == "ghost"), key=lambda r: r.task)
+    assert [r.status for r in ghost] == ["could_not_run", "skipped"]
+    assert ghost[0].agent.hint is not None and "install" in ghost[0].agent.hint
+    assert summary.skipped_harnesses == {"ghost": ghost[0].agent.hint}
+    assert all(r.outcome == "pass" for r in summary.trials if r.variant_label == "reference")
+    # Could-not-run trials that cost nothing are tried again by the next run.
+    again = run(suite, results_dir, ["reference"], commands=["ghost=no-such-agent-cli -p x"])
+    assert again.already_done == 2
+
+
+def test_harnesses_and_doctor_list_every_builtin(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli(["harnesses"]) == 0
+    out = capsys.readouterr().out
+    for name in ("reference", "noop", "breaker", "tamperer", "crasher", "sleeper", "command"):
+        assert name in out
+    assert run_cli(["doctor"]) == 0
+    out = capsys.readouterr().out
+    assert "git version" in out and "python" in out and "sandbox" in out

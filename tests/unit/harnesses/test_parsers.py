@@ -1,0 +1,119 @@
+"""Parsers checked on recorded output: Cursor CLI and goose (written from their documentation,
+since neither installs here), aider's printed responses, and the demo's solving scripts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import harnessdrive.demo
+from harnessdrive.demo.scripted import scripted_prices, solution_edits, solving_script
+from harnessdrive.harnesses import aider, cursor, goose
+from harnessdrive.harnesses.recording import SessionLogError, litellm_usage
+from harnessdrive.harnesses.scripted import apply_solution
+from harnessdrive.tasks.loading import Task, load_suite
+from harnessdrive.testing.model_server import EditFile, Shell, WriteFile
+from harnessdrive.transcript.models import Usage
+from harnessdrive.workspace.materialize import copy_snapshot
+from harnessdrive.workspace.snapshot import build_snapshot
+
+SAMPLES = Path(__file__).parent / "samples"
+DEMO = load_suite(Path(harnessdrive.demo.__file__).parent / "suite")
+
+
+def test_cursor_stream_sample() -> None:
+    stdout = (SAMPLES / "cursor-stream.jsonl").read_text()
+    transcript = cursor.parse_stream(stdout, Path("/work/repo"), None)
+    assert transcript.session_id == "c0ffee00-1111-2222-3333-444455556666"
+    assert transcript.final_message == "Done: hello.txt exists and the tests pass."
+    [call] = transcript.calls
+    assert call.model == "gpt-5" and call.provider == "cursor"
+    assert call.usage == Usage(input=1800, cache_read=900, cache_write=300, output=240)
+    kinds = [(e.kind, e.text) for e in transcript.events if e.kind in ("file_change", "command")]
+    assert kinds == [("file_change", "hello.txt"), ("command", "pytest -q")]
+    command = next(e for e in transcript.events if e.kind == "command")
+    assert command.data["exit_code"] == 0
+    assert transcript.tool_calls == 2
+    mixed = stdout.replace('"session_id":"c0ffee00', '"session_id":"deadbeef', 1)
+    with pytest.raises(SessionLogError, match="several sessions"):
+        cursor.parse_stream(mixed, None, None)
+
+
+def test_goose_stream_sample() -> None:
+    stdout = (SAMPLES / "goose-stream.jsonl").read_text()
+    transcript = goose.parse_stream(stdout, Path("/work/repo"), "gpt-4.1", "openai")
+    [call] = transcript.calls
+    assert call == call.model_copy(update={"model": "gpt-4.1", "provider": "openai"})
+    assert call.usage == Usage(input=2100, output=240)
+    assert [
+        (e.kind, e.text) for e in transcript.events if e.kind in ("file_change", "command")
+    ] == [
+        ("file_change", "hello.txt"),
+        ("command", "pytest -q"),
+    ]
+    assert transcript.final_message == "Done: the tests pass."
+    assert transcript.tool_calls == 2
+
+
+def test_aider_response_lines_give_exact_usage() -> None:
+    line = (
+        "ModelResponse(id='c1', created=1, model='mock-model', object='chat.completion', "
+        "choices=[Choices(finish_reason='stop', index=0, message=Message(content='Edit.\\n"
+        "usage=Usage(prompt_tokens=999)', role='assistant'))], usage=Usage(completion_tokens=57, "
+        "prompt_tokens=1500, total_tokens=1557, completion_tokens_details="
+        "CompletionTokensDetailsWrapper(reasoning_tokens=7, text_tokens=None), "
+        "prompt_tokens_details=PromptTokensDetailsWrapper(cached_tokens=300)), service_tier=None)"
+    )
+    assert aider._content(line) == "Edit.\nusage=Usage(prompt_tokens=999)"
+    usage = litellm_usage(aider._usage_fields(line))
+    assert usage == Usage(input=1200, cache_read=300, output=57, reasoning=7)
+    stdout = (
+        "Running command: pytest -q\nAdded 12 lines of output to the chat.\n"
+        "Running command: pytest -q\n"
+    )
+    assert aider._test_runs(stdout) == [("pytest -q", None), ("pytest -q", 0)]
+
+
+def test_litellm_usage_with_anthropic_cache_fields() -> None:
+    usage = litellm_usage(
+        {
+            "prompt_tokens": 1000,
+            "completion_tokens": 50,
+            "cache_read_input_tokens": 600,
+            "cache_creation_input_tokens": 100,
+        }
+    )
+    assert usage == Usage(input=300, cache_read=600, cache_write=100, output=50)
+
+
+@pytest.mark.parametrize("task", DEMO.tasks, ids=lambda t: t.id)
+def test_demo_scripts_reproduce_each_reference_solution(task: Task, tmp_path: Path) -> None:
+    snapshot = build_snapshot(task.repo_path, task.spec.repo.ref, tmp_path / "snap")
+    reference = copy_snapshot(snapshot, tmp_path / "reference")
+    apply_solution(task, reference)
+    scripted = copy_snapshot(snapshot, tmp_path / "scripted")
+    edits = solution_edits(task)
+    assert edits
+    for edit in edits:
+        path = scripted / edit.path
+        text = path.read_text()
+        for action in edit.actions:
+            assert isinstance(action, EditFile | WriteFile)
+            if isinstance(action, EditFile):
+                assert text.count(action.old) == 1  # the edit tools refuse anything else
+                text = text.replace(action.old, action.new, 1)
+            else:
+                text = action.content
+        path.write_text(text)
+        assert text == (reference / edit.path).read_text()
+    script = solving_script(task, "claude", "/usr/bin/python3")
+    shell = script.turns[1].actions[0]
+    assert isinstance(shell, Shell) and "pytest" in shell.command
+    assert len(solving_script(task, "aider", "python3").turns) == 2
+
+
+def test_scripted_prices_are_zero_for_the_scripted_provider() -> None:
+    records = scripted_prices(["gpt-5.5"])
+    assert [(r.provider, r.model) for r in records] == [("scripted", "gpt-5.5")]
+    assert records[0].rates.input == 0 and records[0].rates.output == 0
