@@ -101,7 +101,7 @@ def summary(**changes: object) -> MiningSummary:
         ),
         "tasks": [task(1), task(2)],
         "tasks_file": ".harnessdrive/tasks/repo",
-        "next_step": "harnessdrive run .harnessdrive/tasks/repo --harness a,b",
+        "next_step": "harnessdrive estimate .harnessdrive/tasks/repo --harness a,b",
     }  # fmt: skip
     base.update(changes)
     return MiningSummary.model_validate(base)
@@ -144,7 +144,7 @@ Checked 4 in fresh copies of the repository: 1 kept, 2 tests pass before the fix
 Checking took 2 h 3 min.
 
 Suite: `tasks/repo`
-Next: `harnessdrive run tasks/repo --harness a,b` compares harnesses on these tasks.
+Next: `harnessdrive estimate tasks/repo --harness a,b` shows the number of runs and a cost range.
 """
 
 
@@ -165,7 +165,7 @@ def test_markdown_after_a_check() -> None:
         validation_seconds=7390,
         tasks=[task(1, validated=True)],
         tasks_file="tasks/repo",
-        next_step="harnessdrive run tasks/repo --harness a,b",
+        next_step="harnessdrive estimate tasks/repo --harness a,b",
     )
     assert render_summary_markdown(checked) == CHECKED
 

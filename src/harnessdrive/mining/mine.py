@@ -242,7 +242,7 @@ def _summary(
         environments=EnvironmentCounts(built=list(store.built), reused=store.reused),
         tasks_file=str(suite) if suite is not None else None,
         next_step=(
-            f"harnessdrive run {shlex.quote(str(suite))} --harness claude-code,codex"
+            f"harnessdrive estimate {shlex.quote(str(suite))} --harness claude-code,codex"
             if suite is not None
             else None
         ),

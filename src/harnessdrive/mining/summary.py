@@ -103,7 +103,7 @@ class MiningSummary(_Model):
     tasks_file: GitPath | None = None
     """The suite folder the tasks were written to."""
     next_step: str | None = None
-    """The command that runs harnesses on these tasks."""
+    """The command that estimates the runs and their cost for these tasks."""
 
 
 def summary_from_scan(
@@ -230,7 +230,9 @@ def render_summary_markdown(summary: MiningSummary) -> str:
     if summary.tasks_file is not None:
         lines += ["", f"Suite: {code(summary.tasks_file, 300)}"]
     if summary.tasks and counts.checked and summary.next_step:
-        lines.append(f"Next: {code(summary.next_step, 330)} compares harnesses on these tasks.")
+        lines.append(
+            f"Next: {code(summary.next_step, 330)} shows the number of runs and a cost range."
+        )
     return "\n".join(lines) + "\n"
 
 
