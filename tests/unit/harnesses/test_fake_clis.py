@@ -13,6 +13,12 @@ from harnessdrive.tasks.models import VariantSpec
 from tests.cli.conftest import run_trials
 from tests.conftest import add_task
 
+
+def unpriced(variant: VariantSpec) -> dict[str, object]:
+    """Fake CLIs call no model: they run at $0, labelled unpriced, under a cap."""
+    return {"allow_unpriced": frozenset({variant.harness}), "max_usd": 1.0}
+
+
 STUB = """#!/bin/sh
 echo "Error: claude native binary not installed (the postinstall script was not run)" >&2
 exit 1
@@ -42,7 +48,7 @@ def fake(tmp_path: Path, name: str, body: str) -> str:
 
 def test_an_executable_that_does_not_run_asks_for_a_reinstall(tmp_path: Path) -> None:
     variant = VariantSpec(harness="claude", options={"binary": fake(tmp_path, "claude", STUB)})
-    _, [record] = run_trials(tmp_path, [add_task()], [variant])
+    _, [record] = run_trials(tmp_path, [add_task()], [variant], **unpriced(variant))
     agent = record.result.agent
     assert record.result.status == "could_not_run"
     assert agent.error is not None and "native binary not installed" in agent.error
@@ -60,7 +66,7 @@ def test_a_run_without_its_own_session_log_is_never_graded(
     variant = VariantSpec(
         harness="pi", options={"binary": fake(tmp_path, "pi", FAKE_PI), "env": ["WRITE_LOG_AS"]}
     )
-    _, [record] = run_trials(tmp_path, [add_task()], [variant])
+    _, [record] = run_trials(tmp_path, [add_task()], [variant], **unpriced(variant))
     assert (record.result.status, record.result.outcome) == ("could_not_run", "not_graded")
     assert record.result.agent.error is not None
     assert complaint in record.result.agent.error
