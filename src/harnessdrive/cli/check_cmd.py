@@ -3,28 +3,29 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import Annotated
 
 import typer
 from rich.table import Table
 
+from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
-from harnessdrive.cli.run_cmd import SandboxOption, _sandbox
 from harnessdrive.running.check import check_suite
 from harnessdrive.sandbox.runner import get_sandbox
 from harnessdrive.tasks.loading import load_suite
 
 
 def check(
-    suite: Annotated[Path, typer.Argument(help="A suite folder or a task folder.")],
-    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Tasks checked at the same time.")] = 2,
-    sandbox: SandboxOption = "auto",
+    suite: opt.SuiteArgument,
+    jobs: opt.JobsOption = 2,
+    sandbox: opt.SandboxOption = "auto",
 ) -> None:
     """Prove each task grades right: reference passes, untouched and noop fail."""
     loaded = load_suite(suite)
     checks = check_suite(
-        loaded, sandbox=get_sandbox(_sandbox(sandbox)), python=sys.executable, jobs=max(jobs, 1)
+        loaded,
+        sandbox=get_sandbox(opt.sandbox_kind(sandbox)),
+        python=sys.executable,
+        jobs=max(jobs, 1),
     )
     table = Table(title=f"Self-test of {loaded.name}", title_justify="left")
     for column in ("Task", "untouched", "reference", "noop", "Verdict"):

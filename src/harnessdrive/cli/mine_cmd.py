@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from harnessdrive.cli.run_cmd import SandboxOption, _sandbox
+from harnessdrive.cli import options as opt
 from harnessdrive.mining.checks import CandidateResult
 from harnessdrive.mining.mine import DEFAULT_TEST_TIMEOUT, MineOptions, mine
 from harnessdrive.mining.since import DEFAULT_SINCE
@@ -63,7 +63,7 @@ def mine_command(
             help="The suite folder (default: .harnessdrive/tasks/<name> in the repository).",
         ),
     ] = None,
-    sandbox: SandboxOption = "auto",
+    sandbox: opt.SandboxOption = "auto",
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Mine tasks from your git history; with --validate, write them as a suite."""
@@ -82,7 +82,7 @@ def mine_command(
         with _signals_stop():
             result = mine(
                 options,
-                sandbox=get_sandbox(_sandbox(sandbox)),
+                sandbox=get_sandbox(opt.sandbox_kind(sandbox)),
                 python=sys.executable,
                 progress=_progress,
             )

@@ -1,21 +1,8 @@
-"""Shared bits of the command line: consoles, the results folder option, errors."""
+"""Where the command line writes: rich on a terminal, plain text otherwise."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated
-
-import typer
 from rich.console import Console
-
-DEFAULT_RESULTS = Path(".harnessdrive")
-
-ResultsOption = Annotated[
-    Path,
-    typer.Option(
-        "--results", help="Results folder (default: .harnessdrive/ here).", show_default=False
-    ),
-]
 
 
 def stdout() -> Console:

@@ -6,7 +6,8 @@ from typing import Annotated
 
 import typer
 
-from harnessdrive.cli.output import DEFAULT_RESULTS, ResultsOption, stdout
+from harnessdrive.cli import options as opt
+from harnessdrive.cli.output import stdout
 from harnessdrive.errors import UserError
 from harnessdrive.report.loading import load_report
 from harnessdrive.report.render import render_report
@@ -17,7 +18,7 @@ def report(
     run: Annotated[
         str | None, typer.Argument(help="A run id or its prefix (default: the latest).")
     ] = None,
-    results: ResultsOption = DEFAULT_RESULTS,
+    results: opt.ResultsOption = opt.DEFAULT_RESULTS,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print JSON (docs/results.md).")
     ] = False,
@@ -34,7 +35,7 @@ def index(
     rebuild: Annotated[
         bool, typer.Option("--rebuild", help="Rebuild from the trial folders.")
     ] = False,
-    results: ResultsOption = DEFAULT_RESULTS,
+    results: opt.ResultsOption = opt.DEFAULT_RESULTS,
 ) -> None:
     """Check or rebuild the SQLite index of a results folder."""
     if not results.is_dir():
