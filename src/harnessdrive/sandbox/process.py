@@ -1,9 +1,11 @@
-"""Run one command with a wall-clock deadline, and kill everything it started.
+"""Run one command with a wall-clock deadline and limits, and kill everything it started.
 
 Every process gets its own session (so its process group can be signalled as a whole) and carries
-a per-run marker in its environment. When the run ends, times out or is stopped, we kill the group,
-every descendant we can still see, and every process that still carries the marker: that last
-sweep finds double-forked daemons that left both the group and the tree.
+a per-run marker in its environment. When the run ends, times out, breaks a limit or is stopped,
+we kill the group, the session, every descendant we can still see, every process that still
+carries the marker and every process whose working folder lies in the run's writable folders:
+those last sweeps find double-forked daemons that left both the group and the tree. (Inside
+bubblewrap the PID namespace makes this exact; see :mod:`harnessdrive.sandbox.bwrap`.)
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ import psutil
 
 from harnessdrive.errors import SandboxError
 from harnessdrive.sandbox.clock import now
+from harnessdrive.sandbox.limits import LimitName, Limits, Watchdog, prlimit_binary, total_tasks
 
 MARKER_VARIABLE = "HARNESSDRIVE_RUN_MARKER"
 _GRACE_SECONDS = 2.0
 _POLL_SECONDS = 0.05
+_SIGXFSZ_EXIT = 128 + signal.SIGXFSZ
 
 
 @dataclass(frozen=True)
@@ -36,10 +40,14 @@ class ProcessResult:
     seconds: float
     stopped: bool = False
     """True when :class:`StopToken` ended it early (a signal to the driver)."""
+    limit: LimitName | None = None
+    """The limit it broke (the tree was then killed, or the write refused), if any."""
 
     @property
     def ok(self) -> bool:
-        return self.exit_code == 0 and not self.timed_out and not self.stopped
+        return (
+            self.exit_code == 0 and not self.timed_out and not self.stopped and self.limit is None
+        )
 
 
 class StopToken:
@@ -56,6 +64,16 @@ class StopToken:
         return self._event.is_set()
 
 
+@dataclass(frozen=True)
+class Launch:
+    """How to start the command beyond its argv (filled in by a sandbox back-end)."""
+
+    limits: Limits | None = None
+    watched: tuple[Path, ...] = ()
+    """Folders whose size counts against the disk limit; also swept for stray processes."""
+    pass_fds: tuple[int, ...] = ()
+
+
 def run_process(
     argv: Sequence[str],
     *,
@@ -66,14 +84,20 @@ def run_process(
     stderr: Path,
     stdin: Path | None = None,
     stop: StopToken | None = None,
+    launch: Launch = Launch(),
 ) -> ProcessResult:
-    """Run ``argv`` until it exits, ``timeout`` seconds pass, or ``stop`` fires."""
+    """Run ``argv`` until it exits, ``timeout`` seconds pass, ``stop`` fires or a limit breaks."""
     marker = uuid.uuid4().hex
     full_env = dict(env)
     full_env[MARKER_VARIABLE] = marker
     started = now()
     stdout.parent.mkdir(parents=True, exist_ok=True)
     stderr.parent.mkdir(parents=True, exist_ok=True)
+    limits = launch.limits
+    command = list(argv)
+    prlimit = prlimit_binary() if limits is not None else None
+    if limits is not None and prlimit is not None:
+        command = [prlimit, *limits.prlimit_argv(total_tasks()), "--", *command]
     with (
         open(stdout, "ab") as out,
         open(stderr, "ab") as err,
@@ -81,7 +105,7 @@ def run_process(
     ):
         try:
             proc = subprocess.Popen(
-                list(argv),
+                command,
                 cwd=cwd,
                 env=full_env,
                 stdin=inp,
@@ -89,12 +113,22 @@ def run_process(
                 stderr=err,
                 start_new_session=True,
                 close_fds=True,
+                pass_fds=launch.pass_fds,
             )
         except OSError as exc:
             raise SandboxError(f"cannot start {argv[0]}: {exc}") from exc
+        if limits is not None and prlimit is None:
+            _limit_after_start(proc.pid, limits)
         timed_out = False
         stopped = False
+        broken: LimitName | None = None
+        watchdog: Watchdog | None = None
         try:
+            watchdog = (
+                Watchdog(limits, lambda cap: tree_pids(proc.pid, cap), launch.watched)
+                if limits is not None
+                else None
+            )
             deadline = started + timeout
             while True:
                 try:
@@ -108,60 +142,185 @@ def run_process(
                 if now() >= deadline:
                     timed_out = True
                     break
+                if watchdog is not None and (broken := watchdog.check()) is not None:
+                    break
         finally:
-            kill_tree(proc.pid, marker)
+            kill_tree(proc.pid, marker, roots=launch.watched, hard=broken is not None)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=_GRACE_SECONDS)
     exit_code = proc.returncode
+    if broken is None and limits is not None and limits.file_size is not None:
+        if exit_code in (-signal.SIGXFSZ, _SIGXFSZ_EXIT):
+            broken = "file_size"
+        elif watchdog is not None:
+            broken = watchdog.after_exit()
     return ProcessResult(
-        exit_code=exit_code, timed_out=timed_out, seconds=now() - started, stopped=stopped
+        exit_code=exit_code,
+        timed_out=timed_out,
+        seconds=now() - started,
+        stopped=stopped,
+        limit=broken,
     )
 
 
-def kill_tree(pid: int, marker: str | None = None) -> None:
-    """Stop the process ``pid`` started, its group, its descendants and marked strays."""
-    victims = _collect(pid, marker)
-    if not victims:
-        return
-    for proc in victims:
-        with contextlib.suppress(psutil.Error):
-            proc.send_signal(signal.SIGTERM)
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGTERM)
-    _, alive = psutil.wait_procs(victims, timeout=0.2)
-    if alive:
-        # Some ignore SIGTERM; a second look also catches children they forked meanwhile.
-        alive = list({p.pid: p for p in [*alive, *_collect(pid, marker)]}.values())
-        for proc in alive:
-            with contextlib.suppress(psutil.Error):
-                proc.kill()
+def _limit_after_start(pid: int, limits: Limits) -> None:
+    """Without ``prlimit`` on the machine: set the same limits on the running process."""
+    import resource
+
+    wanted = {
+        resource.RLIMIT_FSIZE: limits.file_size,
+        resource.RLIMIT_DATA: limits.memory,
+    }
+    with contextlib.suppress(psutil.Error, OSError, ValueError):
+        proc = psutil.Process(pid)
+        for kind, value in wanted.items():
+            if value is not None:
+                proc.rlimit(kind, (value, value))
+
+
+def tree_pids(pid: int, stop_after: int | None = None) -> list[int]:
+    """``pid`` and its descendants, read from /proc/<pid>/task/*/children.
+
+    Costs one small read per process of the tree, not a pass over every process on the machine,
+    and stops early once ``stop_after`` are found: a fork bomb is counted as fast as it grows.
+    """
+    found = [pid]
+    index = 0
+    while index < len(found):
+        current = found[index]
+        index += 1
+        try:
+            tasks = os.listdir(f"/proc/{current}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                text = Path(f"/proc/{current}/task/{task}/children").read_text()
+            except OSError:
+                continue
+            found.extend(int(child) for child in text.split())
+        if stop_after is not None and len(found) > stop_after:
+            break
+    return found
+
+
+def kill_tree(
+    pid: int,
+    marker: str | None = None,
+    *,
+    roots: Sequence[Path] = (),
+    hard: bool = False,
+) -> None:
+    """Stop the process ``pid`` started, its group, session, descendants and marked strays.
+
+    ``roots``: folders of this run; a process working in one of them is ours too. ``hard`` skips
+    the polite SIGTERM (a fork bomb must not get time to multiply).
+    """
+    if hard:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pid, signal.SIGKILL)
-        psutil.wait_procs(alive, timeout=_GRACE_SECONDS)
+    victims = _collect(pid, marker, roots)
+    if not victims:
+        return
+    if hard:
+        for proc in victims:
+            with contextlib.suppress(psutil.Error):
+                proc.kill()
+    else:
+        for proc in victims:
+            with contextlib.suppress(psutil.Error):
+                proc.send_signal(signal.SIGTERM)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGTERM)
+        victims = _wait_gone(victims, 0.2)
+    if victims:
+        # Some ignore SIGTERM; a second look also catches children they forked meanwhile.
+        for _ in range(3):
+            alive = list({p.pid: p for p in [*victims, *_collect(pid, marker, roots)]}.values())
+            for proc in alive:
+                with contextlib.suppress(psutil.Error):
+                    proc.kill()
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
+            victims = _wait_gone(alive, _GRACE_SECONDS)
+            if not victims and not _collect(pid, marker, roots):
+                break
 
 
-def _collect(pid: int, marker: str | None) -> list[psutil.Process]:
+def _collect(pid: int, marker: str | None, roots: Sequence[Path]) -> list[psutil.Process]:
     found: dict[int, psutil.Process] = {}
     with contextlib.suppress(psutil.Error):
         root = psutil.Process(pid)
         found[root.pid] = root
         for child in root.children(recursive=True):
             found[child.pid] = child
+    prefixes = tuple(f"{os.path.realpath(r)}/" for r in roots)
+    me = os.getpid()
     for proc in psutil.process_iter(["pid"]):
-        if proc.pid in found or proc.pid == os.getpid():
+        if proc.pid in found or proc.pid == me:
             continue
         with contextlib.suppress(psutil.Error, OSError):
-            if os.getpgid(proc.pid) == pid:
+            if os.getpgid(proc.pid) == pid or os.getsid(proc.pid) == pid:
                 found[proc.pid] = proc
                 continue
-            if marker is not None and _carries_marker(proc.pid, marker):
+            if marker is not None and _carries(proc.pid, f"{MARKER_VARIABLE}={marker}"):
                 found[proc.pid] = proc
-    return list(found.values())
+                continue
+            if prefixes and _works_in(proc.pid, prefixes):
+                found[proc.pid] = proc
+    return [proc for proc in found.values() if _alive(proc)]
 
 
-def _carries_marker(pid: int, marker: str) -> bool:
+def _wait_gone(procs: list[psutil.Process], timeout: float) -> list[psutil.Process]:
+    """Wait until each has exited (a zombie counts as gone); returns those still alive."""
+    deadline = now() + timeout
+    alive = [p for p in procs if _alive(p)]
+    while alive and now() < deadline:
+        threading.Event().wait(0.01)
+        alive = [p for p in alive if _alive(p)]
+    return alive
+
+
+def _alive(proc: psutil.Process) -> bool:
+    """Running or stopped, not a zombie waiting for a parent to reap it (it can do nothing)."""
+    try:
+        return proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def _carries(pid: int, text: str) -> bool:
+    """Whether the process's environment holds ``text`` (only our own processes are readable)."""
     try:
         environ = Path(f"/proc/{pid}/environ").read_bytes()
     except OSError:
         return False
-    return f"{MARKER_VARIABLE}={marker}".encode() in environ
+    return text.encode() in environ
+
+
+def _works_in(pid: int, prefixes: tuple[str, ...]) -> bool:
+    try:
+        cwd = os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return False
+    return f"{cwd}/".startswith(prefixes)
+
+
+def kill_strays(path_text: str) -> int:
+    """Kill every process whose environment or working folder mentions ``path_text``.
+
+    Used on the scratch folder of a driver that is gone: its agents carry that folder in HOME and
+    TMPDIR and work inside it. Returns how many were killed.
+    """
+    killed = []
+    me = os.getpid()
+    needle = path_text.rstrip("/") + "/"
+    for proc in psutil.process_iter(["pid"]):
+        if proc.pid == me:
+            continue
+        if _carries(proc.pid, needle) or _works_in(proc.pid, (needle,)):
+            with contextlib.suppress(psutil.Error):
+                proc.kill()
+                killed.append(proc)
+    _wait_gone(killed, _GRACE_SECONDS)
+    return len(killed)

@@ -73,6 +73,14 @@ class GradeSpec(_Spec):
 class LimitsSpec(_Spec):
     agent_timeout: float = Field(default=900, gt=0)
     """Seconds of wall clock the agent gets; it is then stopped and graded on what it left."""
+    processes: int | None = Field(default=None, gt=0)
+    """Processes alive at once in one sandboxed command (default 1024)."""
+    memory_mb: int | None = Field(default=None, gt=0)
+    """MiB resident in one sandboxed command's processes (default: 3/4 of the machine)."""
+    file_size_mb: int | None = Field(default=None, gt=0)
+    """MiB in any one file written (default 8192)."""
+    disk_mb: int | None = Field(default=None, gt=0)
+    """MiB under the writable folders: workspace, private HOME and tmp (default 32768)."""
 
 
 class TaskSpec(_Spec):
