@@ -266,6 +266,12 @@ def _notes(
         notes.append(f"{skipped} trial(s) were skipped; the same command runs them again.")
     for row in broken:
         notes.append(f"{row.variant} could not run: {row.first_error or 'see agent.stderr'}.")
+    if any(r.sandbox == "bwrap" for r in results):
+        notes.append(
+            "Ran in bubblewrap (--sandbox bwrap): agents saw the system read-only, their own "
+            "workspace and a private HOME and /tmp, never the hidden tests, the results or other "
+            "trials; grading ran in a sandbox of its own without network."
+        )
     if any(r.sandbox == "none" for r in results):
         notes.append(
             "Ran without a sandbox (--sandbox none): agents could read and write outside their "

@@ -30,10 +30,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from harnessdrive.sandbox.limits import GiB, Limits
-from harnessdrive.sandbox.mounts import view_argv
-from harnessdrive.sandbox.process import Launch, ProcessResult, StopToken, run_process
+from harnessdrive.sandbox.mounts import system_argv, tools_argv
+from harnessdrive.sandbox.process import Launch, ProcessResult, StopToken, niced, run_process
 from harnessdrive.sandbox.relay import LoopbackRelay
 from harnessdrive.sandbox.runner import Isolation, SandboxSettings
+from harnessdrive.sandbox.scratch import make_scratch_root
 
 NESTED_UID = 1000
 _TMPFS_CAP = GiB
@@ -64,7 +65,7 @@ def bwrap_problem() -> str | None:
     argv = [
         binary,
         *_namespace_argv(Isolation(), uid, gid),
-        *view_argv({}, ()),
+        *system_argv(),
         "--proc",
         "/proc",
         "--dev",
@@ -82,6 +83,31 @@ def bwrap_problem() -> str | None:
         detail = out.stderr.strip().splitlines()
         return f"bubblewrap cannot create a sandbox here: {detail[-1] if detail else 'failed'}"
     return None
+
+
+def nested_problem() -> str | None:
+    """Why an agent's own bubblewrap would fail inside ours (None when it starts)."""
+    binary = bwrap_binary()
+    if binary is None or bwrap_problem() is not None:
+        return bwrap_problem()
+    inner = f"{binary} --ro-bind / / --unshare-all --dev /dev -- /bin/sh -c 'exit 0'"
+    scratch = make_scratch_root()
+    try:
+        out = BwrapSandbox(SandboxSettings(limits=None)).run(
+            ["/bin/sh", "-c", inner],
+            cwd=scratch,
+            env={"PATH": os.defpath},
+            timeout=30,
+            stdout=scratch / "out",
+            stderr=scratch / "out",
+            isolation=Isolation(writable=(scratch,)),
+        )
+        if out.ok:
+            return None
+        text = (scratch / "out").read_text(errors="replace").strip().splitlines()
+        return f"an inner bubblewrap fails: {text[-1] if text else out.exit_code}"
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def sandbox_ids() -> tuple[int, int]:
@@ -123,7 +149,9 @@ class BwrapSandbox:
             passwd = _passwd_fd()
             if passwd is not None:
                 fds.append(passwd)
-            command = list(argv)
+            # Lowest priority inside: bwrap's own init (which takes the namespace down when
+            # we kill bwrap) keeps the normal priority and so dies promptly under a fork bomb.
+            command = [*niced(), *argv]
             relay_args: list[str] = []
             if isolation.network == "loopback":
                 ports = sorted({*isolation.ports, *loopback_ports(env)})
@@ -140,8 +168,8 @@ class BwrapSandbox:
                     hidden=self.settings.hidden,
                     tmpfs_size=_tmpfs_size(self.settings.limits),
                     passwd_fd=passwd,
+                    extra=relay_args,
                 ),
-                *relay_args,
                 "--",
                 *command,
             ]
@@ -158,6 +186,7 @@ class BwrapSandbox:
                     limits=self.settings.limits,
                     watched=isolation.writable,
                     pass_fds=tuple(fds),
+                    lower_priority=False,
                 ),
             )
         finally:
@@ -176,10 +205,11 @@ def build_argv(
     hidden: Sequence[Path] = (),
     tmpfs_size: int = _TMPFS_CAP,
     passwd_fd: int | None = None,
+    extra: Sequence[str] = (),
 ) -> list[str]:
     """Every bwrap option for one process, in the order bwrap must apply them."""
     uid, gid = sandbox_ids()
-    argv = [*_namespace_argv(isolation, uid, gid), *view_argv(env, hidden)]
+    argv = [*_namespace_argv(isolation, uid, gid), *system_argv()]
     if isolation.host_pids:
         argv += ["--bind", "/proc", "/proc"]
     else:
@@ -187,6 +217,7 @@ def build_argv(
     argv += ["--dev", "/dev"]
     for folder in ("/tmp", "/var/tmp", "/dev/shm"):
         argv += ["--perms", "1777", "--size", str(tmpfs_size), "--tmpfs", folder]
+    argv += tools_argv(env, hidden)
     if passwd_fd is not None:
         argv += ["--ro-bind-data", str(passwd_fd), "/etc/passwd"]
     for path in isolation.writable:
@@ -195,7 +226,8 @@ def build_argv(
     for path in isolation.readonly:
         text = os.path.abspath(path)
         argv += ["--ro-bind", text, text]
-    argv += ["--chdir", os.path.abspath(cwd)]
+    # The root itself is a tmpfs of no set size: read-only, so nothing can fill memory there.
+    argv += [*extra, "--remount-ro", "/", "--chdir", os.path.abspath(cwd)]
     return argv
 
 

@@ -29,7 +29,7 @@ GiB = 1024 * MiB
 
 # The kernel counts threads against RLIMIT_NPROC, for the whole user: leave room for both.
 _NPROC_THREADS_PER_PROCESS = 16
-_PRECISE_EVERY = {"processes": 0.1, "memory": 0.5, "disk": 2.0}
+_PRECISE_EVERY = {"processes": 0.1, "memory": 0.25, "disk": 0.5}
 
 
 @dataclass(frozen=True)

@@ -123,11 +123,17 @@ def outermost(paths: Iterable[str]) -> list[str]:
     return kept
 
 
-def view_argv(env: Mapping[str, str], hidden: Sequence[Path]) -> list[str]:
-    """bwrap options for the read-only part of the view: system, tools, then what is hidden."""
+def system_argv() -> list[str]:
+    """bwrap options that bind the system folders."""
+    return [part for op in system_mounts() for part in op]
+
+
+def tools_argv(env: Mapping[str, str], hidden: Sequence[Path]) -> list[str]:
+    """bwrap options for the tools the process needs, then covers over what must stay hidden.
+
+    Comes after the fresh /tmp, so a toolchain kept under the host's /tmp stays visible.
+    """
     argv: list[str] = []
-    for op in system_mounts():
-        argv.extend(op)
     tools = tool_paths(env)
     for path in tools:
         argv += ["--ro-bind", path, path]
