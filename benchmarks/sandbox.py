@@ -1,11 +1,14 @@
 """What the sandbox adds to each process start. Prints times and ratios; asserts nothing.
 
-    python benchmarks/sandbox.py [--runs 40]
+    python benchmarks/sandbox.py [--runs 40] [--trials 20]
 
-Runs ``/bin/true`` and a ``python -c pass`` through :func:`run_process` directly, through the
-``none`` back-end (process group, limits, watchdog, tree kill) and through ``bwrap`` (namespaces,
-the read-only view, fresh /tmp), and prints the median milliseconds per start and the extra
-milliseconds against the direct start. Also times ``loopback`` networking (the relay process).
+First whole trials (a one-line agent, a one-line grading command) under ``none`` and ``bwrap``:
+the median trial time, the part outside the agent and test commands (our own machinery) and
+the part inside them (where the sandbox's start-up cost lands). Then ``/bin/true`` and a
+``python -c pass`` through :func:`run_process` directly, through the ``none`` back-end (process
+group, limits, watchdog, tree kill) and through ``bwrap`` (namespaces, the read-only view, fresh
+/tmp): the median milliseconds per start and the extra milliseconds against the direct start,
+and the same under ``loopback`` networking (which adds the relay process).
 """
 
 from __future__ import annotations
@@ -36,7 +39,9 @@ def median_ms(action: Callable[[], object], runs: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--trials", type=int, default=20)
     args = parser.parse_args()
+    per_trial(args.trials)
     with tempfile.TemporaryDirectory(prefix="harnessdrive-bench-") as text:
         root = Path(text)
         work, home, tmp = root / "work", root / "home", root / "tmp"
@@ -52,7 +57,9 @@ def main() -> None:
             print(f"bwrap unavailable: {exc}")
             return
         commands = {"true": ["/bin/true"], "python": [sys.executable, "-c", "pass"]}
-        print(f"{'command':8} {'direct':>9} {'none':>9} {'bwrap':>9} {'loopback':>9}  bwrap extra")
+        print(
+            f"\n{'command':8} {'direct':>9} {'none':>9} {'bwrap':>9} {'loopback':>9}  bwrap extra"
+        )
         for label, argv in commands.items():
 
             def direct(argv: list[str] = argv) -> object:
@@ -72,6 +79,30 @@ def main() -> None:
                 f"{label:8} {base:8.1f}ms {none:8.1f}ms {bw:8.1f}ms {loop:8.1f}ms"
                 f"  +{bw - base:.1f}ms ({bw / base:.2f}x)"
             )
+
+
+def per_trial(trials: int) -> None:
+    """Whole trials of a one-line agent graded by a one-line command, under each back-end."""
+    from harnessdrive.running.plan import make_plan
+    from harnessdrive.running.run import RunOptions, execute
+    from harnessdrive.running.variants import resolve_variants
+    from harnessdrive.tasks.loading import load_suite
+    from harnessdrive.testing.suites import TaskFiles, write_suite
+
+    with tempfile.TemporaryDirectory(prefix="harnessdrive-bench-") as text:
+        root = Path(text)
+        task = TaskFiles("t", files={"a.txt": "a\n"}, command="test -f b.txt")
+        suite = load_suite(write_suite(root, [task]))
+        variants = resolve_variants(suite, [], commands=["touch=touch b.txt"], models=[])
+        print(f"{'sandbox':8} {'trial':>9} {'outside':>9} {'inside':>9}  (medians of {trials})")
+        for kind in ("none", "bwrap"):
+            plan = make_plan(suite, variants, trials)
+            summary = execute(plan, RunOptions(results=root / f"results-{kind}", sandbox=kind))
+            timings = [r.seconds for r in summary.trials]
+            total = statistics.median(t.total for t in timings) * 1000
+            overhead = statistics.median(t.overhead for t in timings) * 1000
+            commands = statistics.median(t.total - t.overhead for t in timings) * 1000
+            print(f"{kind:8} {total:8.1f}ms {overhead:8.1f}ms {commands:8.1f}ms")
 
 
 if __name__ == "__main__":

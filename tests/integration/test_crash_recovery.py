@@ -48,8 +48,11 @@ def our_processes(marker: str) -> list[int]:
         except OSError:
             environ = b""
         mentioned = marker.encode() in environ or marker in " ".join(proc.info["cmdline"] or [])
-        if mentioned and proc.status() != psutil.STATUS_ZOMBIE:
-            found.append(proc.pid)
+        try:
+            if mentioned and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc.pid)
+        except psutil.Error:
+            pass  # gone meanwhile
     return found
 
 

@@ -197,9 +197,11 @@ def _finish(
 
 def _out_of_sight(plan: Plan, options: RunOptions, scratch_root: Path) -> list[Path]:
     """What no sandboxed process may see, even where it lies under a visible folder."""
-    paths = [options.results, plan.suite.folder, scratch_root, Path.cwd()]
+    paths = [options.results, plan.suite.folder, scratch_root]
     for task in plan.suite.tasks:
         paths += [task.folder, task.repo_path]
+    with contextlib.suppress(OSError):
+        paths.append(Path.cwd())  # most likely the user's repository
     home = os.environ.get("HOME")
     if home:
         paths.append(Path(home))

@@ -182,7 +182,8 @@ def _limit_after_start(pid: int, limits: Limits) -> None:
         resource.RLIMIT_FSIZE: limits.file_size,
         resource.RLIMIT_DATA: limits.memory,
     }
-    with contextlib.suppress(psutil.Error, OSError, ValueError):
+    # (psutil has no rlimit on macOS: there the limits are the watchdog's alone.)
+    with contextlib.suppress(psutil.Error, OSError, ValueError, AttributeError):
         proc = psutil.Process(pid)
         for kind, value in wanted.items():
             if value is not None:
