@@ -123,7 +123,7 @@ def _run_tests(
             env=env,
             timeout=setup.task.spec.setup.timeout,
             log=setup.logs / "grade-setup.log",
-            isolation=isolation,
+            isolation=replace(isolation, network=setup.task.spec.setup.network),
             values=values,
             stop=setup.stop,
         )

@@ -154,7 +154,7 @@ def _execute(
             env=base_environment(home, tmp),
             timeout=task.spec.setup.timeout,
             log=paths.root / "setup.log",
-            isolation=Isolation(writable=(workspace, home, tmp), network="none"),
+            isolation=Isolation(writable=(workspace, home, tmp), network=task.spec.setup.network),
             values={"python": ctx.python, "workspace": str(workspace)},
             stop=ctx.stop,
         )

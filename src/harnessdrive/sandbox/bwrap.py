@@ -187,6 +187,7 @@ class BwrapSandbox:
                     watched=isolation.writable,
                     pass_fds=tuple(fds),
                     lower_priority=False,
+                    sweep=isolation.host_pids,
                 ),
             )
         finally:

@@ -49,8 +49,14 @@ _ALLOWED_NAMES = frozenset(
         "NVM_DIR",
         "PIP_INDEX_URL",
         "PIP_EXTRA_INDEX_URL",
+        "PIP_FIND_LINKS",
+        "PIP_NO_INDEX",
+        "PIP_CERT",
         "UV_INDEX_URL",
+        "UV_FIND_LINKS",
+        "UV_NO_INDEX",
         "NPM_CONFIG_REGISTRY",
+        "NPM_CONFIG_CAFILE",
     }
 )
 _ALLOWED_PREFIXES = ("LC_",)

@@ -75,6 +75,8 @@ class Launch:
     pass_fds: tuple[int, ...] = ()
     lower_priority: bool = True
     """Start it at the lowest CPU priority (a back-end that does so itself says False)."""
+    sweep: bool = True
+    """Look beyond the process tree for strays when it ends (not needed in a PID namespace)."""
 
 
 def run_process(
@@ -150,7 +152,15 @@ def run_process(
                 if watchdog is not None and (broken := watchdog.check()) is not None:
                     break
         finally:
-            kill_tree(proc.pid, marker, roots=launch.watched, hard=broken is not None)
+            kill_tree(
+                proc.pid,
+                marker,
+                roots=launch.watched,
+                hard=broken is not None,
+                sweep=launch.sweep,
+                # Once reaped, its pid may belong to someone else: only its group is still ours.
+                tree=proc.poll() is None,
+            )
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=_GRACE_SECONDS)
     exit_code = proc.returncode
@@ -222,15 +232,18 @@ def kill_tree(
     *,
     roots: Sequence[Path] = (),
     hard: bool = False,
+    sweep: bool = True,
+    tree: bool = True,
 ) -> None:
     """Stop the process ``pid`` started, its group, session, descendants and marked strays.
 
     ``roots``: folders of this run; a process working in one of them is ours too. ``hard`` skips
-    the polite SIGTERM (a fork bomb must not get time to multiply).
+    the polite SIGTERM (a fork bomb must not get time to multiply). ``sweep=False`` looks at the
+    tree only (inside a PID namespace nothing can leave it), sparing a pass over every process.
     """
     if hard:
         _kill_fast(pid)
-    victims = _collect(pid, marker, roots)
+    victims = _collect(pid, marker, roots, sweep, tree)
     if not victims:
         return
     if hard:
@@ -247,14 +260,15 @@ def kill_tree(
     if victims:
         # Some ignore SIGTERM; a second look also catches children they forked meanwhile.
         for _ in range(3):
-            alive = list({p.pid: p for p in [*victims, *_collect(pid, marker, roots)]}.values())
+            found = _collect(pid, marker, roots, sweep, tree)
+            alive = list({p.pid: p for p in [*victims, *found]}.values())
             for proc in alive:
                 with contextlib.suppress(psutil.Error):
                     proc.kill()
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, signal.SIGKILL)
             victims = _wait_gone(alive, _GRACE_SECONDS)
-            if not victims and not _collect(pid, marker, roots):
+            if not victims and not _collect(pid, marker, roots, sweep, tree):
                 break
 
 
@@ -277,13 +291,15 @@ def _kill_fast(pid: int) -> None:
         roots = found
 
 
-def _collect(pid: int, marker: str | None, roots: Sequence[Path]) -> list[psutil.Process]:
+def _collect(
+    pid: int, marker: str | None, roots: Sequence[Path], sweep: bool = True, tree: bool = True
+) -> list[psutil.Process]:
     found: dict[int, psutil.Process] = {}
-    with contextlib.suppress(psutil.Error):
-        root = psutil.Process(pid)
-        found[root.pid] = root
-        for child in root.children(recursive=True):
-            found[child.pid] = child
+    for member in tree_pids(pid) if tree else ():
+        with contextlib.suppress(psutil.Error):
+            found[member] = psutil.Process(member)
+    if not sweep:
+        return [proc for proc in found.values() if _alive(proc)]
     prefixes = tuple(f"{os.path.realpath(r)}/" for r in roots)
     me = os.getpid()
     for proc in psutil.process_iter(["pid"]):

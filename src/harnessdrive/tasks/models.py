@@ -8,7 +8,7 @@ These are boundary models: unknown keys are errors, and their JSON Schema is pub
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -35,6 +35,8 @@ class SetupSpec(_Spec):
     commands: tuple[str, ...] = ()
     timeout: float = Field(default=600, gt=0)
     """Seconds for all setup commands together."""
+    network: Literal["none", "host"] = "none"
+    """Setup runs without network unless the task says ``host`` (to install dependencies)."""
 
 
 class HiddenFile(_Spec):
