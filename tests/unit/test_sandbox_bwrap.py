@@ -181,7 +181,7 @@ def test_an_agents_own_bubblewrap_starts_inside_ours(box: Box) -> None:
 
 def test_the_nested_profile_lets_an_inner_bubblewrap_mount_proc(box: Box) -> None:
     inner = "bwrap --ro-bind / / --unshare-all --proc /proc --dev /dev -- sh -c 'echo inner ok'"
-    assert box.run(inner).exit_code != 0  # our PID namespace forbids it
+    # (Under our own PID namespace this fails when we run as root, and works otherwise.)
     result = box.run(inner, host_pids=True)
     assert result.exit_code == 0, box.errors()
     assert box.output() == "inner ok\n"

@@ -145,7 +145,10 @@ class BwrapSandbox:
             raise SandboxError("bubblewrap (bwrap) is not installed")
         fds: list[int] = []
         relay: LoopbackRelay | None = None
+        handed = False
+        info_read, info_write = os.pipe()
         try:
+            fds.append(info_write)
             passwd = _passwd_fd()
             if passwd is not None:
                 fds.append(passwd)
@@ -168,11 +171,12 @@ class BwrapSandbox:
                     hidden=self.settings.hidden,
                     tmpfs_size=_tmpfs_size(self.settings.limits),
                     passwd_fd=passwd,
-                    extra=relay_args,
+                    extra=["--info-fd", str(info_write), *relay_args],
                 ),
                 "--",
                 *command,
             ]
+            handed = True  # run_process closes ``fds`` from here on
             return run_process(
                 full,
                 cwd=cwd,
@@ -188,10 +192,11 @@ class BwrapSandbox:
                     pass_fds=tuple(fds),
                     lower_priority=False,
                     sweep=isolation.host_pids,
+                    namespace_info=info_read,
                 ),
             )
         finally:
-            for fd in fds:
+            for fd in [info_read, *([] if handed else fds)]:
                 with contextlib.suppress(OSError):
                     os.close(fd)
             if relay is not None:

@@ -204,14 +204,15 @@ class Watchdog:
         """Once the tree is gone: did a write stop at the file-size limit?
 
         The kernel refuses the write (and SIGXFSZ usually ends the writer) without telling us;
-        a file at exactly the limit is the trace it leaves. Only looked for when the disk shows
-        at least that much growth, so the common case costs one ``statvfs``.
+        a file at the limit is the trace it leaves. Only looked for when the free disk space
+        shrank by half that much, so the common case costs one ``statvfs`` (and other writers
+        on the same disk can hide it: then only the writer's exit status tells).
         """
         size = self.limits.file_size
         if size is None or self._disk_path is None or self._free_base is None:
             return None
         free = _free_bytes(self._disk_path)
-        if free is None or self._free_base - free < size:
+        if free is None or self._free_base - free < size // 2:
             return None
         return "file_size" if _any_file_of_size(self._watched, size) else None
 

@@ -11,7 +11,9 @@ bubblewrap the PID namespace makes this exact; see :mod:`harnessdrive.sandbox.bw
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -73,10 +75,13 @@ class Launch:
     watched: tuple[Path, ...] = ()
     """Folders whose size counts against the disk limit; also swept for stray processes."""
     pass_fds: tuple[int, ...] = ()
+    """Descriptors for the process alone: closed here once it has started."""
     lower_priority: bool = True
     """Start it at the lowest CPU priority (a back-end that does so itself says False)."""
     sweep: bool = True
     """Look beyond the process tree for strays when it ends (not needed in a PID namespace)."""
+    namespace_info: int | None = None
+    """Read end of bubblewrap's ``--info-fd``: its PID namespace must be gone before we return."""
 
 
 def run_process(
@@ -92,6 +97,32 @@ def run_process(
     launch: Launch = Launch(),
 ) -> ProcessResult:
     """Run ``argv`` until it exits, ``timeout`` seconds pass, ``stop`` fires or a limit breaks."""
+    handed = list(launch.pass_fds)
+    try:
+        return _run(argv, cwd, env, timeout, stdout, stderr, stdin, stop, launch, handed)
+    finally:
+        _close_all(handed)
+
+
+def _close_all(fds: list[int]) -> None:
+    """Close each descriptor once (the list empties, so a second call does nothing)."""
+    while fds:
+        with contextlib.suppress(OSError):
+            os.close(fds.pop())
+
+
+def _run(
+    argv: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout: float,
+    stdout: Path,
+    stderr: Path,
+    stdin: Path | None,
+    stop: StopToken | None,
+    launch: Launch,
+    handed: list[int],
+) -> ProcessResult:
     marker = uuid.uuid4().hex
     full_env = dict(env)
     full_env[MARKER_VARIABLE] = marker
@@ -124,6 +155,8 @@ def run_process(
             )
         except OSError as exc:
             raise SandboxError(f"cannot start {argv[0]}: {exc}") from exc
+        finally:
+            _close_all(handed)
         if limits is not None and prlimit is None:
             _limit_after_start(proc.pid, limits)
         timed_out = False
@@ -161,6 +194,8 @@ def run_process(
                 # Once reaped, its pid may belong to someone else: only its group is still ours.
                 tree=proc.poll() is None,
             )
+            if launch.namespace_info is not None:
+                end_namespace(launch.namespace_info)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=_GRACE_SECONDS)
     exit_code = proc.returncode
@@ -176,6 +211,45 @@ def run_process(
         stopped=stopped,
         limit=broken,
     )
+
+
+def end_namespace(info_fd: int) -> None:
+    """Make sure the PID namespace bubblewrap reported on ``info_fd`` has ended.
+
+    bubblewrap exits as soon as its command does, while its init may still be taking the
+    namespace down; a daemon inside lives until then. Killing that init ends every process in
+    the namespace, and the kernel lets the init become a zombie only once they are all gone.
+    """
+    try:
+        info = json.loads(_read_available(info_fd) or b"{}")
+        pid, namespace = int(info["child-pid"]), int(info["pid-namespace"])
+    except (ValueError, KeyError, TypeError):
+        return
+    deadline = now() + _GRACE_SECONDS * 2
+    while now() < deadline:
+        try:
+            if os.stat(f"/proc/{pid}/ns/pid").st_ino != namespace:
+                return  # the pid now belongs to someone else
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in "ZX":
+                return
+        except (OSError, IndexError):
+            return  # gone, or a zombie (whose namespaces are gone)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+        threading.Event().wait(0.005)
+
+
+def _read_available(fd: int) -> bytes:
+    chunks = []
+    while True:
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if not ready:
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def niced() -> list[str]:
