@@ -92,6 +92,14 @@ EXTRA_CHECKS = {
 }
 
 
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (a killed process this machine's pid 1 has not reaped yet)."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
 def check_run(run: AttackRun) -> list[str]:
     problems = []
     if run.returncode != 0:
@@ -107,11 +115,11 @@ def check_run(run: AttackRun) -> list[str]:
         problems.append(f"{run.server.connections} connection(s) reached the host's loopback")
     if (run.base / "git-canary").exists():
         problems.append("a hook or filter of an agent's .git ran on the host")
-    alive = [pid for pid in run.daemon_pids if psutil.pid_exists(pid)]
+    alive = [pid for pid in run.daemon_pids if _running(pid)]
     alive += [
         p.pid
         for p in psutil.process_iter(["cmdline"])
-        if run.token in " ".join(p.info["cmdline"] or [])
+        if run.token in " ".join(p.info["cmdline"] or []) and _running(p.pid)
     ]
     if alive:
         problems.append(f"processes of the attackers outlived the run: {sorted(set(alive))}")

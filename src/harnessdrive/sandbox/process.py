@@ -331,6 +331,8 @@ def kill_tree(
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pid, signal.SIGTERM)
         victims = _wait_gone(victims, 0.2)
+        # A second look: something may have forked between the first look and the signal.
+        victims += [p for p in _collect(pid, marker, roots, sweep, tree) if p not in victims]
     if victims:
         # Some ignore SIGTERM; a second look also catches children they forked meanwhile.
         for _ in range(3):
