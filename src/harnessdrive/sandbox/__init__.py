@@ -2,7 +2,7 @@
 
 from harnessdrive.sandbox.env import base_environment, clean_path, is_session_variable
 from harnessdrive.sandbox.limits import Limits, default_limits
-from harnessdrive.sandbox.process import ProcessResult, StopToken, kill_tree, run_process
+from harnessdrive.sandbox.process import ProcessResult, StopToken, run_process
 from harnessdrive.sandbox.runner import (
     Isolation,
     Sandbox,
@@ -10,6 +10,7 @@ from harnessdrive.sandbox.runner import (
     describe_sandbox,
     get_sandbox,
 )
+from harnessdrive.sandbox.tree import kill_tree
 
 __all__ = [
     "Isolation",

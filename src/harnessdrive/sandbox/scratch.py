@@ -18,7 +18,7 @@ from pathlib import Path
 
 import psutil
 
-from harnessdrive.sandbox.process import kill_strays
+from harnessdrive.sandbox.tree import kill_strays
 
 PREFIX = "harnessdrive-"
 OWNER_FILE = ".harnessdrive-owner"
