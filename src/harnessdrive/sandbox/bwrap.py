@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from harnessdrive.sandbox.limits import GiB, Limits
+from harnessdrive.sandbox.limits import Limits, MiB
 from harnessdrive.sandbox.mounts import system_argv, tools_argv
 from harnessdrive.sandbox.process import Launch, ProcessResult, StopToken, niced, run_process
 from harnessdrive.sandbox.relay import LoopbackRelay
@@ -37,7 +37,8 @@ from harnessdrive.sandbox.runner import Isolation, SandboxSettings
 from harnessdrive.sandbox.scratch import make_scratch_root
 
 NESTED_UID = 1000
-_TMPFS_CAP = GiB
+# /tmp, /var/tmp and /dev/shm live in memory: kept small (tools honour TMPDIR, on disk).
+_TMPFS_CAP = 256 * MiB
 _LOCAL_PORT = re.compile(r"(?:127\.0\.0\.1|localhost|\[::1\]):(\d{2,5})\b")
 
 
