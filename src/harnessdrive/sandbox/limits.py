@@ -29,7 +29,10 @@ GiB = 1024 * MiB
 
 # The kernel counts threads against RLIMIT_NPROC, for the whole user: leave room for both.
 _NPROC_THREADS_PER_PROCESS = 16
+# Seconds between measurements of the tree itself: soon after a cheap figure moved, and now and
+# then in any case.
 _PRECISE_EVERY = {"processes": 0.1, "memory": 0.25, "disk": 0.5}
+_FALLBACK_EVERY = {"processes": 0.5, "memory": 1.0, "disk": 2.0}
 
 
 @dataclass(frozen=True)
@@ -184,6 +187,7 @@ class Watchdog:
         self._tree = tree
         self._watched = tuple(p for p in watched if p.is_dir())
         self._last_precise: dict[str, float] = {}
+        self._fallback = dict(_FALLBACK_EVERY)
         self._tasks_base = total_tasks()
         self._memory_base = _available_memory()
         self._disk_path = self._watched[0] if self._watched else None
@@ -216,17 +220,21 @@ class Watchdog:
             return None
         return "file_size" if _any_file_of_size(self._watched, size) else None
 
-    def _due(self, kind: str) -> bool:
+    def _due(self, kind: str, suspected: bool) -> bool:
+        """Measure now? Soon after a suspicious figure, and now and then in any case: others on
+        the machine freeing memory or disk space can hide our growth from the cheap figures."""
         last = self._last_precise.get(kind)
         current = now()
-        if last is not None and current - last < _PRECISE_EVERY[kind]:
-            return False
+        if last is not None:
+            wait = _PRECISE_EVERY[kind] if suspected else self._fallback[kind]
+            if current - last < wait:
+                return False
         self._last_precise[kind] = current
         return True
 
     def _suspect_processes(self, limit: int) -> bool:
         tasks = total_tasks()
-        if tasks - self._tasks_base <= limit // 2 or not self._due("processes"):
+        if not self._due("processes", tasks - self._tasks_base > limit // 2):
             return False
         count = len(self._tree(limit))
         if count > limit:
@@ -237,7 +245,7 @@ class Watchdog:
 
     def _suspect_memory(self, limit: int) -> bool:
         available = _available_memory()
-        if self._memory_base - available <= limit // 2 or not self._due("memory"):
+        if not self._due("memory", self._memory_base - available > limit // 2):
             return False
         resident = sum(_resident(pid) for pid in self._tree(None))
         if resident > limit:
@@ -249,10 +257,15 @@ class Watchdog:
         if self._disk_path is None or self._free_base is None:
             return False
         free = _free_bytes(self._disk_path)
-        if free is None or self._free_base - free <= limit // 2 or not self._due("disk"):
+        suspected = free is not None and self._free_base - free > limit // 2
+        if not self._due("disk", suspected):
             return False
+        started = now()
         used = disk_usage(self._watched)
+        # A big workspace is walked less often: at most about 5% of the time.
+        self._fallback["disk"] = max(_FALLBACK_EVERY["disk"], 20 * (now() - started))
         if used > limit:
             return True
-        self._free_base = min(self._free_base, free + used)
+        if free is not None:
+            self._free_base = min(self._free_base, free + used)
         return False
