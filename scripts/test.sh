@@ -13,6 +13,17 @@ if ! command -v bwrap >/dev/null 2>&1; then
   fi
 fi
 
+# Ubuntu 24.04 lets AppArmor refuse unprivileged user namespaces, which bubblewrap needs when the
+# tests do not run as root. Allow them on test machines where we may.
+restrict=/proc/sys/kernel/apparmor_restrict_unprivileged_userns
+if [ -r "$restrict" ] && [ "$(cat "$restrict")" = 1 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    sysctl -q -w kernel.apparmor_restrict_unprivileged_userns=0 || true
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo -n sysctl -q -w kernel.apparmor_restrict_unprivileged_userns=0 || true
+  fi
+fi
+
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q -e '.[test]'

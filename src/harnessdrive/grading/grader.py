@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harnessdrive.errors import GradingError, HarnessdriveError, SetupFailedError
@@ -114,8 +114,12 @@ def _run_tests(
     tmp = setup.scratch / "grading-tmp"
     home.mkdir(exist_ok=True)
     tmp.mkdir(exist_ok=True)
+    outputs = setup.scratch / "grading-out"
+    outputs.mkdir(exist_ok=True)
     env = base_environment(home, tmp)
-    isolation = Isolation(writable=(copy, home, tmp, setup.logs), network="none")
+    # Logs reach the results folder through inherited descriptors; the junit report is written
+    # to ``outputs``, outside the copy, and copied to the results folder once the run is over.
+    isolation = Isolation(writable=(copy, home, tmp, outputs), network="none")
     values = {"python": setup.python, "workspace": str(copy)}
     setup_run = None
     if setup.task.spec.setup.commands:
@@ -126,7 +130,7 @@ def _run_tests(
             env=env,
             timeout=setup.task.spec.setup.timeout,
             log=setup.logs / "grade-setup.log",
-            isolation=isolation,
+            isolation=replace(isolation, network=setup.task.spec.setup.network),
             values=values,
             stop=setup.stop,
         )
@@ -151,11 +155,14 @@ def _run_tests(
     visible = None
     if spec.visible_command and setup.run_visible:
         visible = _run_command(setup, copy, spec.visible_command, "visible", env, isolation)
-    for item in setup.task.hidden:
-        write_file(copy, item.target, item.source.read_bytes())
+    injected = tuple(
+        write_file(copy, item.target, item.source.read_bytes()) for item in setup.task.hidden
+    )
     for path in spec.removed:
         remove_entry(copy, path)
-    hidden = _run_command(setup, copy, spec.command, "tests", env, isolation)
+    # Read-only inside the sandbox: code under test cannot rewrite the hidden tests as it runs.
+    with_hidden = replace(isolation, readonly=(*isolation.readonly, *injected))
+    hidden = _run_command(setup, copy, spec.command, "tests", env, with_hidden)
     verdict: Outcome = "tampered" if findings else "pass" if hidden.succeeded else "fail"
     return Verdict(
         outcome=verdict,
@@ -176,8 +183,11 @@ def _run_command(
     isolation: Isolation,
 ) -> GradingRun:
     spec = setup.task.spec.grade
-    junit_path = setup.logs / f"junit-{label}.xml"
+    outputs = setup.scratch / "grading-out"
+    junit_path = outputs / f"junit-{label}.xml"
     junit_path.unlink(missing_ok=True)
+    recorded_junit = setup.logs / junit_path.name
+    recorded_junit.unlink(missing_ok=True)
     log = setup.logs / f"grade-{label}.log"
     values = {"python": setup.python, "workspace": str(copy), "junit": str(junit_path)}
     command = render(template, values)
@@ -185,7 +195,7 @@ def _run_command(
     run_env = dict(env)
     # Bytecode from an earlier run must never stand in for a rewritten file (seed 000).
     _remove_pycache(copy)
-    cache_prefix = setup.scratch / f"pycache-{label}"
+    cache_prefix = outputs / f"pycache-{label}"
     shutil.rmtree(cache_prefix, ignore_errors=True)
     cache_prefix.mkdir(parents=True)
     run_env["PYTHONPYCACHEPREFIX"] = str(cache_prefix)
@@ -207,6 +217,7 @@ def _run_command(
     )
     if result.stopped:
         raise GradingError(f"stopped while running the {label} command")
+    limit_note = f"stopped at the {result.limit.replace('_', ' ')} limit" if result.limit else None
     base = {
         "command": command,
         "exit_code": result.exit_code,
@@ -214,8 +225,9 @@ def _run_command(
         "seconds": round(result.seconds, 3),
     }
     if wants_junit:
-        if junit_path.is_file():
-            counts = read_junit(junit_path)
+        if junit_path.is_file() and not junit_path.is_symlink():
+            shutil.copyfile(junit_path, recorded_junit)
+            counts = read_junit(recorded_junit)
             return GradingRun(
                 **base,
                 passed=counts.passed,
@@ -224,11 +236,14 @@ def _run_command(
                 errors=counts.errors,
                 skipped=counts.skipped,
                 source="junit",
+                note=limit_note,
             )
-        note = "no junit report was written, so the run cannot count as passed"
+        note = limit_note or "no junit report was written, so the run cannot count as passed"
         return GradingRun(**base, passed=0, total=0, source="junit", note=note)
-    passed = int(result.exit_code == 0 and not result.timed_out)
-    return GradingRun(**base, passed=passed, total=1, failed=1 - passed, source="exit_code")
+    passed = int(result.ok)
+    return GradingRun(
+        **base, passed=passed, total=1, failed=1 - passed, source="exit_code", note=limit_note
+    )
 
 
 def _split(

@@ -27,6 +27,7 @@ from harnessdrive.harnesses.fatal import fatal_hint, last_line
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.commands import render, shell_argv
 from harnessdrive.sandbox.env import base_environment
+from harnessdrive.sandbox.limits import describe
 from harnessdrive.sandbox.runner import Isolation
 from harnessdrive.tasks.models import VariantSpec
 
@@ -95,7 +96,10 @@ class CommandHarness:
         )
         error = None
         hint = None
-        if result.exit_code not in (0, None) and not result.timed_out and not result.stopped:
+        if result.limit is not None:
+            limits = request.sandbox.settings.limits
+            error = describe(result.limit, limits) if limits else f"{result.limit} limit"
+        elif result.exit_code not in (0, None) and not result.timed_out and not result.stopped:
             error = last_line(request.stderr.read_text(errors="replace")) or (
                 f"exited with {result.exit_code}"
             )

@@ -289,6 +289,12 @@ def _notes(
     for row in broken:
         notes.append(f"{row.variant} could not run: {row.first_error or 'see agent.stderr'}.")
     notes.extend(_cost_notes(results))
+    if any(r.sandbox == "bwrap" for r in results):
+        notes.append(
+            "Ran in bubblewrap (--sandbox bwrap): agents saw the system read-only, their own "
+            "workspace and a private HOME and /tmp, never the hidden tests, the results or other "
+            "trials; grading ran in a sandbox of its own without network."
+        )
     if any(r.sandbox == "none" for r in results):
         notes.append(
             "Ran without a sandbox (--sandbox none): agents could read and write outside their "

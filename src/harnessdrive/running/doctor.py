@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from harnessdrive.harnesses.base import HarnessInfo
 from harnessdrive.harnesses.registry import available, get_harness
-from harnessdrive.sandbox.runner import get_sandbox
+from harnessdrive.sandbox.bwrap import nested_problem
+from harnessdrive.sandbox.runner import describe_sandbox
 
 
 @dataclass(frozen=True)
@@ -29,13 +30,20 @@ def check_tools() -> list[Check]:
         _version_check("git", ["git", "--version"], required=True),
         _version_check("bwrap", ["bwrap", "--version"], required=False),
     ]
-    sandbox = get_sandbox("auto")
-    detail = (
-        "agents run in bubblewrap"
-        if sandbox.name == "bwrap"
-        else ("no sandbox: agents run as plain processes (install bubblewrap to contain them)")
-    )
-    checks.append(Check("sandbox", True, f"{sandbox.name}: {detail}", required=False))
+    name, detail = describe_sandbox("auto")
+    checks.append(Check("sandbox", name == "bwrap", f"{name}: {detail}", required=False))
+    if name == "bwrap":
+        problem = nested_problem()
+        checks.append(
+            Check(
+                "nested sandbox",
+                problem is None,
+                "an agent's own bubblewrap starts inside ours (without --proc)"
+                if problem is None
+                else problem,
+                required=False,
+            )
+        )
     return checks
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import signal
 import sys
-import tempfile
 import threading
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -35,6 +35,7 @@ from harnessdrive.running.trial import (
 )
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.sandbox.runner import Network, SandboxKind, get_sandbox
+from harnessdrive.sandbox.scratch import keep_scratch_root, make_scratch_root, sweep_stale_scratch
 from harnessdrive.store.atomic import write_atomic
 from harnessdrive.store.lock import ResultsLock
 from harnessdrive.store.results import TrialResult
@@ -103,15 +104,21 @@ def execute(plan: Plan, options: RunOptions, progress: Progress | None = None) -
                 "which is no longer running."
             )
         store.sync_index()
+        swept = sweep_stale_scratch()
+        if swept:
+            progress.message(
+                f"Removed {len(swept)} scratch folder(s) left by stopped runs "
+                "(and any process still working in them)."
+            )
         summary.recovered = store.recover_inflight()
         for trial_id in summary.recovered:
             progress.message(f"Recorded {trial_id} as interrupted (its driver was killed).")
         _write_manifest(store, plan, options, finished=None)
         pricing = _plan_pricing(plan, options, book, store)
         gate = SpendGate(pricing, store, options.max_usd)
-        sandbox = get_sandbox(options.sandbox)
+        scratch_root = make_scratch_root()
+        sandbox = get_sandbox(options.sandbox, hidden=_out_of_sight(plan, options, scratch_root))
         summary.sandbox = sandbox.name
-        scratch_root = Path(tempfile.mkdtemp(prefix="harnessdrive-"))
         ctx = TrialContext(
             store=store,
             sandbox=sandbox,
@@ -133,6 +140,7 @@ def execute(plan: Plan, options: RunOptions, progress: Progress | None = None) -
             if ctx.reaper is not None:
                 ctx.reaper.close()
             if options.keep:
+                keep_scratch_root(scratch_root)
                 summary.kept = scratch_root
             else:
                 shutil.rmtree(scratch_root, ignore_errors=True)
@@ -237,6 +245,19 @@ def _plan_pricing(
         allow_unpriced=options.allow_unpriced,
         history=store.all_latest() if store is not None else (),
     )
+
+
+def _out_of_sight(plan: Plan, options: RunOptions, scratch_root: Path) -> list[Path]:
+    """What no sandboxed process may see, even where it lies under a visible folder."""
+    paths = [options.results, plan.suite.folder, scratch_root]
+    for task in plan.suite.tasks:
+        paths += [task.folder, task.repo_path]
+    with contextlib.suppress(OSError):
+        paths.append(Path.cwd())  # most likely the user's repository
+    home = os.environ.get("HOME")
+    if home:
+        paths.append(Path(home))
+    return paths
 
 
 def _write_manifest(store: Store, plan: Plan, options: RunOptions, finished: str | None) -> None:

@@ -23,6 +23,7 @@ from harnessdrive.running.reaper import Reaper
 from harnessdrive.running.snapshots import SnapshotCache
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
+from harnessdrive.sandbox.limits import Limits
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.sandbox.runner import Isolation, Network, Sandbox
 from harnessdrive.store.inflight import SCRATCH_MARKER, InflightRecord
@@ -35,6 +36,7 @@ from harnessdrive.store.results import (
     TrialResult,
 )
 from harnessdrive.store.store import Store, utc_now
+from harnessdrive.tasks.loading import Task
 from harnessdrive.workspace.materialize import copy_snapshot
 from harnessdrive.workspace.setup import run_setup
 
@@ -146,6 +148,7 @@ def _execute(
 ) -> TrialResult:
     planned = prepared.planned
     task = planned.task
+    sandbox = _trial_sandbox(ctx.sandbox, task)
     snapshot = ctx.snapshots.get(task)
     scratch = prepared.scratch
     workspace = copy_snapshot(snapshot, scratch / "workspace")
@@ -162,11 +165,11 @@ def _execute(
         setup = run_setup(
             task.spec.setup.commands,
             root=workspace,
-            sandbox=ctx.sandbox,
+            sandbox=sandbox,
             env=base_environment(home, tmp),
             timeout=task.spec.setup.timeout,
             log=paths.root / "setup.log",
-            isolation=Isolation(writable=(workspace, home, tmp), network="none"),
+            isolation=Isolation(writable=(workspace, home, tmp), network=task.spec.setup.network),
             values={"python": ctx.python, "workspace": str(workspace)},
             stop=ctx.stop,
         )
@@ -194,7 +197,7 @@ def _execute(
         tmp=tmp,
         logs=paths.root,
         timeout=ctx.agent_timeout or task.spec.limits.agent_timeout,
-        sandbox=ctx.sandbox,
+        sandbox=sandbox,
         network=ctx.network,
         python=ctx.python,
         stop=ctx.stop,
@@ -205,7 +208,7 @@ def _execute(
         snapshot=snapshot,
         scratch=scratch / "grading",
         logs=paths.root,
-        sandbox=ctx.sandbox,
+        sandbox=sandbox,
         python=ctx.python,
         stop=ctx.stop,
         keep_copy=True,  # the whole scratch folder goes once the trial is recorded
@@ -241,6 +244,20 @@ def _execute(
             "workspace": str(workspace) if ctx.keep else None,
             "note": None,
         }
+    )
+
+
+def _trial_sandbox(sandbox: Sandbox, task: Task) -> Sandbox:
+    """The run's sandbox with this task's limits."""
+    spec = task.spec.limits
+    base = sandbox.settings.limits or Limits()
+    return sandbox.with_limits(
+        base.with_overrides(
+            processes=spec.processes,
+            memory_mb=spec.memory_mb,
+            file_size_mb=spec.file_size_mb,
+            disk_mb=spec.disk_mb,
+        )
     )
 
 

@@ -49,8 +49,14 @@ _ALLOWED_NAMES = frozenset(
         "NVM_DIR",
         "PIP_INDEX_URL",
         "PIP_EXTRA_INDEX_URL",
+        "PIP_FIND_LINKS",
+        "PIP_NO_INDEX",
+        "PIP_CERT",
         "UV_INDEX_URL",
+        "UV_FIND_LINKS",
+        "UV_NO_INDEX",
         "NPM_CONFIG_REGISTRY",
+        "NPM_CONFIG_CAFILE",
     }
 )
 _ALLOWED_PREFIXES = ("LC_",)
@@ -59,16 +65,53 @@ _ALLOWED_PREFIXES = ("LC_",)
 # so they are pointed at the real folders when those exist.
 _HOME_DEFAULTS = {"CARGO_HOME": ".cargo", "RUSTUP_HOME": ".rustup", "PYENV_ROOT": ".pyenv"}
 
-_SESSION_NAMES = frozenset({"CLAUDECODE", "CLAUDE_PID", "AI_AGENT", "CLAUDE_CONFIG_DIR"})
+_SESSION_NAMES = frozenset(
+    {
+        "CLAUDECODE",
+        "CLAUDE_PID",
+        "AI_AGENT",
+        "CLAUDE_CONFIG_DIR",
+        # The host session's agents, buses and terminals: a way back out of the sandbox.
+        "SSH_AUTH_SOCK",
+        "SSH_AGENT_PID",
+        "SSH_ASKPASS",
+        "GIT_ASKPASS",
+        "GPG_AGENT_INFO",
+        "DBUS_SESSION_BUS_ADDRESS",
+        "XDG_RUNTIME_DIR",
+        "KRB5CCNAME",
+        "DISPLAY",
+        "WAYLAND_DISPLAY",
+        "XAUTHORITY",
+        "TMUX",
+        "TMUX_PANE",
+        "STY",
+        "TERM_SESSION_ID",
+    }
+)
 _SESSION_PATTERN = re.compile(
-    r"^(CLAUDE_CODE_.*|CODEX_SANDBOX.*|CODEX_THREAD_ID|CODEX_CI|GEMINI_CLI.*|QWEN_CODE.*"
-    r"|OPENCODE.*|PI_CODING_AGENT.*|CURSOR_AGENT.*|AIDER_.*|MSWEA_.*|HARNESSDRIVE_RUN_MARKER)$"
+    r"^(CLAUDE_CODE_.*|CLAUDE_AGENT_SDK.*|CODEX_SANDBOX.*|CODEX_THREAD_ID|CODEX_CI"
+    r"|CODEX_INTERNAL_.*|GEMINI_CLI.*|QWEN_CODE.*|OPENCODE.*|PI_CODING_AGENT.*|CURSOR_AGENT.*"
+    r"|CURSOR_TRACE.*|AIDER_.*|MSWEA_.*|VSCODE_.*|HARNESSDRIVE_.*)$"
 )
 
 
 def is_session_variable(name: str) -> bool:
     """True for variables that could lead a child back to a parent agent's live session."""
     return name in _SESSION_NAMES or bool(_SESSION_PATTERN.match(name))
+
+
+def clean_path(value: str) -> str:
+    """PATH without empty, relative or repeated entries.
+
+    An empty entry or ``.`` means "the current folder": a grading command would then run a
+    ``python`` or ``pytest`` the agent planted in its workspace.
+    """
+    kept: list[str] = []
+    for entry in value.split(os.pathsep):
+        if entry and os.path.isabs(entry) and entry not in kept:
+            kept.append(entry)
+    return os.pathsep.join(kept) or os.defpath
 
 
 def base_environment(
@@ -99,7 +142,7 @@ def base_environment(
             candidate = Path(real_home) / folder
             if name not in env and candidate.is_dir():
                 env[name] = str(candidate)
-    env.setdefault("PATH", os.defpath)
+    env["PATH"] = clean_path(env.get("PATH") or os.defpath)
     env.setdefault("LANG", "C.UTF-8")
     env["HOME"] = str(home)
     env["TMPDIR"] = str(tmpdir)

@@ -1,15 +1,15 @@
-"""Run one command with a wall-clock deadline, and kill everything it started.
+"""Run one command with a wall-clock deadline and limits, and kill everything it started.
 
 Every process gets its own session (so its process group can be signalled as a whole) and carries
-a per-run marker in its environment. When the run ends, times out or is stopped, we kill the group,
-every descendant we can still see, and every process that still carries the marker: that last
-sweep finds double-forked daemons that left both the group and the tree.
+a per-run marker in its environment. When the run ends, times out, breaks a limit or is stopped,
+everything it started is killed (:mod:`harnessdrive.sandbox.tree` says how they are found).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import threading
@@ -22,10 +22,12 @@ import psutil
 
 from harnessdrive.errors import SandboxError
 from harnessdrive.sandbox.clock import now
+from harnessdrive.sandbox.limits import LimitName, Limits, Watchdog, prlimit_binary, total_tasks
+from harnessdrive.sandbox.tree import MARKER_VARIABLE, end_namespace, kill_tree, tree_pids
 
-MARKER_VARIABLE = "HARNESSDRIVE_RUN_MARKER"
 _GRACE_SECONDS = 2.0
 _POLL_SECONDS = 0.05
+_SIGXFSZ_EXIT = 128 + signal.SIGXFSZ
 
 
 @dataclass(frozen=True)
@@ -36,10 +38,14 @@ class ProcessResult:
     seconds: float
     stopped: bool = False
     """True when :class:`StopToken` ended it early (a signal to the driver)."""
+    limit: LimitName | None = None
+    """The limit it broke (the tree was then killed, or the write refused), if any."""
 
     @property
     def ok(self) -> bool:
-        return self.exit_code == 0 and not self.timed_out and not self.stopped
+        return (
+            self.exit_code == 0 and not self.timed_out and not self.stopped and self.limit is None
+        )
 
 
 class StopToken:
@@ -56,6 +62,23 @@ class StopToken:
         return self._event.is_set()
 
 
+@dataclass(frozen=True)
+class Launch:
+    """How to start the command beyond its argv (filled in by a sandbox back-end)."""
+
+    limits: Limits | None = None
+    watched: tuple[Path, ...] = ()
+    """Folders whose size counts against the disk limit; also swept for stray processes."""
+    pass_fds: tuple[int, ...] = ()
+    """Descriptors for the process alone: closed here once it has started."""
+    lower_priority: bool = True
+    """Start it at the lowest CPU priority (a back-end that does so itself says False)."""
+    sweep: bool = True
+    """Look beyond the process tree for strays when it ends (not needed in a PID namespace)."""
+    namespace_info: int | None = None
+    """Read end of bubblewrap's ``--info-fd``: its PID namespace must be gone before we return."""
+
+
 def run_process(
     argv: Sequence[str],
     *,
@@ -66,14 +89,48 @@ def run_process(
     stderr: Path,
     stdin: Path | None = None,
     stop: StopToken | None = None,
+    launch: Launch = Launch(),
 ) -> ProcessResult:
-    """Run ``argv`` until it exits, ``timeout`` seconds pass, or ``stop`` fires."""
+    """Run ``argv`` until it exits, ``timeout`` seconds pass, ``stop`` fires or a limit breaks."""
+    handed = list(launch.pass_fds)
+    try:
+        return _run(argv, cwd, env, timeout, stdout, stderr, stdin, stop, launch, handed)
+    finally:
+        _close_all(handed)
+
+
+def _close_all(fds: list[int]) -> None:
+    """Close each descriptor once (the list empties, so a second call does nothing)."""
+    while fds:
+        with contextlib.suppress(OSError):
+            os.close(fds.pop())
+
+
+def _run(
+    argv: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout: float,
+    stdout: Path,
+    stderr: Path,
+    stdin: Path | None,
+    stop: StopToken | None,
+    launch: Launch,
+    handed: list[int],
+) -> ProcessResult:
     marker = uuid.uuid4().hex
     full_env = dict(env)
     full_env[MARKER_VARIABLE] = marker
     started = now()
     stdout.parent.mkdir(parents=True, exist_ok=True)
     stderr.parent.mkdir(parents=True, exist_ok=True)
+    limits = launch.limits
+    command = list(argv)
+    prlimit = prlimit_binary() if limits is not None else None
+    if limits is not None and prlimit is not None:
+        command = [prlimit, *limits.prlimit_argv(total_tasks()), "--", *command]
+    if launch.lower_priority:
+        command = [*niced(), *command]
     with (
         open(stdout, "ab") as out,
         open(stderr, "ab") as err,
@@ -81,7 +138,7 @@ def run_process(
     ):
         try:
             proc = subprocess.Popen(
-                list(argv),
+                command,
                 cwd=cwd,
                 env=full_env,
                 stdin=inp,
@@ -89,12 +146,24 @@ def run_process(
                 stderr=err,
                 start_new_session=True,
                 close_fds=True,
+                pass_fds=launch.pass_fds,
             )
         except OSError as exc:
             raise SandboxError(f"cannot start {argv[0]}: {exc}") from exc
+        finally:
+            _close_all(handed)
+        if limits is not None and prlimit is None:
+            _limit_after_start(proc.pid, limits)
         timed_out = False
         stopped = False
+        broken: LimitName | None = None
+        watchdog: Watchdog | None = None
         try:
+            watchdog = (
+                Watchdog(limits, lambda cap: tree_pids(proc.pid, cap), launch.watched)
+                if limits is not None
+                else None
+            )
             deadline = started + timeout
             while True:
                 try:
@@ -108,60 +177,54 @@ def run_process(
                 if now() >= deadline:
                     timed_out = True
                     break
+                if watchdog is not None and (broken := watchdog.check()) is not None:
+                    break
         finally:
-            kill_tree(proc.pid, marker)
+            kill_tree(
+                proc.pid,
+                marker,
+                roots=launch.watched,
+                hard=broken is not None,
+                sweep=launch.sweep,
+                # Once reaped, its pid may belong to someone else: only its group is still ours.
+                tree=proc.poll() is None,
+            )
+            if launch.namespace_info is not None:
+                end_namespace(launch.namespace_info)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=_GRACE_SECONDS)
     exit_code = proc.returncode
+    if broken is None and limits is not None and limits.file_size is not None:
+        if exit_code in (-signal.SIGXFSZ, _SIGXFSZ_EXIT):
+            broken = "file_size"
+        elif watchdog is not None:
+            broken = watchdog.after_exit()
     return ProcessResult(
-        exit_code=exit_code, timed_out=timed_out, seconds=now() - started, stopped=stopped
+        exit_code=exit_code,
+        timed_out=timed_out,
+        seconds=now() - started,
+        stopped=stopped,
+        limit=broken,
     )
 
 
-def kill_tree(pid: int, marker: str | None = None) -> None:
-    """Stop the process ``pid`` started, its group, its descendants and marked strays."""
-    victims = _collect(pid, marker)
-    if not victims:
-        return
-    for proc in victims:
-        with contextlib.suppress(psutil.Error):
-            proc.send_signal(signal.SIGTERM)
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGTERM)
-    _, alive = psutil.wait_procs(victims, timeout=0.2)
-    if alive:
-        # Some ignore SIGTERM; a second look also catches children they forked meanwhile.
-        alive = list({p.pid: p for p in [*alive, *_collect(pid, marker)]}.values())
-        for proc in alive:
-            with contextlib.suppress(psutil.Error):
-                proc.kill()
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, signal.SIGKILL)
-        psutil.wait_procs(alive, timeout=_GRACE_SECONDS)
+def niced() -> list[str]:
+    """Lowest CPU priority, so that a fork bomb cannot starve the watchdog that stops it."""
+    nice = shutil.which("nice")
+    return [nice, "-n", "19"] if nice else []
 
 
-def _collect(pid: int, marker: str | None) -> list[psutil.Process]:
-    found: dict[int, psutil.Process] = {}
-    with contextlib.suppress(psutil.Error):
-        root = psutil.Process(pid)
-        found[root.pid] = root
-        for child in root.children(recursive=True):
-            found[child.pid] = child
-    for proc in psutil.process_iter(["pid"]):
-        if proc.pid in found or proc.pid == os.getpid():
-            continue
-        with contextlib.suppress(psutil.Error, OSError):
-            if os.getpgid(proc.pid) == pid:
-                found[proc.pid] = proc
-                continue
-            if marker is not None and _carries_marker(proc.pid, marker):
-                found[proc.pid] = proc
-    return list(found.values())
+def _limit_after_start(pid: int, limits: Limits) -> None:
+    """Without ``prlimit`` on the machine: set the same limits on the running process."""
+    import resource
 
-
-def _carries_marker(pid: int, marker: str) -> bool:
-    try:
-        environ = Path(f"/proc/{pid}/environ").read_bytes()
-    except OSError:
-        return False
-    return f"{MARKER_VARIABLE}={marker}".encode() in environ
+    wanted = {
+        resource.RLIMIT_FSIZE: limits.file_size,
+        resource.RLIMIT_DATA: limits.memory,
+    }
+    # (psutil has no rlimit on macOS: there the limits are the watchdog's alone.)
+    with contextlib.suppress(psutil.Error, OSError, ValueError, AttributeError):
+        proc = psutil.Process(pid)
+        for kind, value in wanted.items():
+            if value is not None:
+                proc.rlimit(kind, (value, value))

@@ -1,17 +1,21 @@
 """One way to run every agent, setup and grading process, whatever the back-end.
 
-``none`` runs a plain process group. The ``bwrap`` back-end (Debian's bubblewrap) adds mount, PID
+``none`` runs a plain process group. ``bwrap`` (Debian's bubblewrap) adds mount, PID, user, IPC
 and network namespaces; both take the same :class:`Isolation` so callers never branch on it.
+A sandbox object belongs to one run: it knows the paths no process of the run may see and the
+limits its processes get (:meth:`Sandbox.with_limits` makes the per-trial copy).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, Protocol
 
-from harnessdrive.sandbox.process import ProcessResult, StopToken, run_process
+from harnessdrive.errors import UserError
+from harnessdrive.sandbox.limits import Limits, default_limits
+from harnessdrive.sandbox.process import Launch, ProcessResult, StopToken, run_process
 
 Network = Literal["host", "loopback", "none"]
 SandboxKind = Literal["auto", "bwrap", "none"]
@@ -24,14 +28,39 @@ class Isolation:
     writable: tuple[Path, ...] = ()
     """Folders it may change: its workspace, private HOME and TMPDIR, an output folder."""
     readonly: tuple[Path, ...] = ()
-    """Further paths it may read (bound at the same place)."""
+    """Further paths it may read, bound at the same place. A path inside a writable folder is
+    made read-only there (the hidden tests in a grading copy); ``none`` cannot enforce that."""
     network: Network = "none"
+    ports: tuple[int, ...] = ()
+    """With ``loopback``: ports on the host's 127.0.0.1 it may reach (besides those named in
+    ``http://127.0.0.1:PORT`` or ``localhost:PORT`` values of its environment)."""
+    host_pids: bool = False
+    """The nested-sandbox profile for agents whose own sandbox insists on mounting /proc: the
+    host PID namespace and /proc are shared. The agent can then see and signal processes of the
+    same user, so only a harness that needs it asks for it."""
+
+
+@dataclass(frozen=True)
+class SandboxSettings:
+    """What a run's sandbox knows beyond each call's :class:`Isolation`."""
+
+    hidden: tuple[Path, ...] = ()
+    """Paths no process may see even where the system is visible: the results folder, the
+    suite and task folders, the user's repositories, the scratch root, the real HOME."""
+    limits: Limits | None = field(default_factory=Limits)
 
 
 class Sandbox(Protocol):
     @property
     def name(self) -> str:
         """``none`` or ``bwrap``; every report says which ran."""
+        ...
+
+    @property
+    def settings(self) -> SandboxSettings: ...
+
+    def with_limits(self, limits: Limits | None) -> Sandbox:
+        """The same sandbox with other limits (each trial gets its task's)."""
         ...
 
     def run(
@@ -50,9 +79,15 @@ class Sandbox(Protocol):
 
 
 class PlainSandbox:
-    """No isolation beyond a process group and the environment policy."""
+    """No isolation beyond a process group, the environment policy, limits and tree kill."""
 
     name = "none"
+
+    def __init__(self, settings: SandboxSettings | None = None) -> None:
+        self.settings = settings or SandboxSettings()
+
+    def with_limits(self, limits: Limits | None) -> PlainSandbox:
+        return PlainSandbox(replace(self.settings, limits=limits))
 
     def run(
         self,
@@ -76,8 +111,44 @@ class PlainSandbox:
             stderr=stderr,
             stdin=stdin,
             stop=stop,
+            launch=Launch(limits=self.settings.limits, watched=isolation.writable),
         )
 
 
-def get_sandbox(kind: SandboxKind = "auto") -> Sandbox:
-    return PlainSandbox()
+def get_sandbox(
+    kind: SandboxKind = "auto",
+    *,
+    hidden: Sequence[Path] = (),
+    limits: Limits | None = None,
+) -> Sandbox:
+    """The sandbox to run with: ``auto`` is bubblewrap when it works here, else ``none``.
+
+    Raises :class:`UserError` when ``bwrap`` is asked for and cannot run.
+    """
+    from harnessdrive.sandbox.bwrap import BwrapSandbox, bwrap_problem
+
+    settings = SandboxSettings(hidden=tuple(hidden), limits=limits or default_limits())
+    if kind == "none":
+        return PlainSandbox(settings)
+    problem = bwrap_problem()
+    if problem is None:
+        return BwrapSandbox(settings)
+    if kind == "bwrap":
+        raise UserError(f"--sandbox bwrap: {problem}; use --sandbox none to run without one")
+    return PlainSandbox(settings)
+
+
+def describe_sandbox(kind: SandboxKind = "auto") -> tuple[str, str]:
+    """Which sandbox ``kind`` gives here and why, for ``doctor``."""
+    from harnessdrive.sandbox.bwrap import bwrap_problem, bwrap_version
+
+    problem = bwrap_problem()
+    if kind != "none" and problem is None:
+        return "bwrap", (
+            f"{bwrap_version()}: agents see the system read-only, their workspace, a private "
+            "HOME and /tmp; PID, user, IPC and network namespaces"
+        )
+    reason = "asked for" if kind == "none" else problem
+    return "none", (
+        f"no sandbox ({reason}): agents run as plain processes; install bubblewrap to contain them"
+    )

@@ -8,7 +8,7 @@ These are boundary models: unknown keys are errors, and their JSON Schema is pub
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -35,6 +35,8 @@ class SetupSpec(_Spec):
     commands: tuple[str, ...] = ()
     timeout: float = Field(default=600, gt=0)
     """Seconds for all setup commands together."""
+    network: Literal["none", "host"] = "none"
+    """Setup runs without network unless the task says ``host`` (to install dependencies)."""
 
 
 class HiddenFile(_Spec):
@@ -76,6 +78,14 @@ class GradeSpec(_Spec):
 class LimitsSpec(_Spec):
     agent_timeout: float = Field(default=900, gt=0)
     """Seconds of wall clock the agent gets; it is then stopped and graded on what it left."""
+    processes: int | None = Field(default=None, gt=0)
+    """Processes alive at once in one sandboxed command (default 1024)."""
+    memory_mb: int | None = Field(default=None, gt=0)
+    """MiB resident in one sandboxed command's processes (default: 3/4 of the machine)."""
+    file_size_mb: int | None = Field(default=None, gt=0)
+    """MiB in any one file written (default 8192)."""
+    disk_mb: int | None = Field(default=None, gt=0)
+    """MiB under the writable folders: workspace, private HOME and tmp (default 32768)."""
 
 
 class TaskSpec(_Spec):

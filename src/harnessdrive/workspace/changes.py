@@ -71,7 +71,8 @@ class Changes:
 
 def capture_changes(snapshot: Snapshot, workspace: Path) -> Changes:
     """Hash the workspace's files into a tree and diff it against the base tree."""
-    with tempfile.TemporaryDirectory(prefix="harnessdrive-index-") as scratch:
+    # Beside the snapshot, inside the run's scratch root: a killed driver leaves nothing elsewhere.
+    with tempfile.TemporaryDirectory(prefix="index-", dir=snapshot.shadow.parent) as scratch:
         env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
         shadow = snapshot.shadow
         shutil.copyfile(snapshot.root / ".git" / "index", env["GIT_INDEX_FILE"])

@@ -1,0 +1,80 @@
+"""Our folders in the system temp dir: made with an owner record, swept when the owner is gone.
+
+A driver killed with ``kill -9`` cannot remove its scratch root (snapshots, workspaces, private
+HOMEs). Each root holds a small owner record (pid and process start time, so a reused pid is not
+mistaken for the owner); the next run removes every root whose owner is dead, after killing any
+process still working in it or carrying it in its environment (the agents of ``--sandbox none``).
+Only folders with our prefix, our record and our uid are ever touched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import psutil
+
+from harnessdrive.sandbox.tree import kill_strays
+
+PREFIX = "harnessdrive-"
+OWNER_FILE = ".harnessdrive-owner"
+
+
+def make_scratch_root(prefix: str = PREFIX) -> Path:
+    """A new folder in the system temp dir, recorded as owned by this process."""
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    _write_owner(root, kept=False)
+    return root
+
+
+def keep_scratch_root(root: Path) -> None:
+    """The user asked to keep it (``--keep``): no later sweep may remove it."""
+    _write_owner(root, kept=True)
+
+
+def sweep_stale_scratch(folder: Path | None = None) -> list[Path]:
+    """Remove scratch roots of dead owners from ``folder`` (the system temp dir); returns them."""
+    folder = Path(folder or tempfile.gettempdir())
+    removed = []
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.name.startswith(PREFIX) or entry.is_symlink() or not entry.is_dir():
+            continue
+        with contextlib.suppress(OSError):
+            if entry.stat().st_uid != os.getuid() or not owner_is_gone(entry):
+                continue
+            kill_strays(str(entry))
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry)
+    return removed
+
+
+def owner_is_gone(root: Path) -> bool:
+    """True only for a root with our owner record whose owner is dead and that was not kept."""
+    try:
+        owner = json.loads((root / OWNER_FILE).read_text())
+        pid = int(owner["pid"])
+        started = float(owner["started"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    if owner.get("kept"):
+        return False
+    try:
+        process = psutil.Process(pid)
+        alive = abs(process.create_time() - started) < 1.0 and process.status() != "zombie"
+    except psutil.Error:
+        alive = False
+    return not alive
+
+
+def _write_owner(root: Path, *, kept: bool) -> None:
+    me = psutil.Process()
+    record = {"pid": me.pid, "started": me.create_time(), "kept": kept}
+    (root / OWNER_FILE).write_text(json.dumps(record) + "\n")

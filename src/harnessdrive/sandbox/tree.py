@@ -1,0 +1,238 @@
+"""Finding and ending every process a command started.
+
+A plain process tree is not enough: daemons double-fork out of it and start sessions of their
+own. So besides the tree (read from /proc, cheaply) we look at the process group, the session,
+the run's marker variable in each environment and each process's working folder. Inside a PID
+namespace the namespace itself is the answer, and :func:`end_namespace` waits for it to end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import signal
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import psutil
+
+from harnessdrive.sandbox.clock import now
+
+MARKER_VARIABLE = "HARNESSDRIVE_RUN_MARKER"
+GRACE_SECONDS = 2.0
+
+
+def tree_pids(pid: int, stop_after: int | None = None) -> list[int]:
+    """``pid`` and its descendants, read from /proc/<pid>/task/*/children.
+
+    Costs one small read per process of the tree, not a pass over every process on the machine,
+    and stops early once ``stop_after`` are found: a fork bomb is counted as fast as it grows.
+    """
+    found = [pid]
+    index = 0
+    while index < len(found):
+        current = found[index]
+        index += 1
+        try:
+            tasks = os.listdir(f"/proc/{current}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                text = Path(f"/proc/{current}/task/{task}/children").read_text()
+            except OSError:
+                continue
+            found.extend(int(child) for child in text.split())
+        if stop_after is not None and len(found) > stop_after:
+            break
+    return found
+
+
+def kill_tree(
+    pid: int,
+    marker: str | None = None,
+    *,
+    roots: Sequence[Path] = (),
+    hard: bool = False,
+    sweep: bool = True,
+    tree: bool = True,
+) -> None:
+    """Stop the process ``pid`` started, its group, session, descendants and marked strays.
+
+    ``roots``: folders of this run; a process working in one of them is ours too. ``hard`` skips
+    the polite SIGTERM (a fork bomb must not get time to multiply). ``sweep=False`` looks at the
+    tree only (inside a PID namespace nothing can leave it), sparing a pass over every process.
+    """
+    if hard:
+        _kill_fast(pid)
+    victims = _collect(pid, marker, roots, sweep, tree)
+    if not victims:
+        return
+    if hard:
+        for proc in victims:
+            with contextlib.suppress(psutil.Error):
+                proc.kill()
+    else:
+        for proc in victims:
+            with contextlib.suppress(psutil.Error):
+                proc.send_signal(signal.SIGTERM)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGTERM)
+        victims = _wait_gone(victims, 0.2)
+        # A second look: something may have forked between the first look and the signal.
+        victims += [p for p in _collect(pid, marker, roots, sweep, tree) if p not in victims]
+    if victims:
+        # Some ignore SIGTERM; a second look also catches children they forked meanwhile.
+        for _ in range(3):
+            found = _collect(pid, marker, roots, sweep, tree)
+            alive = list({p.pid: p for p in [*victims, *found]}.values())
+            for proc in alive:
+                with contextlib.suppress(psutil.Error):
+                    proc.kill()
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
+            victims = _wait_gone(alive, GRACE_SECONDS)
+            if not victims and not _collect(pid, marker, roots, sweep, tree):
+                break
+
+
+def _kill_fast(pid: int) -> None:
+    """SIGKILL the tree at once, top down, a few rounds: a process with SIGKILL pending cannot
+    fork any more, however long it waits for a CPU to die on."""
+    roots = {pid}
+    for _ in range(5):
+        pids: list[int] = []
+        for root in roots:
+            pids.extend(tree_pids(root))
+        for victim in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(victim, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+        found = set(pids)
+        if found <= roots:
+            return
+        roots = found
+
+
+def _collect(
+    pid: int, marker: str | None, roots: Sequence[Path], sweep: bool = True, tree: bool = True
+) -> list[psutil.Process]:
+    found: dict[int, psutil.Process] = {}
+    for member in tree_pids(pid) if tree else ():
+        with contextlib.suppress(psutil.Error):
+            found[member] = psutil.Process(member)
+    if not sweep:
+        return [proc for proc in found.values() if _alive(proc)]
+    prefixes = tuple(f"{os.path.realpath(r)}/" for r in roots)
+    me = os.getpid()
+    for proc in psutil.process_iter(["pid"]):
+        if proc.pid in found or proc.pid == me:
+            continue
+        with contextlib.suppress(psutil.Error, OSError):
+            if os.getpgid(proc.pid) == pid or os.getsid(proc.pid) == pid:
+                found[proc.pid] = proc
+                continue
+            if marker is not None and _carries(proc.pid, f"{MARKER_VARIABLE}={marker}"):
+                found[proc.pid] = proc
+                continue
+            if prefixes and _works_in(proc.pid, prefixes):
+                found[proc.pid] = proc
+    return [proc for proc in found.values() if _alive(proc)]
+
+
+def _wait_gone(procs: list[psutil.Process], timeout: float) -> list[psutil.Process]:
+    """Wait until each has exited (a zombie counts as gone); returns those still alive."""
+    deadline = now() + timeout
+    alive = [p for p in procs if _alive(p)]
+    while alive and now() < deadline:
+        threading.Event().wait(0.01)
+        alive = [p for p in alive if _alive(p)]
+    return alive
+
+
+def _alive(proc: psutil.Process) -> bool:
+    """Running or stopped, not a zombie waiting for a parent to reap it (it can do nothing)."""
+    try:
+        return proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def _carries(pid: int, text: str) -> bool:
+    """Whether the process's environment holds ``text`` (only our own processes are readable)."""
+    try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return False
+    return text.encode() in environ
+
+
+def _works_in(pid: int, prefixes: tuple[str, ...]) -> bool:
+    try:
+        cwd = os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return False
+    return f"{cwd}/".startswith(prefixes)
+
+
+def kill_strays(path_text: str) -> int:
+    """Kill every process whose environment or working folder mentions ``path_text``.
+
+    Used on the scratch folder of a driver that is gone: its agents carry that folder in HOME and
+    TMPDIR and work inside it. Returns how many were killed.
+    """
+    killed = []
+    me = os.getpid()
+    needle = path_text.rstrip("/") + "/"
+    for proc in psutil.process_iter(["pid"]):
+        if proc.pid == me:
+            continue
+        if _carries(proc.pid, needle) or _works_in(proc.pid, (needle,)):
+            with contextlib.suppress(psutil.Error):
+                proc.kill()
+                killed.append(proc)
+    _wait_gone(killed, GRACE_SECONDS)
+    return len(killed)
+
+
+def end_namespace(info_fd: int) -> None:
+    """Make sure the PID namespace bubblewrap reported on ``info_fd`` has ended.
+
+    bubblewrap exits as soon as its command does, while its init may still be taking the
+    namespace down; a daemon inside lives until then. Killing that init ends every process in
+    the namespace, and the kernel lets the init become a zombie only once they are all gone.
+    """
+    try:
+        info = json.loads(_read_available(info_fd) or b"{}")
+        pid, namespace = int(info["child-pid"]), int(info["pid-namespace"])
+    except (ValueError, KeyError, TypeError):
+        return
+    deadline = now() + GRACE_SECONDS * 2
+    while now() < deadline:
+        try:
+            if os.stat(f"/proc/{pid}/ns/pid").st_ino != namespace:
+                return  # the pid now belongs to someone else
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in "ZX":
+                return
+        except (OSError, IndexError):
+            return  # gone, or a zombie (whose namespaces are gone)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+        threading.Event().wait(0.005)
+
+
+def _read_available(fd: int) -> bytes:
+    chunks = []
+    while True:
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if not ready:
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks)

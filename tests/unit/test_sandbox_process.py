@@ -1,0 +1,134 @@
+"""Deadlines, whole-tree kill and limits, with real processes, under both back-ends."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from pathlib import Path
+
+import psutil
+import pytest
+
+from harnessdrive.sandbox.limits import Limits, MiB
+from harnessdrive.sandbox.process import StopToken
+from harnessdrive.sandbox.runner import Isolation
+from tests.sandboxes import Box, make_box, sandbox_of
+
+KINDS = ["none", "bwrap"]
+
+
+def box_for(tmp_path: Path, kind: str, limits: Limits | None = None) -> Box:
+    return make_box(tmp_path / "box", sandbox_of(kind, limits=limits))
+
+
+def processes_with(token: str) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        if token in " ".join(proc.info["cmdline"] or []):
+            found.append(proc)
+    return found
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_exit_code_and_output(tmp_path: Path, kind: str) -> None:
+    box = box_for(tmp_path, kind)
+    result = box.run("echo out; echo err >&2; exit 3")
+    assert result.exit_code == 3 and not result.timed_out and result.limit is None
+    assert box.output() == "out\n" and box.errors() == "err\n"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_deadline_kills_the_tree_and_its_daemons(tmp_path: Path, kind: str) -> None:
+    box = box_for(tmp_path, kind)
+    token = f"hd-{uuid.uuid4().hex[:10]}"
+    script = (
+        f"(setsid bash -c 'exec -a {token}-daemon sleep 300' &); "
+        f"bash -c 'exec -a {token}-child sleep 300' & "
+        f"exec -a {token}-main sleep 300"
+    )
+    started = time.monotonic()
+    result = box.run(script, timeout=1.0)
+    assert result.timed_out and time.monotonic() - started < 10
+    assert processes_with(token) == []
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_daemon_is_gone_when_its_command_exits(tmp_path: Path, kind: str) -> None:
+    box = box_for(tmp_path, kind)
+    token = f"hd-{uuid.uuid4().hex[:10]}"
+    # Double fork, new session, output detached: a classic daemon.
+    result = box.run(f"(setsid nohup bash -c 'exec -a {token} sleep 300' >/dev/null 2>&1 &); :")
+    assert result.exit_code == 0
+    assert processes_with(token) == []
+
+
+def test_only_bwrap_catches_a_daemon_that_also_drops_its_environment(tmp_path: Path) -> None:
+    box = box_for(tmp_path, "bwrap")
+    token = f"hd-{uuid.uuid4().hex[:10]}"
+    result = box.run(f"cd / && (setsid env -i bash -c 'exec -a {token} sleep 300' &); :")
+    assert result.exit_code == 0
+    assert processes_with(token) == []
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_stop_ends_the_command_promptly(tmp_path: Path, kind: str) -> None:
+    box = box_for(tmp_path, kind)
+    stop = StopToken()
+    stop.stop()
+    result = box.sandbox.run(
+        ["sleep", "300"],
+        cwd=box.work,
+        env={"PATH": "/usr/bin:/bin"},
+        timeout=60,
+        stdout=box.out,
+        stderr=box.err,
+        isolation=Isolation(writable=(box.work,)),
+        stop=stop,
+    )
+    assert result.stopped and not result.ok
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_file_size_limit_holds_and_is_recorded(tmp_path: Path, kind: str) -> None:
+    box = box_for(tmp_path, kind, Limits(file_size=4 * MiB))
+    # The writer's own end (SIGXFSZ) tells; the file stops at the limit either way.
+    result = box.run("head -c 50M /dev/zero > big")
+    assert (box.work / "big").stat().st_size == 4 * MiB
+    assert result.limit == "file_size" and not result.ok
+    result = box.run("head -c 50M /dev/zero > big2; exit 0")
+    assert (box.work / "big2").stat().st_size == 4 * MiB
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_disk_limit_stops_a_disk_filler(tmp_path: Path, kind: str) -> None:
+    box = box_for(tmp_path, kind, Limits(file_size=4 * MiB, disk=16 * MiB))
+    script = "for i in $(seq 50); do head -c 3M /dev/zero > f$i; sleep 0.05; done; sleep 30"
+    result = box.run(script)
+    assert result.limit == "disk"
+    assert result.seconds < 20
+    assert len(list(box.work.glob("f*"))) < 50
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_memory_limit_stops_a_tree_that_uses_too_much(tmp_path: Path, kind: str) -> None:
+    box = box_for(tmp_path, kind, Limits(memory=160 * MiB))
+    # Each process stays under the per-process limit; together they do not.
+    hog = "python3 -c 'b = bytearray(100 * 1024 * 1024); import time; time.sleep(30)'"
+    result = box.run(f"for i in 1 2 3 4; do {hog} & done; wait")
+    assert result.limit == "memory"
+    assert result.seconds < 20
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_process_limit_stops_a_spawner(tmp_path: Path, kind: str) -> None:
+    box = box_for(tmp_path, kind, Limits(processes=20))
+    result = box.run("for i in $(seq 200); do sleep 30 & done; wait")
+    assert result.limit == "processes"
+    assert result.seconds < 20
+
+
+def test_a_fork_bomb_is_contained_in_bwrap(tmp_path: Path) -> None:
+    box = box_for(tmp_path, "bwrap", Limits(processes=64))
+    result = box.run(":(){ :|:& };:; sleep 30", timeout=30)
+    assert result.limit == "processes"
+    assert result.seconds < 10
