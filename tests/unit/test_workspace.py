@@ -145,3 +145,11 @@ def test_grading_copy_applies_changes_but_never_an_escaping_symlink(tmp_path: Pa
     assert (copy / "run.sh").read_text() == "#!/bin/sh\necho changed\n"
     assert os.access(copy / "run.sh", os.X_OK)
     assert (copy / "later.txt" / "inside.txt").read_text() == "file became a folder\n"
+
+
+def test_a_failed_snapshot_build_leaves_nothing_behind(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    with pytest.raises(WorkspaceError):
+        build_snapshot(repo, "no-such-ref", tmp_path / "snap")
+    assert not (tmp_path / "snap").exists()
+    assert build_snapshot(repo, "HEAD", tmp_path / "snap").root.is_dir()

@@ -47,6 +47,7 @@ from harnessdrive.harnesses.flags import FlagTable, missing_flags
 from harnessdrive.harnesses.recording import SessionLogError
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
+from harnessdrive.sandbox.limits import describe
 from harnessdrive.sandbox.process import ProcessResult
 from harnessdrive.sandbox.runner import Isolation
 from harnessdrive.tasks.models import VariantSpec
@@ -348,12 +349,15 @@ class AgentCli:
             error=error,
             hint=hint,
             could_not_run=could_not_run,
+            limit=result.limit,
             version=run.version,
         )
 
     def _diagnose(
         self, run: CliRun, result: ProcessResult, transcript: Transcript
     ) -> tuple[str | None, str | None, bool]:
+        if result.limit is not None:
+            return describe(result.limit, run.request.sandbox.settings.limits), None, False
         if result.timed_out or result.stopped:
             return transcript.error, None, False
         stderr = _read(run.request.stderr)

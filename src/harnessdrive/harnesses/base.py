@@ -117,6 +117,8 @@ class AgentRun:
     """How to fix an error that will repeat on every task (sign in, upgrade, install)."""
     could_not_run: bool = False
     """The harness never got to work: a missing binary, an unusable version, no login."""
+    limit: str | None = None
+    """A sandbox limit the agent hit (``processes``, ``memory``, ``file_size``, ``disk``)."""
     version: str | None = None
 
 

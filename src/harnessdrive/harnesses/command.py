@@ -97,8 +97,7 @@ class CommandHarness:
         error = None
         hint = None
         if result.limit is not None:
-            limits = request.sandbox.settings.limits
-            error = describe(result.limit, limits) if limits else f"{result.limit} limit"
+            error = describe(result.limit, request.sandbox.settings.limits)
         elif result.exit_code not in (0, None) and not result.timed_out and not result.stopped:
             error = last_line(request.stderr.read_text(errors="replace")) or (
                 f"exited with {result.exit_code}"
@@ -111,6 +110,7 @@ class CommandHarness:
             seconds=now() - started,
             error=error,
             hint=hint,
+            limit=result.limit,
             version=_version(options.get("version_command")),
         )
 

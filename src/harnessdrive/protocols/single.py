@@ -51,10 +51,13 @@ def agent_status(agent: AgentRun, changes: Changes) -> Status:
     """What happened to the machinery, apart from what the tests say (seed 000's rules).
 
     A run that did not time out, exited with an error and changed nothing never got to work:
-    it ``could_not_run`` and is neither graded nor counted in pass rates.
+    it ``could_not_run`` and is neither graded nor counted in pass rates. One stopped by a
+    sandbox limit (a fork bomb, a disk filler) did work: it ``crashed``.
     """
     if agent.stopped:
         return "interrupted"
+    if agent.limit is not None:
+        return "crashed"  # it worked until a sandbox limit stopped it: graded, never retried
     if agent.could_not_run:
         return "could_not_run"
     if agent.timed_out:

@@ -8,7 +8,6 @@ every agent, even one that does nothing, would score a pass.
 from __future__ import annotations
 
 import shutil
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +20,7 @@ from harnessdrive.harnesses.scripted import NoopAgent, ReferenceAgent
 from harnessdrive.protocols.single import agent_status
 from harnessdrive.running.snapshots import SnapshotCache
 from harnessdrive.sandbox.runner import Sandbox
+from harnessdrive.sandbox.scratch import make_scratch_root
 from harnessdrive.tasks.loading import Suite, Task
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.workspace.changes import Changes, capture_changes
@@ -53,7 +53,7 @@ class TaskCheck:
 
 
 def check_suite(suite: Suite, *, sandbox: Sandbox, python: str, jobs: int = 1) -> list[TaskCheck]:
-    scratch = Path(tempfile.mkdtemp(prefix="harnessdrive-check-"))
+    scratch = make_scratch_root("harnessdrive-check-")
     try:
         snapshots = SnapshotCache(scratch / "snapshots")
         with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:

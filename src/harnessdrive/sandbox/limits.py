@@ -83,7 +83,10 @@ def default_limits() -> Limits:
     return Limits(memory=psutil.virtual_memory().total * 3 // 4)
 
 
-def describe(limit: LimitName, limits: Limits) -> str:
+def describe(limit: LimitName, limits: Limits | None) -> str:
+    """What a limit hit means, for the record: ``stopped: more than 1024 processes (...)``."""
+    if limits is None:
+        return f"stopped: {limit.replace('_', ' ')} limit"
     value = getattr(limits, limit)
     if limit == "processes":
         return f"stopped: more than {value} processes (process limit)"

@@ -65,7 +65,18 @@ def source_key(repo_path: Path, ref: str | None) -> str:
 
 
 def build_snapshot(repo_path: Path, ref: str | None, dest: Path) -> Snapshot:
-    """Materialise the task's base state under ``dest`` (which must not exist yet)."""
+    """Materialise the task's base state under ``dest`` (which must not exist yet).
+
+    A build that fails leaves nothing behind, so the next attempt starts clean.
+    """
+    try:
+        return _build(repo_path, ref, dest)
+    except BaseException:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise
+
+
+def _build(repo_path: Path, ref: str | None, dest: Path) -> Snapshot:
     root = dest / "base"
     root.mkdir(parents=True)
     if _is_git_source(repo_path, ref):
