@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -132,3 +134,15 @@ def test_a_fork_bomb_is_contained_in_bwrap(tmp_path: Path) -> None:
     result = box.run(":(){ :|:& };:; sleep 30", timeout=30)
     assert result.limit == "processes"
     assert result.seconds < 10
+
+
+def test_limits_never_ask_for_more_than_the_hard_limit_in_force() -> None:
+    # Inside a trial of its own (or a container) raising a hard limit fails even for root:
+    # the limits then stay at what is allowed instead of failing every command.
+    code = (
+        "import resource; from harnessdrive.sandbox.limits import Limits; "
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (5000, 5000)); "
+        "print(Limits(file_size=10**9, processes=None, memory=None).prlimit_argv(1))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['--fsize=5000']"

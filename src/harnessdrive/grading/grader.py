@@ -73,6 +73,8 @@ class GradingSetup:
     keep_copy: bool = False
     run_visible: bool = True
     """False skips the visible command: its counts never decide the outcome."""
+    readonly: tuple[Path, ...] = ()
+    """Further paths the setup and test commands may read (a shared environment store)."""
 
 
 def grade(setup: GradingSetup, changes: Changes) -> Verdict:
@@ -119,7 +121,9 @@ def _run_tests(
     env = base_environment(home, tmp)
     # Logs reach the results folder through inherited descriptors; the junit report is written
     # to ``outputs``, outside the copy, and copied to the results folder once the run is over.
-    isolation = Isolation(writable=(copy, home, tmp, outputs), network="none")
+    isolation = Isolation(
+        writable=(copy, home, tmp, outputs), readonly=setup.readonly, network="none"
+    )
     values = {"python": setup.python, "workspace": str(copy)}
     setup_run = None
     if setup.task.spec.setup.commands:

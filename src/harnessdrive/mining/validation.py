@@ -121,6 +121,7 @@ def check_head(checker: Checker, head: str) -> HeadCheck:
         sandbox=checker.sandbox,
         python=checker.python,
         stop=checker.stop,
+        readonly=(checker.store.root,) if checker.store is not None else (),
     )
     try:
         verdict = grade(setup, empty)

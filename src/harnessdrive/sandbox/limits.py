@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -70,12 +71,19 @@ class Limits:
         if self.processes is not None:
             # Counted per user over all their threads, so the limit sits on top of what runs now.
             nproc = self.processes * _NPROC_THREADS_PER_PROCESS + total_tasks
-            options.append(f"--nproc={nproc}")
+            options.append(f"--nproc={within_hard(resource.RLIMIT_NPROC, nproc)}")
         if self.memory is not None:
-            options.append(f"--data={self.memory}")
+            options.append(f"--data={within_hard(resource.RLIMIT_DATA, self.memory)}")
         if self.file_size is not None:
-            options.append(f"--fsize={self.file_size}")
+            options.append(f"--fsize={within_hard(resource.RLIMIT_FSIZE, self.file_size)}")
         return options
+
+
+def within_hard(which: int, value: int) -> int:
+    """Never ask for more than the current hard limit: raising it needs a privilege even root
+    may lack (in a container, or when harnessdrive runs inside a trial of its own)."""
+    _, hard = resource.getrlimit(which)
+    return value if hard == resource.RLIM_INFINITY else min(value, hard)
 
 
 def default_limits() -> Limits:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -22,7 +23,14 @@ import psutil
 
 from harnessdrive.errors import SandboxError
 from harnessdrive.sandbox.clock import now
-from harnessdrive.sandbox.limits import LimitName, Limits, Watchdog, prlimit_binary, total_tasks
+from harnessdrive.sandbox.limits import (
+    LimitName,
+    Limits,
+    Watchdog,
+    prlimit_binary,
+    total_tasks,
+    within_hard,
+)
 from harnessdrive.sandbox.tree import MARKER_VARIABLE, end_namespace, kill_tree, tree_pids
 
 _GRACE_SECONDS = 2.0
@@ -216,8 +224,6 @@ def niced() -> list[str]:
 
 def _limit_after_start(pid: int, limits: Limits) -> None:
     """Without ``prlimit`` on the machine: set the same limits on the running process."""
-    import resource
-
     wanted = {
         resource.RLIMIT_FSIZE: limits.file_size,
         resource.RLIMIT_DATA: limits.memory,
@@ -227,4 +233,5 @@ def _limit_after_start(pid: int, limits: Limits) -> None:
         proc = psutil.Process(pid)
         for kind, value in wanted.items():
             if value is not None:
+                value = within_hard(kind, value)
                 proc.rlimit(kind, (value, value))
