@@ -183,15 +183,19 @@ def database(run: CliRun) -> Path:
 def export_session(run: CliRun, session_id: str) -> dict[str, Any]:
     """The session's row, messages and parts, read from opencode's database, with the sessions
     of its subagents (``subagents``, nested the same way)."""
-    path = database(run)
-    if not path.is_file():
-        raise SessionLogError(f"no opencode database at {path}")
-    with closing(sqlite3.connect(path)) as db:
-        export = _read_session(db, session_id, path.name)
+    export = read_session(database(run), session_id)
     if Path(export["session"]["directory"]).resolve() != run.workspace.resolve():
         directory = export["session"]["directory"]
         raise SessionLogError(f"session {session_id} ran in {directory}, not the workspace")
     return export
+
+
+def read_session(path: Path, session_id: str) -> dict[str, Any]:
+    """One session of an opencode database, its subagents' sessions nested in it."""
+    if not path.is_file():
+        raise SessionLogError(f"no opencode database at {path}")
+    with closing(sqlite3.connect(path)) as db:
+        return _read_session(db, session_id, path.name)
 
 
 def _read_session(db: sqlite3.Connection, session_id: str, where: str) -> dict[str, Any]:
