@@ -45,6 +45,7 @@ def transcript_usage(usage: ScriptUsage) -> Usage:
         input=usage.input,
         cache_read=usage.cache_read,
         cache_write=usage.cache_write,
+        cache_write_1h=usage.cache_write_1h,
         output=usage.output + usage.reasoning,
         reasoning=usage.reasoning,
     )
@@ -75,15 +76,10 @@ def run_trials(
     plan = make_plan(suite, tuple(variants), 1)
     results = tmp_path / "results"
     # The scripted model is on 127.0.0.1: the agents need no other network. Its models are
-    # priced at zero, as the demo prices them.
+    # priced at zero, as the demo prices them, unless the caller gives price_records.
     models = [v.model for v in variants if v.model]
-    run_options = RunOptions(
-        results=results,
-        jobs=jobs,
-        network="loopback",
-        price_records=scripted_prices(models),
-        **options,
-    )
+    options.setdefault("price_records", scripted_prices(models))
+    run_options = RunOptions(results=results, jobs=jobs, network="loopback", **options)
     summary = execute(plan, run_options)
     records = []
     for path in sorted(results.glob("trials/*/*/*/r*/result.json")):

@@ -884,3 +884,72 @@ def test_a_client_that_hangs_up_mid_stream_does_not_stop_the_server(server: Mode
             connection.recv(10)
     assert request(server, "HEAD", "/api/hello")[0] == 200
     assert [r.kind for r in server.requests][:3] == ["turn", "turn", "turn"]
+
+
+def test_a_turn_can_name_the_model_that_answered(workdir: Path) -> None:
+    script = Script(
+        turns=(
+            Turn(text="Cheap answer.", model="other-model"),
+            Turn(text="Main answer."),
+        ),
+        side_reply=SideReply(text="Side.", model="side-model"),
+    )
+    with ModelServer(script, workdir=workdir) as running:
+        answers = {
+            "anthropic": post_json(
+                running,
+                "/v1/messages",
+                anthropic_body([{"role": "user", "content": "go"}], stream=False),
+            )["model"],
+            "openai-chat": post_json(
+                running, "/v1/chat/completions", chat_body(OPENCODE_TOOLS, stream=False)
+            )["model"],
+            "openai-responses": post_json(
+                running, "/v1/responses", responses_body([EXEC_COMMAND], stream=False)
+            )["model"],
+            "gemini": post_json(
+                running, "/v1beta/models/gemini-test:generateContent", gemini_body()
+            )["modelVersion"],
+        }
+        streamed = sse(running, "/v1/chat/completions", chat_body(OPENCODE_TOOLS))
+        side = post_json(running, "/v1/chat/completions", chat_body([], stream=False))
+    assert answers == dict.fromkeys(answers, "other-model")
+    assert {data["model"] for _, data in streamed if data != "[DONE]"} == {"other-model"}
+    assert side["model"] == "side-model"
+    # The request still records what was asked for; the reply's model is kept beside it.
+    first = running.requests[0]
+    assert (first.model, first.reply_model) == ("claude-test", "other-model")
+    assert running.requests[-1].reply_model == "side-model"
+
+
+def test_a_turn_without_a_model_answers_with_the_requested_one(server: ModelServer) -> None:
+    answer = post_json(
+        server, "/v1/messages", anthropic_body([{"role": "user", "content": "go"}], stream=False)
+    )
+    assert answer["model"] == "claude-test"
+    assert server.requests[0].reply_model == "claude-test"
+
+
+def test_one_hour_cache_writes_show_only_on_the_anthropic_wire() -> None:
+    usage = Usage(input=100, cache_read=30, cache_write=20, cache_write_1h=8, output=50)
+    script = Script(turns=(Turn(text="Done.", usage=usage),))
+    with ModelServer(script) as running:
+        anthropic = post_json(
+            running, "/v1/messages", anthropic_body([{"role": "user", "content": "go"}], False)
+        )
+        post_json(running, "/v1/responses", responses_body([EXEC_COMMAND], stream=False))
+        post_json(running, "/v1/chat/completions", chat_body(OPENCODE_TOOLS, stream=False))
+    assert anthropic["usage"]["cache_creation_input_tokens"] == 20
+    assert anthropic["usage"]["cache_creation"] == {
+        "ephemeral_5m_input_tokens": 12,
+        "ephemeral_1h_input_tokens": 8,
+    }
+    assert running.totals("anthropic") == usage
+    # The Responses API reports the cache write, not its lifetime; Chat Completions neither.
+    assert running.totals("openai-responses") == usage.model_copy(update={"cache_write_1h": 0})
+    assert running.totals("openai-chat") == Usage(input=120, cache_read=30, output=50)
+
+
+def test_one_hour_cache_writes_are_a_part_of_the_cache_writes() -> None:
+    with pytest.raises(ValueError, match="cannot exceed"):
+        Usage(cache_write=5, cache_write_1h=6)

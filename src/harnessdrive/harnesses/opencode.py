@@ -4,8 +4,9 @@ Permission mode: a config ``permission`` block allowing edits and bash and denyi
 and paths outside the workspace (``--auto`` is not passed). A session title is given, which
 spares the extra model call opencode makes to invent one. Session log: opencode keeps sessions
 in SQLite under the trial's private ``XDG_DATA_HOME``; the session named on stdout is read from
-there (its directory must be the workspace) and exported as JSON into the trial folder. Each
-assistant message is one model call with its tokens and cost.
+there (its directory must be the workspace) with the sessions of its subagents, and exported as
+JSON into the trial folder. Each assistant message, a subagent's included, is one model call with
+its tokens and cost.
 """
 
 from __future__ import annotations
@@ -137,22 +138,23 @@ class OpenCode(AgentCli):
         export = export_session(run, session_id)
         path = run.request.logs / "session-opencode.json"
         path.write_text(json.dumps(export, indent=1), encoding="utf-8")
-        cost = 0.0
-        costed = False
         for message in export["messages"]:
             info = message["info"]
             if info.get("role") != "assistant":
                 continue
             for part in message["parts"]:
                 _part(part, builder)
+            if isinstance(info.get("error"), dict):
+                builder.error(_error_text(info["error"]))
+        cost = 0.0
+        costed = False
+        for info in assistant_infos(export):
             if isinstance(info.get("tokens"), dict):
                 provider = self.model_provider(run, str(info.get("providerID") or "") or None)
                 builder.call(str(info.get("modelID") or ""), _usage(info["tokens"]), provider)
             if isinstance(info.get("cost"), int | float):
                 cost += float(info["cost"])
                 costed = True
-            if isinstance(info.get("error"), dict):
-                builder.error(_error_text(info["error"]))
         final = next(
             (
                 str(part.get("text"))
@@ -179,26 +181,41 @@ def database(run: CliRun) -> Path:
 
 
 def export_session(run: CliRun, session_id: str) -> dict[str, Any]:
-    """The session's row, messages and parts, read from opencode's database."""
-    path = database(run)
+    """The session's row, messages and parts, read from opencode's database, with the sessions
+    of its subagents (``subagents``, nested the same way)."""
+    export = read_session(database(run), session_id)
+    if Path(export["session"]["directory"]).resolve() != run.workspace.resolve():
+        directory = export["session"]["directory"]
+        raise SessionLogError(f"session {session_id} ran in {directory}, not the workspace")
+    return export
+
+
+def read_session(path: Path, session_id: str) -> dict[str, Any]:
+    """One session of an opencode database, its subagents' sessions nested in it."""
     if not path.is_file():
         raise SessionLogError(f"no opencode database at {path}")
     with closing(sqlite3.connect(path)) as db:
-        row = db.execute(
-            "select id, directory, title from session where id = ?", (session_id,)
-        ).fetchone()
-        if row is None:
-            raise SessionLogError(f"session {session_id} is not in {path.name}")
-        if Path(row[1]).resolve() != run.workspace.resolve():
-            raise SessionLogError(f"session {session_id} ran in {row[1]}, not the workspace")
-        messages = db.execute(
-            "select id, data from message where session_id = ? order by time_created, id",
-            (session_id,),
-        ).fetchall()
-        parts = db.execute(
-            "select message_id, data from part where session_id = ? order by time_created, id",
-            (session_id,),
-        ).fetchall()
+        return _read_session(db, session_id, path.name)
+
+
+def _read_session(db: sqlite3.Connection, session_id: str, where: str) -> dict[str, Any]:
+    row = db.execute(
+        "select id, directory, title from session where id = ?", (session_id,)
+    ).fetchone()
+    if row is None:
+        raise SessionLogError(f"session {session_id} is not in {where}")
+    messages = db.execute(
+        "select id, data from message where session_id = ? order by time_created, id",
+        (session_id,),
+    ).fetchall()
+    parts = db.execute(
+        "select message_id, data from part where session_id = ? order by time_created, id",
+        (session_id,),
+    ).fetchall()
+    # A subagent (the task tool) runs in a session of its own whose parent is this one.
+    children = db.execute(
+        "select id from session where parent_id = ? order by time_created, id", (session_id,)
+    ).fetchall()
     by_message: dict[str, list[dict[str, Any]]] = {}
     for message_id, data in parts:
         by_message.setdefault(message_id, []).append(json.loads(data))
@@ -208,7 +225,21 @@ def export_session(run: CliRun, session_id: str) -> dict[str, Any]:
             {"id": message_id, "info": json.loads(data), "parts": by_message.get(message_id, [])}
             for message_id, data in messages
         ],
+        "subagents": [_read_session(db, child, where) for (child,) in children],
     }
+
+
+def assistant_infos(export: dict[str, Any]) -> list[dict[str, Any]]:
+    """The info of every assistant message, one per model call: the session's, then each
+    subagent's, so subagent calls are billed too."""
+    infos = [
+        message["info"]
+        for message in export["messages"]
+        if message["info"].get("role") == "assistant"
+    ]
+    for child in export.get("subagents", []):
+        infos += assistant_infos(child)
+    return infos
 
 
 def _part(part: dict[str, Any], builder: TranscriptBuilder) -> None:

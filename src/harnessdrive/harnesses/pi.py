@@ -149,7 +149,7 @@ def _read_messages(
             usage = message.get("usage") if isinstance(message.get("usage"), dict) else None
             if usage is not None:
                 provider = provider_of(run, str(message.get("provider") or "") or None)
-                builder.call(str(message.get("model") or ""), _usage(usage), provider)
+                builder.call(reported_model(message), _usage(usage), provider)
                 total = (usage.get("cost") or {}).get("total")
                 if isinstance(total, int | float):
                     cost += float(total)
@@ -159,6 +159,12 @@ def _read_messages(
         elif role == "toolResult":
             _tool_result(message, builder, calls)
     return final, (round(cost, 10) if costed else None)
+
+
+def reported_model(message: dict[str, Any]) -> str:
+    """The model that answered: pi keeps the id the API reported as ``responseModel`` (written
+    when it differs from the requested ``model``)."""
+    return str(message.get("responseModel") or message.get("model") or "")
 
 
 def _assistant(

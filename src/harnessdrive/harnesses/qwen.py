@@ -3,8 +3,9 @@
 Permission mode: ``auto-edit`` (file edits approved) plus ``run_shell_command`` allowed; other
 tools that would ask are denied and counted in the result's ``permission_denials``. Session log:
 we choose the session id, so the chat file is ``$QWEN_HOME/projects/<cwd slug>/chats/<id>.jsonl``;
-each ``assistant`` record carrying ``usageMetadata`` is one model call. The stream follows Claude
-Code's shape, so its events are read the same way.
+each ``assistant`` record carrying ``usageMetadata`` is one model call, attributed to the model
+the API reported (from the ``api_response`` record it follows). The stream follows Claude Code's
+shape, so its events are read the same way.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from harnessdrive.harnesses.recording import (
     TranscriptBuilder,
     as_int,
     json_lines,
+    mapping,
     read_jsonl,
 )
 from harnessdrive.sandbox.process import ProcessResult
@@ -108,13 +110,12 @@ class QwenCode(AgentCli):
                 raise
             return Collected(builder.build(session_id=run.session_id, error=error))
         provider = self.model_provider(run, None)
-        for line in read_jsonl(log):
+        lines = read_jsonl(log)
+        for line in lines:
             if line.get("sessionId") not in (None, run.session_id):
                 raise SessionLogError(f"{log.name} holds lines of session {line['sessionId']}")
-            metadata = line.get("usageMetadata")
-            if line.get("type") == "assistant" and isinstance(metadata, dict):
-                model = str(line.get("model") or run.variant.model or "")
-                builder.call(model, _usage(metadata), provider)
+        for model, usage in model_calls(lines, run.variant.model or ""):
+            builder.call(model, usage, provider)
         return Collected(
             builder.build(
                 session_id=run.session_id,
@@ -135,6 +136,29 @@ def chat_file(run: CliRun) -> Path:
     if not found:
         raise SessionLogError(f"no chat file for session {run.session_id} under {qwen_home(run)}")
     return found[0]
+
+
+def model_calls(lines: list[dict[str, Any]], requested: str) -> list[tuple[str, Usage]]:
+    """Each ``assistant`` record with usage, as (model, usage).
+
+    The record's own ``model`` is the one Qwen asked for. The model the API reported is in the
+    ``api_response`` telemetry record just before it, which the assistant record names as its
+    ``parentUuid``; that one is used when present.
+    """
+    answered = {
+        str(line["uuid"]): str(event["model"])
+        for line in lines
+        if line.get("type") == "system" and "uuid" in line
+        for event in [mapping(mapping(line.get("systemPayload")).get("uiEvent"))]
+        if event.get("event.name") == "qwen-code.api_response" and event.get("model")
+    }
+    calls = []
+    for line in lines:
+        metadata = line.get("usageMetadata")
+        if line.get("type") == "assistant" and isinstance(metadata, dict):
+            model = answered.get(str(line.get("parentUuid"))) or line.get("model") or requested
+            calls.append((str(model), _usage(metadata)))
+    return calls
 
 
 def _usage(metadata: dict[str, Any]) -> Usage:

@@ -1,15 +1,19 @@
 """Parsers checked on recorded output: Cursor CLI and goose (written from their documentation,
-since neither installs here), aider's printed responses, and the demo's solving scripts."""
+since neither installs here), aider's printed responses, the model each CLI's log says answered
+a call, and the demo's solving scripts."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 import harnessdrive.demo
 from harnessdrive.demo.scripted import scripted_prices, solution_edits, solving_script
-from harnessdrive.harnesses import aider, cursor, goose
+from harnessdrive.harnesses import aider, cursor, goose, opencode, pi, qwen
 from harnessdrive.harnesses.recording import SessionLogError, litellm_usage
 from harnessdrive.harnesses.scripted import apply_solution
 from harnessdrive.tasks.loading import Task, load_suite
@@ -85,6 +89,77 @@ def test_litellm_usage_with_anthropic_cache_fields() -> None:
         }
     )
     assert usage == Usage(input=300, cache_read=600, cache_write=100, output=50)
+
+
+def test_pi_calls_are_billed_to_the_model_the_api_reported() -> None:
+    # pi 0.73.1 keeps the requested model as "model" and, when the API names another one,
+    # that one as "responseModel".
+    answered = {"role": "assistant", "model": "mock-model", "responseModel": "other-model"}
+    assert pi.reported_model(answered) == "other-model"
+    assert pi.reported_model({"role": "assistant", "model": "mock-model"}) == "mock-model"
+
+
+def test_qwen_calls_are_billed_to_the_model_the_api_reported() -> None:
+    # Trimmed from a Qwen Code 0.24.4 chat file: each assistant record follows the telemetry
+    # record of its API response, which carries the model the API named.
+    def response(uuid: str, model: str) -> dict[str, object]:
+        event = {"event.name": "qwen-code.api_response", "model": model}
+        return {"uuid": uuid, "type": "system", "systemPayload": {"uiEvent": event}}
+
+    def assistant(parent: str, prompt: int) -> dict[str, object]:
+        metadata = {"promptTokenCount": prompt, "candidatesTokenCount": 10}
+        return {
+            "uuid": f"a-{parent}",
+            "parentUuid": parent,
+            "type": "assistant",
+            "model": "mock-model",
+            "usageMetadata": metadata,
+        }
+
+    lines = [
+        response("r1", "other-model"),
+        assistant("r1", 100),
+        response("r2", "mock-model"),
+        assistant("r2", 200),
+        assistant("no-telemetry", 300),
+    ]
+    assert [(model, usage.input) for model, usage in qwen.model_calls(lines, "pinned")] == [
+        ("other-model", 100),
+        ("mock-model", 200),
+        ("mock-model", 300),
+    ]
+
+
+def test_opencode_subagent_sessions_are_read_and_their_calls_billed(tmp_path: Path) -> None:
+    # The tables and columns opencode 1.18.33 reads them from; a subagent's session names its
+    # parent in parent_id.
+    path = tmp_path / "opencode.db"
+    with closing(sqlite3.connect(path)) as db:
+        db.executescript(
+            "create table session (id text, parent_id text, directory text, title text,"
+            " time_created integer);"
+            "create table message (id text, session_id text, time_created integer, data text);"
+            "create table part (id text, message_id text, session_id text,"
+            " time_created integer, data text);"
+        )
+        sessions = [("main", None), ("child", "main"), ("grandchild", "child"), ("other", None)]
+        for number, (session, parent) in enumerate(sessions):
+            db.execute(
+                "insert into session values (?, ?, '/w', ?, ?)", (session, parent, session, number)
+            )
+            info = {"role": "assistant", "modelID": f"model-of-{session}", "tokens": {}}
+            db.execute(
+                "insert into message values (?, ?, ?, ?)",
+                (f"m-{session}", session, number, json.dumps(info)),
+            )
+        db.commit()
+    export = opencode.read_session(path, "main")
+    assert [child["session"]["id"] for child in export["subagents"]] == ["child"]
+    assert [info["modelID"] for info in opencode.assistant_infos(export)] == [
+        "model-of-main",
+        "model-of-child",
+        "model-of-grandchild",
+    ]
 
 
 @pytest.mark.parametrize("task", DEMO.tasks, ids=lambda t: t.id)

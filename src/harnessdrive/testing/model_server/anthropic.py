@@ -70,6 +70,10 @@ def wire_usage(usage: Usage) -> dict[str, Any]:
     return {
         "input_tokens": usage.input,
         "cache_creation_input_tokens": usage.cache_write,
+        "cache_creation": {
+            "ephemeral_5m_input_tokens": usage.cache_write - usage.cache_write_1h,
+            "ephemeral_1h_input_tokens": usage.cache_write_1h,
+        },
         "cache_read_input_tokens": usage.cache_read,
         "output_tokens": usage.completion_total,
         "output_tokens_details": {"thinking_tokens": usage.reasoning},

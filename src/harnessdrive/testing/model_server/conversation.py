@@ -98,6 +98,8 @@ class Reply:
     text: str
     tool_calls: tuple[ToolCall, ...]
     usage: Usage
+    # The model id the reply names; None: the one the request asked for.
+    model: str | None = None
 
     @property
     def stops_for_tools(self) -> bool:

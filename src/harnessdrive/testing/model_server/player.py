@@ -79,11 +79,11 @@ def decide(
     if text_format is not None:
         rendered = render_text_actions(turn.actions, text_format, workdir)
         text = "\n\n".join(filter(None, (turn.text, rendered)))
-        return Decision("turn", index, Reply(text, (), turn.usage))
+        return Decision("turn", index, Reply(text, (), turn.usage, turn.model))
     calls = render_actions(turn.actions, request, workdir, lambda k: call_id(call_prefix, index, k))
     if not calls:
         calls = _finish_calls(request, call_prefix, index)
-    return Decision("turn", index, Reply(turn.text or "", calls, turn.usage))
+    return Decision("turn", index, Reply(turn.text or "", calls, turn.usage, turn.model))
 
 
 def turns_played(script: Script, request: ModelRequest, text_format: TextFormat | None) -> int:
@@ -141,10 +141,10 @@ def _finish_calls(request: ModelRequest, call_prefix: str, index: int) -> tuple[
 
 
 def _side_reply(script: Script, request: ModelRequest) -> Reply:
-    usage = script.side_reply.usage
+    usage, model = script.side_reply.usage, script.side_reply.model
     if request.wants_json or request.json_schema is not None:
-        return Reply(json.dumps(json_instance(request.json_schema or {})), (), usage)
-    return Reply(script.side_reply.text, (), usage)
+        return Reply(json.dumps(json_instance(request.json_schema or {})), (), usage, model)
+    return Reply(script.side_reply.text, (), usage, model)
 
 
 def json_instance(schema: dict[str, Any]) -> Any:

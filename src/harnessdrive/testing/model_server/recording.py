@@ -20,13 +20,19 @@ RequestKind = Literal[
 
 # Protocols without a cache-write tier show a scripted cache write as fresh input.
 _NO_CACHE_WRITE_TIER = frozenset({"openai-chat", "gemini"})
+# Only Anthropic's usage tells one-hour cache writes apart from the rest.
+_CACHE_WRITE_1H_TIER = frozenset({"anthropic"})
 
 
 def seen_usage(protocol: str, usage: Usage) -> Usage:
     """The usage a client of this protocol can see, in the script's tiers."""
-    if protocol not in _NO_CACHE_WRITE_TIER:
-        return usage
-    return usage.model_copy(update={"input": usage.input + usage.cache_write, "cache_write": 0})
+    if protocol in _NO_CACHE_WRITE_TIER:
+        return usage.model_copy(
+            update={"input": usage.input + usage.cache_write, "cache_write": 0, "cache_write_1h": 0}
+        )
+    if protocol not in _CACHE_WRITE_1H_TIER:
+        return usage.model_copy(update={"cache_write_1h": 0})
+    return usage
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,8 @@ class RecordedRequest:
     mount: str = ""
     protocol: str | None = None
     model: str | None = None
+    # The model the reply named as the one that answered (the script's, or the requested one).
+    reply_model: str | None = None
     turn: int | None = None
     # The scripted usage sent with the reply, and the same as the client can see it.
     usage: Usage | None = None

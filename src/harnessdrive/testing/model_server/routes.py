@@ -114,6 +114,7 @@ def _generate(incoming: Incoming, mount: Mount, request: ModelRequest, prefix: s
         200,
         protocol=request.protocol,
         model=request.model,
+        reply_model=decision.reply.model or request.model,
         turn=decision.turn,
         usage=decision.reply.usage,
         wire_usage=wire,
@@ -127,7 +128,7 @@ def _generate(incoming: Incoming, mount: Mount, request: ModelRequest, prefix: s
 def _encode(
     request: ModelRequest, reply: Reply, decision: Decision
 ) -> tuple[dict[str, Any], Any, list[tuple[str | None, Any]]]:
-    model = request.model
+    model = reply.model or request.model
     if request.protocol == anthropic.PROTOCOL:
         wire = anthropic.wire_usage(reply.usage)
         events = list(anthropic.encode_stream(reply, model)) if request.stream else []

@@ -8,6 +8,7 @@ A Script is an ordered list of turns; the last one is a plain answer. Files use 
     [[turns]]
     text = "Creating the file."
     usage = { input = 100, cache_read = 30, cache_write = 20, output = 50, reasoning = 7 }
+    model = "other-model"                         # optional; reported instead of the requested
     actions = [
       { kind = "write_file", path = "hello.txt", content = "hello\\n" },
       { kind = "edit_file", path = "app.py", old = "x = 1", new = "x = 2" },
@@ -39,20 +40,30 @@ class Usage(_Frozen):
     """Token counts for one model call, in tiers that never overlap.
 
     `input` is fresh input (neither read from nor written to a cache), `output` is visible
-    output without reasoning. Each protocol encoder folds these into its own fields.
+    output without reasoning. `cache_write_1h` is the part of `cache_write` written with a
+    one-hour lifetime (only the Anthropic protocol reports it apart). Each protocol encoder
+    folds these into its own fields.
     """
 
     input: NonNegativeInt = 0
     cache_read: NonNegativeInt = 0
     cache_write: NonNegativeInt = 0
+    cache_write_1h: NonNegativeInt = 0
     output: NonNegativeInt = 0
     reasoning: NonNegativeInt = 0
+
+    @model_validator(mode="after")
+    def _one_hour_part_of_cache_write(self) -> Usage:
+        if self.cache_write_1h > self.cache_write:
+            raise ValueError("cache_write_1h is a part of cache_write and cannot exceed it")
+        return self
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             input=self.input + other.input,
             cache_read=self.cache_read + other.cache_read,
             cache_write=self.cache_write + other.cache_write,
+            cache_write_1h=self.cache_write_1h + other.cache_write_1h,
             output=self.output + other.output,
             reasoning=self.reasoning + other.reasoning,
         )
@@ -104,11 +115,17 @@ Action = Annotated[WriteFile | EditFile | Shell | RawToolCall, Field(discriminat
 
 
 class Turn(_Frozen):
-    """One model reply: optional text, then tool actions, with the usage reported for it."""
+    """One model reply: optional text, then tool actions, with the usage reported for it.
+
+    `model` is the model id the reply names as the one that answered; left out, it is the
+    model the request asked for. A turn can so stand in for a call a router or a fallback
+    answered with another model.
+    """
 
     text: str | None = None
     actions: tuple[Action, ...] = ()
     usage: Usage = Usage()
+    model: str | None = Field(default=None, min_length=1)
 
     @model_validator(mode="after")
     def _says_something(self) -> Turn:
@@ -122,6 +139,8 @@ class SideReply(_Frozen):
 
     text: str = "Scripted session"
     usage: Usage = Usage()
+    model: str | None = Field(default=None, min_length=1)
+    """The model id the reply names; left out, the one the request asked for."""
 
 
 class Script(_Frozen):
