@@ -28,7 +28,7 @@ def test_the_system_is_read_only_and_the_workspace_writable(box: Box) -> None:
         "touch /usr/x 2>/dev/null && echo usr-writable; "
         "touch /etc/x 2>/dev/null && echo etc-writable; "
         "touch /x 2>/dev/null && echo root-writable; "
-        "mkdir -p /work/x 2>/dev/null && echo mkdir-in-root; "
+        "mkdir -p /new-top-level/x 2>/dev/null && echo mkdir-in-root; "
         "echo hi > in-workspace && cat in-workspace; "
         'echo home > "$HOME/h" && cat "$HOME/h"; '
         'echo tmp > "$TMPDIR/t" && cat "$TMPDIR/t"'

@@ -28,7 +28,7 @@ DEMO = load_suite(Path(harnessdrive.demo.__file__).parent / "suite")
 
 def test_cursor_stream_sample() -> None:
     stdout = (SAMPLES / "cursor-stream.jsonl").read_text()
-    transcript = cursor.parse_stream(stdout, Path("/work/repo"), None)
+    transcript = cursor.parse_stream(stdout, Path("/home/dev/repo"), None)
     assert transcript.session_id == "c0ffee00-1111-2222-3333-444455556666"
     assert transcript.final_message == "Done: hello.txt exists and the tests pass."
     [call] = transcript.calls
@@ -46,7 +46,7 @@ def test_cursor_stream_sample() -> None:
 
 def test_goose_stream_sample() -> None:
     stdout = (SAMPLES / "goose-stream.jsonl").read_text()
-    transcript = goose.parse_stream(stdout, Path("/work/repo"), "gpt-4.1", "openai")
+    transcript = goose.parse_stream(stdout, Path("/home/dev/repo"), "gpt-4.1", "openai")
     [call] = transcript.calls
     assert call == call.model_copy(update={"model": "gpt-4.1", "provider": "openai"})
     assert call.usage == Usage(input=2100, output=240)
