@@ -22,6 +22,7 @@ from harnessdrive.errors import HarnessError
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, HarnessInfo
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
+from harnessdrive.sandbox.process import ProcessResult
 from harnessdrive.sandbox.runner import Isolation
 from harnessdrive.tasks.globs import matches
 from harnessdrive.tasks.loading import Task
@@ -154,19 +155,9 @@ class CrasherAgent(_ScriptedAgent):
             with (request.workspace / files[0]).open("a") as handle:
                 handle.write("\n# work in progress: half of the change\n")
             touched.append(files[0])
-        result = request.sandbox.run(
-            [
-                "sh",
-                "-c",
-                "echo 'working on it...'; echo 'fatal: unexpected internal error' >&2; exit 3",
-            ],
-            cwd=request.workspace,
-            env=base_environment(request.home, request.tmp),
-            timeout=request.timeout,
-            stdout=request.stdout,
-            stderr=request.stderr,
-            isolation=Isolation(writable=(request.workspace, request.home, request.tmp)),
-            stop=request.stop,
+        result = _run_shell(
+            request,
+            "echo 'working on it...'; echo 'fatal: unexpected internal error' >&2; exit 3",
         )
         return AgentRun(
             exit_code=result.exit_code,
@@ -192,16 +183,7 @@ class SleeperAgent(_ScriptedAgent):
     def run(self, request: AgentRequest) -> AgentRun:
         started = now()
         request.logs.mkdir(parents=True, exist_ok=True)
-        result = request.sandbox.run(
-            ["sh", "-c", "sleep 86400 & echo 'thinking...'; sleep 86400"],
-            cwd=request.workspace,
-            env=base_environment(request.home, request.tmp),
-            timeout=request.timeout,
-            stdout=request.stdout,
-            stderr=request.stderr,
-            isolation=Isolation(writable=(request.workspace, request.home, request.tmp)),
-            stop=request.stop,
-        )
+        result = _run_shell(request, "sleep 86400 & echo 'thinking...'; sleep 86400")
         return AgentRun(
             exit_code=result.exit_code,
             timed_out=result.timed_out,
@@ -209,6 +191,20 @@ class SleeperAgent(_ScriptedAgent):
             seconds=now() - started,
             version="builtin",
         )
+
+
+def _run_shell(request: AgentRequest, script: str) -> ProcessResult:
+    """Run a shell script in the trial's sandbox, as a real agent process would run."""
+    return request.sandbox.run(
+        ["sh", "-c", script],
+        cwd=request.workspace,
+        env=base_environment(request.home, request.tmp),
+        timeout=request.timeout,
+        stdout=request.stdout,
+        stderr=request.stderr,
+        isolation=Isolation(writable=(request.workspace, request.home, request.tmp)),
+        stop=request.stop,
+    )
 
 
 def apply_solution(task: Task, workspace: Path) -> list[str]:
