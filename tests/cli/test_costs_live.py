@@ -13,11 +13,13 @@ What each CLI can show, and so what each test covers:
   the subagent's own transcript), and one-hour cache writes, which only Anthropic reports apart.
 - opencode: a subagent on another model (its task tool; the subagent's model comes from the
   repository's own ``opencode.json``, and its calls are in a child session).
+- gemini: a subagent on another model (``invoke_agent`` with ``codebase_investigator``, which
+  Gemini CLI runs on its own model; its calls are in the subagent's own chat file).
 - pi, qwen, aider, mini-swe-agent: a call the API answered with another model; each logs the
   model the API reported.
-- codex, gemini: one model only. Both log the model they asked for, never the one the API
-  reported, so a reply from another model is billed at the pinned one; ``codex exec`` offers no
-  subagent tool, and Gemini CLI's subagents are not covered (see docs/pricing.md).
+- codex: one model only. It logs the model it asked for, never the one the API reported, so a
+  reply from another model is billed at the pinned one, and ``codex exec`` offers no subagent
+  tool (see docs/pricing.md).
 
 Chat Completions and the Gemini API have no cache-write field, so a client of those sees the
 scripted cache writes as fresh input, billed at the input rate; the arithmetic below follows
@@ -100,6 +102,8 @@ MAIN = "main-model"
 SECOND = "second-model"
 # Claude Code 2.1.332 runs a subagent asked for "haiku" on this model id.
 CLAUDE_HAIKU = "claude-haiku-5-5"
+# Gemini CLI 0.61.0 runs its codebase investigator on this model when the main one is 2.5 Flash.
+GEMINI_INVESTIGATOR = "gemini-2.5-pro"
 # Codex offers apply_patch only to a model it knows; Claude Code and Gemini CLI get ids of
 # their own vendors. All are billed at the made-up rates under the scripted provider.
 MAIN_MODELS = {"claude": "claude-sonnet-4-5", "codex": "gpt-5.5", "gemini": "gemini-2.5-flash"}
@@ -107,6 +111,7 @@ PRICES = (
     *(main_price(model) for model in sorted({*MAIN_MODELS.values(), MAIN})),
     second_price(SECOND),
     second_price(CLAUDE_HAIKU),
+    second_price(GEMINI_INVESTIGATOR),
 )
 
 # The scripted calls. Tokens as the script sends them; see each CLI's arithmetic below.
@@ -166,6 +171,19 @@ OPENCODE_DELEGATE = Turn(
                 "description": "look around",
                 "prompt": "List the files of the project.",
                 "subagent_type": "general",
+            },
+        ),
+    ),
+    usage=DELEGATE_USAGE,
+)
+GEMINI_DELEGATE = Turn(
+    text="Asking a helper.",
+    actions=(
+        RawToolCall(
+            name="invoke_agent",
+            arguments={
+                "agent_name": "codebase_investigator",
+                "prompt": "List the files of the project.",
             },
         ),
     ),
@@ -235,7 +253,7 @@ CLAUDE = Case(
 #   edit 0.225 (at the pinned model), run 0.21, answer 0.1035 (as for claude)
 #   total     0.585 + 0.225 + 0.21 + 0.1035                                            = 1.1235
 # The edit is answered by the second model, but Codex logs the model it asked for: billed at
-# the pinned one, as are Gemini CLI's and opencode's (their limit, pinned here).
+# the pinned one, as are opencode's (its limit, pinned here).
 CODEX = Case(
     turns=(CREATE, EDIT_BY_SECOND, RUN, ANSWER),
     model=MAIN_MODELS["codex"],
@@ -246,12 +264,15 @@ CODEX = Case(
 #   long      3,000 x 60 = 0.18 + 20,000 x 6 = 0.12 + 1,200 x 225 = 0.27                = 0.57
 #   run       3,000 x 30 = 0.09 + 15,000 x 3 = 0.045 + 400 x 150 = 0.06                 = 0.195
 #   edit 0.225 (billed to the main model) or 0.075 (to the second), answer 0.1035
-# gemini:     0.57 + 0.225 + 0.195 + 0.1035                                            = 1.0935
+# gemini:     0.57 + delegate 0.024 + 0.225 + 0.195 + 0.1035 = 1.1175 (flash)
+#             + the investigator's two calls on 2.5 Pro, 2 x 0.075 = 0.15: it answers without
+#             calling complete_task, and Gemini CLI gives it one more turn to do so     = 1.2675
 GEMINI = Case(
-    turns=(CREATE, EDIT_BY_SECOND, RUN, ANSWER),
+    turns=(CREATE, GEMINI_DELEGATE, EDIT, RUN, ANSWER),
     model=MAIN_MODELS["gemini"],
-    usd=1.0935,
-    by_model={"gemini-2.5-flash": (4, 1.0935)},
+    side_models=(GEMINI_INVESTIGATOR,),
+    usd=1.2675,
+    by_model={"gemini-2.5-flash": (5, 1.1175), GEMINI_INVESTIGATOR: (2, 0.15)},
 )
 # opencode:   0.57 + delegate 0.024 + 0.225 + 0.195 + 0.1035 = 1.1175 (main)
 #             + subagent 0.075 (second)                                                = 1.1925

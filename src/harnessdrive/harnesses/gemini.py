@@ -113,17 +113,17 @@ class GeminiCli(AgentCli):
             if result.exit_code == 0:
                 raise
             return Collected(builder.build(session_id=run.session_id))
-        records: dict[str, dict[str, Any]] = {}
-        for line in read_jsonl(log)[1:]:
-            if "id" in line and "type" in line:
-                records[str(line["id"])] = line
+        side_logs = subagent_chat_files(log, run.session_id)
         provider = self.model_provider(run, "google")
-        for record in records.values():
-            if record.get("type") == "gemini" and isinstance(record.get("tokens"), dict):
-                model = str(record.get("model") or run.variant.model or "")
-                builder.call(model, _usage(record["tokens"]), provider)
+        for chat in (log, *side_logs):
+            for record in _final_records(chat):
+                if record.get("type") == "gemini" and isinstance(record.get("tokens"), dict):
+                    model = str(record.get("model") or run.variant.model or "")
+                    builder.call(model, _usage(record["tokens"]), provider)
         return Collected(
-            builder.build(session_id=run.session_id, final_message=outcome), session_log=log
+            builder.build(session_id=run.session_id, final_message=outcome),
+            session_log=log,
+            extra_logs=side_logs,
         )
 
 
@@ -138,6 +138,33 @@ def chat_file(run: CliRun) -> Path:
         if header and header[0].get("sessionId") == run.session_id:
             return path
     raise SessionLogError(f"no chat file for session {run.session_id} under {gemini_dir(run)}")
+
+
+def subagent_chat_files(log: Path, session_id: str) -> tuple[Path, ...]:
+    """The chat files of the session's subagents, and of theirs, each on its own model.
+
+    Gemini CLI writes a subagent's chat to ``chats/<parent session id>/<its session id>.jsonl``
+    and leaves it out of the parent's file, so its calls are billed only if read from there.
+    """
+    found: list[Path] = []
+    parents = [session_id]
+    while parents:
+        folder = log.parent / parents.pop(0)
+        for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else ():
+            header = read_jsonl(path)[:1]
+            if header and header[0].get("kind") == "subagent" and path not in found:
+                found.append(path)
+                parents.append(path.stem)
+    return tuple(found)
+
+
+def _final_records(chat: Path) -> list[dict[str, Any]]:
+    """A chat file's records in their last written form (a record is rewritten as it grows)."""
+    records: dict[str, dict[str, Any]] = {}
+    for line in read_jsonl(chat)[1:]:
+        if "id" in line and "type" in line:
+            records[str(line["id"])] = line
+    return list(records.values())
 
 
 def _settings(run: CliRun) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import pytest
 
 import harnessdrive.demo
 from harnessdrive.demo.scripted import scripted_prices, solution_edits, solving_script
-from harnessdrive.harnesses import aider, cursor, goose, opencode, pi, qwen
+from harnessdrive.harnesses import aider, cursor, gemini, goose, opencode, pi, qwen
 from harnessdrive.harnesses.recording import SessionLogError, litellm_usage
 from harnessdrive.harnesses.scripted import apply_solution
 from harnessdrive.tasks.loading import Task, load_suite
@@ -160,6 +160,24 @@ def test_opencode_subagent_sessions_are_read_and_their_calls_billed(tmp_path: Pa
         "model-of-child",
         "model-of-grandchild",
     ]
+
+
+def test_gemini_subagent_chats_are_found_under_their_parent(tmp_path: Path) -> None:
+    # Gemini CLI 0.61.0 writes a subagent's chat to chats/<parent session id>/<its id>.jsonl.
+    chats = tmp_path / "chats"
+
+    def chat(path: Path, kind: str) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"sessionId": path.stem, "kind": kind}) + "\n")
+        return path
+
+    main = chat(chats / "session-2026-11-29T10-00-main0000.jsonl", "main")
+    child = chat(chats / "main-id" / "child.jsonl", "subagent")
+    grandchild = chat(chats / "child" / "grandchild.jsonl", "subagent")
+    chat(chats / "other-id" / "stranger.jsonl", "subagent")  # another session's subagent
+    chat(chats / "main-id" / "not-a-subagent.jsonl", "main")
+    assert gemini.subagent_chat_files(main, "main-id") == (child, grandchild)
+    assert gemini.subagent_chat_files(main, "lonely-id") == ()
 
 
 @pytest.mark.parametrize("task", DEMO.tasks, ids=lambda t: t.id)
