@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -190,6 +191,11 @@ def test_the_setup_command_wins_and_runs_in_every_copy(
     suite = load_suite(out)
     assert {t.spec.setup.commands for t in suite.tasks} == {(setup,)}
     assert not (out / "envs").exists()  # the setup command wins: no shared environment
+    # The next step the summary suggests is a command that works on the suite just written.
+    program, *next_step = shlex.split(summary["next_step"])
+    assert program == "harnessdrive"
+    assert run_cli([*next_step, "--results", str(tmp_path / "results")]) == 0
+    assert "unknown" not in capsys.readouterr().out
 
 
 def test_awkward_repositories_mine_without_crashing(

@@ -78,6 +78,25 @@ def test_estimate_names_an_unpriced_model_and_the_fix(
     assert "unknown model 'mock-nobody'" in odd["models"][0]["unpriced"]
     assert "--allow-unpriced odd" in odd["problem"]
     assert odd["total_high_usd"] is None
+    assert found["left_out"] == ["odd"]
+
+    capsys.readouterr()
+    assert run_cli(["estimate", str(suite), "--results", str(tmp_path / "results")]) == 0
+    assert "Total: unknown." in capsys.readouterr().out
+
+
+def test_the_total_says_which_variants_it_leaves_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prices = write_prices(tmp_path)
+    suite = make_suite(
+        tmp_path, [spender("paid", "mock-small", calls=small_calls(0.03)), spender("odd", "x")]
+    )
+    common = [str(suite), "--results", str(tmp_path / "results"), "--prices", str(prices)]
+    found = estimate_json(capsys, *common)
+    assert found["left_out"] == ["odd"] and found["total_high_usd"] > 0
+    assert run_cli(["estimate", *common]) == 0
+    assert "plus odd (unknown)." in capsys.readouterr().out
 
 
 def test_run_refuses_an_unpriced_model_in_one_line_and_runs_it_when_allowed(

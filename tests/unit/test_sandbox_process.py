@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import resource
 import subprocess
 import sys
 import time
@@ -146,3 +148,21 @@ def test_limits_never_ask_for_more_than_the_hard_limit_in_force() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['--fsize=5000']"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_kernel_process_limit_is_set_only_where_the_kernel_counts(
+    tmp_path: Path, kind: str
+) -> None:
+    # The kernel never counts root's processes, so for root the limit is left as it was.
+    limits = Limits(processes=50, memory=None, file_size=None, disk=None)
+    box = box_for(tmp_path, kind, limits)
+    script = "import resource; print(resource.getrlimit(resource.RLIMIT_NPROC)[1])"
+    result = box.run(f"{sys.executable} -c '{script}'")
+    assert result.exit_code == 0, box.errors()
+    hard = int(box.output())
+    inherited = resource.getrlimit(resource.RLIMIT_NPROC)[1]
+    if os.geteuid() == 0:
+        assert hard == inherited
+    else:  # 16 threads per process, on top of the tasks running now; never above the hard one
+        assert min(50 * 16, inherited) <= hard < 50 * 16 + 100_000

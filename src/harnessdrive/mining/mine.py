@@ -49,6 +49,8 @@ from harnessdrive.sandbox.process import StopToken
 from harnessdrive.sandbox.runner import Sandbox
 
 DEFAULT_TEST_TIMEOUT = 600.0
+# Two common CLIs, each pinned to a model with a bundled price so the estimate has a figure.
+NEXT_STEP_VARIANTS = "claude,codex --model claude=claude-sonnet-4-5 --model codex=gpt-5"
 ENVIRONMENTS_FOLDER = "envs"
 
 
@@ -242,7 +244,7 @@ def _summary(
         environments=EnvironmentCounts(built=list(store.built), reused=store.reused),
         tasks_file=str(suite) if suite is not None else None,
         next_step=(
-            f"harnessdrive estimate {shlex.quote(str(suite))} --harness claude-code,codex"
+            f"harnessdrive estimate {shlex.quote(str(suite))} --harness {NEXT_STEP_VARIANTS}"
             if suite is not None
             else None
         ),

@@ -19,6 +19,16 @@ def _span(low: float | None, high: float | None) -> str:
     return _money(low) if low == high else f"{_money(low)}–{_money(high)}"
 
 
+def _total(found: Estimate) -> str:
+    """The sum of what can be estimated; a variant without a price makes the total open-ended."""
+    if len(found.left_out) == len(found.variants):
+        return "unknown"
+    total = _span(found.total_low_usd, found.total_high_usd)
+    if found.left_out:
+        return f"{total} plus {', '.join(found.left_out)} (unknown)"
+    return total
+
+
 def render_estimate(found: Estimate) -> Group:
     table = Table(title=f"Estimate for {found.suite} (prices of {found.on})", title_justify="left")
     for column in ("Harness", "Installed", "Trials", "Per trial", "Total", "Basis", "Models"):
@@ -47,9 +57,8 @@ def render_estimate(found: Estimate) -> Group:
     lines: list[Table | Text] = [table]
     lines.append(
         Text(
-            f"Total: {_span(found.total_low_usd, found.total_high_usd)}. Already counted in "
-            f"{found.results}: {_money(found.spent_usd)}. Trials already recorded are not run "
-            "again.",
+            f"Total: {_total(found)}. Already counted in {found.results}: "
+            f"{_money(found.spent_usd)}. Trials already recorded are not run again.",
         )
     )
     for note in notes:

@@ -83,6 +83,8 @@ class Estimate(_Model):
     """Already counted toward the spend cap in this results folder."""
     total_low_usd: float
     total_high_usd: float
+    left_out: tuple[str, ...] = ()
+    """Variants whose cost cannot be estimated (no price): the totals do not include them."""
     short_run: Usage = SHORT_RUN
     """The tokens assumed for a short run (the low end without history)."""
     long_run: Usage = LONG_RUN
@@ -133,6 +135,7 @@ def build_estimate(
         spent_usd=round(spent, 6),
         total_low_usd=round(sum(row.total_low_usd or 0.0 for row in rows), 6),
         total_high_usd=round(sum(row.total_high_usd or 0.0 for row in rows), 6),
+        left_out=tuple(row.variant for row in rows if row.total_high_usd is None),
         variants=tuple(rows),
     )
 

@@ -2,9 +2,10 @@
 
 The kernel holds what it can cheaply: ``prlimit`` puts a file-size, data-size and process-count
 limit on the process before it starts (so nothing it forks can lift them). Those are per process
-or per user, and the process count is not enforced for root at all, so a watchdog also samples
-cheap system-wide figures (task count, available memory, free disk) on every poll and measures
-the process tree itself only when one of them moved by more than half a limit. A breach ends
+or per user, and the process count is not enforced for root at all (so not set for root); a
+watchdog also samples cheap system-wide figures (task count, available memory, free disk) on
+every poll and measures the process tree itself only when one of them moved by more than half a
+limit. A breach ends
 the whole tree and is recorded as the limit it hit.
 """
 
@@ -68,7 +69,10 @@ class Limits:
     def prlimit_argv(self, total_tasks: int) -> list[str]:
         """``prlimit`` options that put the kernel-enforced part of these limits in place."""
         options = []
-        if self.processes is not None:
+        # The kernel does not count root's processes (bubblewrap's user namespace included), so
+        # for root the limit would hold nothing and only stop a nested tool (this one, in a
+        # trial of its own) from raising its own.
+        if self.processes is not None and os.geteuid() != 0:
             # Counted per user over all their threads, so the limit sits on top of what runs now.
             nproc = self.processes * _NPROC_THREADS_PER_PROCESS + total_tasks
             options.append(f"--nproc={within_hard(resource.RLIMIT_NPROC, nproc)}")

@@ -31,7 +31,13 @@ from harnessdrive.sandbox.limits import (
     total_tasks,
     within_hard,
 )
-from harnessdrive.sandbox.tree import MARKER_VARIABLE, end_namespace, kill_tree, tree_pids
+from harnessdrive.sandbox.tree import (
+    MARKER_VARIABLE,
+    end_namespace,
+    kill_tree,
+    namespace_of,
+    tree_pids,
+)
 
 _GRACE_SECONDS = 2.0
 _POLL_SECONDS = 0.05
@@ -188,6 +194,11 @@ def _run(
                 if watchdog is not None and (broken := watchdog.check()) is not None:
                     break
         finally:
+            namespace = None
+            if launch.namespace_info is not None:
+                namespace = namespace_of(launch.namespace_info)
+                if broken is not None:
+                    end_namespace(namespace)  # one kill, before a fork bomb grows further
             kill_tree(
                 proc.pid,
                 marker,
@@ -197,8 +208,7 @@ def _run(
                 # Once reaped, its pid may belong to someone else: only its group is still ours.
                 tree=proc.poll() is None,
             )
-            if launch.namespace_info is not None:
-                end_namespace(launch.namespace_info)
+            end_namespace(namespace)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=_GRACE_SECONDS)
     exit_code = proc.returncode

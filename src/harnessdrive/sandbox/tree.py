@@ -199,22 +199,30 @@ def kill_strays(path_text: str) -> int:
     return len(killed)
 
 
-def end_namespace(info_fd: int) -> None:
-    """Make sure the PID namespace bubblewrap reported on ``info_fd`` has ended.
+def namespace_of(info_fd: int) -> tuple[int, int] | None:
+    """The init pid and PID-namespace inode bubblewrap reported on ``info_fd`` (read once)."""
+    try:
+        info = json.loads(_read_available(info_fd) or b"{}")
+        return int(info["child-pid"]), int(info["pid-namespace"])
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def end_namespace(namespace: tuple[int, int] | None) -> None:
+    """Make sure the PID namespace of :func:`namespace_of` has ended.
 
     bubblewrap exits as soon as its command does, while its init may still be taking the
     namespace down; a daemon inside lives until then. Killing that init ends every process in
-    the namespace, and the kernel lets the init become a zombie only once they are all gone.
+    the namespace at once (however fast a fork bomb in it multiplies), and the kernel lets the
+    init become a zombie only once they are all gone.
     """
-    try:
-        info = json.loads(_read_available(info_fd) or b"{}")
-        pid, namespace = int(info["child-pid"]), int(info["pid-namespace"])
-    except (ValueError, KeyError, TypeError):
+    if namespace is None:
         return
+    pid, inode = namespace
     deadline = now() + GRACE_SECONDS * 2
     while now() < deadline:
         try:
-            if os.stat(f"/proc/{pid}/ns/pid").st_ino != namespace:
+            if os.stat(f"/proc/{pid}/ns/pid").st_ino != inode:
                 return  # the pid now belongs to someone else
             if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in "ZX":
                 return
