@@ -155,10 +155,8 @@ class CrasherAgent(_ScriptedAgent):
             with (request.workspace / files[0]).open("a") as handle:
                 handle.write("\n# work in progress: half of the change\n")
             touched.append(files[0])
-        result = _run_shell(
-            request,
-            "echo 'working on it...'; echo 'fatal: unexpected internal error' >&2; exit 3",
-        )
+        script = "echo 'working on it...'; echo 'fatal: unexpected internal error' >&2; exit 3"
+        result = run_as_agent(request, ["sh", "-c", script])
         return AgentRun(
             exit_code=result.exit_code,
             timed_out=result.timed_out,
@@ -183,7 +181,8 @@ class SleeperAgent(_ScriptedAgent):
     def run(self, request: AgentRequest) -> AgentRun:
         started = now()
         request.logs.mkdir(parents=True, exist_ok=True)
-        result = _run_shell(request, "sleep 86400 & echo 'thinking...'; sleep 86400")
+        script = "sleep 86400 & echo 'thinking...'; sleep 86400"
+        result = run_as_agent(request, ["sh", "-c", script])
         return AgentRun(
             exit_code=result.exit_code,
             timed_out=result.timed_out,
@@ -193,10 +192,10 @@ class SleeperAgent(_ScriptedAgent):
         )
 
 
-def _run_shell(request: AgentRequest, script: str) -> ProcessResult:
-    """Run a shell script in the trial's sandbox, as a real agent process would run."""
+def run_as_agent(request: AgentRequest, argv: list[str]) -> ProcessResult:
+    """Run a command in the trial's sandbox, as a real agent process would run."""
     return request.sandbox.run(
-        ["sh", "-c", script],
+        argv,
         cwd=request.workspace,
         env=base_environment(request.home, request.tmp),
         timeout=request.timeout,

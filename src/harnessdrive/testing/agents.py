@@ -45,10 +45,8 @@ from harnessdrive.harnesses.base import (
     ModelPlan,
     PlannedModel,
 )
-from harnessdrive.harnesses.scripted import apply_solution
+from harnessdrive.harnesses.scripted import apply_solution, run_as_agent
 from harnessdrive.sandbox.clock import now
-from harnessdrive.sandbox.env import base_environment
-from harnessdrive.sandbox.runner import Isolation
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Event, ModelCall, Transcript, Usage
 
@@ -173,16 +171,7 @@ class SpendingAgent:
         timed_out = stopped = False
         if options.hang or options.seconds > 0:
             seconds = _FOREVER if options.hang else options.seconds
-            waited = request.sandbox.run(
-                ["sleep", f"{seconds:g}"],
-                cwd=request.workspace,
-                env=base_environment(request.home, request.tmp),
-                timeout=request.timeout,
-                stdout=request.stdout,
-                stderr=request.stderr,
-                isolation=Isolation(writable=(request.workspace, request.home, request.tmp)),
-                stop=request.stop,
-            )
+            waited = run_as_agent(request, ["sleep", f"{seconds:g}"])
             timed_out, stopped = waited.timed_out, waited.stopped
         cut_off = timed_out or stopped
         scripted = options.partial_calls if cut_off else options.calls
