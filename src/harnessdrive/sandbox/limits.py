@@ -5,8 +5,7 @@ limit on the process before it starts (so nothing it forks can lift them). Those
 or per user, and the process count is not enforced for root at all (so not set for root); a
 watchdog also samples cheap system-wide figures (task count, available memory, free disk) on
 every poll and measures the process tree itself only when one of them moved by more than half a
-limit. A breach ends
-the whole tree and is recorded as the limit it hit.
+limit. A breach ends the whole tree and is recorded as the limit it hit.
 """
 
 from __future__ import annotations
