@@ -33,4 +33,12 @@ if [ -x scripts/install_clis.sh ]; then
   scripts/install_clis.sh
 fi
 
-exec .venv/bin/python -m pytest -n 2 "$@"
+if [ "$#" -gt 0 ]; then
+  exec .venv/bin/python -m pytest -n 2 "$@"
+fi
+# Everything in parallel, then alone the tests that starve the whole machine for a moment (a fork
+# bomb), so that they cannot slow or break their neighbours. Both must pass.
+status=0
+.venv/bin/python -m pytest -n 2 -m "not solo" || status=$?
+.venv/bin/python -m pytest -m solo || status=$?
+exit "$status"

@@ -15,7 +15,7 @@ import pytest
 from tests.security.attacks import ATTACKS, Attack
 from tests.security.conftest import FAKE_SECRETS, AttackRun
 
-pytestmark = [pytest.mark.security, pytest.mark.slow]
+pytestmark = [pytest.mark.security, pytest.mark.slow, pytest.mark.solo]  # has a fork bomb
 
 TRIAL_FILES = re.compile(
     r"^(result\.json|prompt\.md|agent\.stdout|agent\.stderr|transcript\.json|diff\.patch"

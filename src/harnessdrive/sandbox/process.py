@@ -33,6 +33,7 @@ from harnessdrive.sandbox.limits import (
 )
 from harnessdrive.sandbox.tree import (
     MARKER_VARIABLE,
+    NAMESPACE_DRAIN_SECONDS,
     end_namespace,
     kill_tree,
     namespace_of,
@@ -197,16 +198,20 @@ def _run(
             namespace = None
             if launch.namespace_info is not None:
                 namespace = namespace_of(launch.namespace_info)
-                if broken is not None:
-                    end_namespace(namespace)  # one kill, before a fork bomb grows further
+            # A limit hit in a PID namespace: one kill of its init ends every process in it at
+            # once (a fork bomb cannot grow further); walking the dying tree would only take
+            # CPU from the processes that must run to exit.
+            namespace_ended = broken is not None and namespace is not None
+            if namespace_ended:
+                end_namespace(namespace, wait=NAMESPACE_DRAIN_SECONDS)
             kill_tree(
                 proc.pid,
                 marker,
                 roots=launch.watched,
-                hard=broken is not None,
+                hard=broken is not None and not namespace_ended,
                 sweep=launch.sweep,
                 # Once reaped, its pid may belong to someone else: only its group is still ours.
-                tree=proc.poll() is None,
+                tree=proc.poll() is None and not namespace_ended,
             )
             end_namespace(namespace)
             with contextlib.suppress(subprocess.TimeoutExpired):

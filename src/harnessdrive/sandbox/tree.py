@@ -208,8 +208,14 @@ def namespace_of(info_fd: int) -> tuple[int, int] | None:
         return None
 
 
-def end_namespace(namespace: tuple[int, int] | None) -> None:
-    """Make sure the PID namespace of :func:`namespace_of` has ended.
+# How long to wait for a killed namespace to empty: every process in it has SIGKILL pending and
+# can do nothing more, but thousands of them (a fork bomb) at the lowest priority on a busy
+# machine take a while to exit, and until then they hold their pids.
+NAMESPACE_DRAIN_SECONDS = 60.0
+
+
+def end_namespace(namespace: tuple[int, int] | None, *, wait: float = GRACE_SECONDS * 2) -> None:
+    """Make sure the PID namespace of :func:`namespace_of` has ended, waiting ``wait`` at most.
 
     bubblewrap exits as soon as its command does, while its init may still be taking the
     namespace down; a daemon inside lives until then. Killing that init ends every process in
@@ -219,7 +225,9 @@ def end_namespace(namespace: tuple[int, int] | None) -> None:
     if namespace is None:
         return
     pid, inode = namespace
-    deadline = now() + GRACE_SECONDS * 2
+    if wait > GRACE_SECONDS * 2:
+        _hurry(pid, inode)
+    deadline = now() + wait
     while now() < deadline:
         try:
             if os.stat(f"/proc/{pid}/ns/pid").st_ino != inode:
@@ -230,7 +238,23 @@ def end_namespace(namespace: tuple[int, int] | None) -> None:
             return  # gone, or a zombie (whose namespaces are gone)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
-        threading.Event().wait(0.005)
+        threading.Event().wait(0.01)
+
+
+def _hurry(init: int, inode: int) -> None:
+    """Kill the namespace's init, then give its process groups back a normal priority: each of
+    their processes has SIGKILL pending and only needs a CPU to exit, which at the lowest
+    priority on a busy machine can take many seconds for thousands of them."""
+    try:
+        children = Path(f"/proc/{init}/task/{init}/children").read_text().split()
+    except OSError:
+        children = []
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(init, signal.SIGKILL)
+    for child in map(int, children):
+        with contextlib.suppress(OSError):
+            if os.stat(f"/proc/{child}/ns/pid").st_ino == inode:  # still ours, not a reused pid
+                os.setpriority(os.PRIO_PGRP, os.getpgid(child), 0)
 
 
 def _read_available(fd: int) -> bytes:
