@@ -33,7 +33,6 @@ from harnessdrive.sandbox.limits import (
 )
 from harnessdrive.sandbox.tree import (
     MARKER_VARIABLE,
-    NAMESPACE_DRAIN_SECONDS,
     end_namespace,
     kill_tree,
     namespace_of,
@@ -203,7 +202,7 @@ def _run(
             # CPU from the processes that must run to exit.
             namespace_ended = broken is not None and namespace is not None
             if namespace_ended:
-                end_namespace(namespace, wait=NAMESPACE_DRAIN_SECONDS)
+                end_namespace(namespace, at_limit=True)
             kill_tree(
                 proc.pid,
                 marker,

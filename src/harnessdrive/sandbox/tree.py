@@ -208,26 +208,27 @@ def namespace_of(info_fd: int) -> tuple[int, int] | None:
         return None
 
 
-# How long to wait for a killed namespace to empty: every process in it has SIGKILL pending and
-# can do nothing more, but thousands of them (a fork bomb) at the lowest priority on a busy
-# machine take a while to exit, and until then they hold their pids.
-NAMESPACE_DRAIN_SECONDS = 60.0
+# How long to wait for a namespace killed at a limit to empty: every process in it has SIGKILL
+# pending and can do nothing more, but thousands of them (a fork bomb) on a busy machine take a
+# while to exit, and until then they hold their pids.
+_DRAIN_SECONDS = 60.0
 
 
-def end_namespace(namespace: tuple[int, int] | None, *, wait: float = GRACE_SECONDS * 2) -> None:
-    """Make sure the PID namespace of :func:`namespace_of` has ended, waiting ``wait`` at most.
+def end_namespace(namespace: tuple[int, int] | None, *, at_limit: bool = False) -> None:
+    """Make sure the PID namespace of :func:`namespace_of` has ended.
 
     bubblewrap exits as soon as its command does, while its init may still be taking the
     namespace down; a daemon inside lives until then. Killing that init ends every process in
     the namespace at once (however fast a fork bomb in it multiplies), and the kernel lets the
-    init become a zombie only once they are all gone.
+    init become a zombie only once they are all gone. ``at_limit``: the namespace broke a limit
+    and may hold thousands of processes; wait until they are gone, and help them go.
     """
     if namespace is None:
         return
     pid, inode = namespace
-    if wait > GRACE_SECONDS * 2:
+    if at_limit:
         _hurry(pid, inode)
-    deadline = now() + wait
+    deadline = now() + (_DRAIN_SECONDS if at_limit else GRACE_SECONDS * 2)
     while now() < deadline:
         try:
             if os.stat(f"/proc/{pid}/ns/pid").st_ino != inode:
@@ -246,9 +247,11 @@ def _hurry(init: int, inode: int) -> None:
     their processes has SIGKILL pending and only needs a CPU to exit, which at the lowest
     priority on a busy machine can take many seconds for thousands of them."""
     try:
+        if os.stat(f"/proc/{init}/ns/pid").st_ino != inode:
+            return  # the pid now belongs to someone else
         children = Path(f"/proc/{init}/task/{init}/children").read_text().split()
     except OSError:
-        children = []
+        return
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.kill(init, signal.SIGKILL)
     for child in map(int, children):
