@@ -3,7 +3,7 @@ from __future__ import annotations
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.report.scoreboard import build_report
 from harnessdrive.store.results import Cost, DiffStats, Timing, TrialResult
-from harnessdrive.tasks.models import VariantSpec
+from tests.trial_results import trial_result
 
 
 def trial(
@@ -17,22 +17,14 @@ def trial(
     lines: int = 10,
 ) -> TrialResult:
     graded = status in ("completed", "timeout", "crashed")
-    return TrialResult(
-        trial_id=f"s/{task}/{variant}/r1",
-        suite="s",
-        task=task,
-        task_fingerprint="f",
-        variant=VariantSpec(harness=variant),
-        variant_label=variant,
-        harness=variant,
-        repetition=1,
-        status=status,  # type: ignore[arg-type]
-        outcome=outcome if graded else "not_graded",  # type: ignore[arg-type]
-        started="2026-01-01T00:00:00Z",
-        finished="2026-01-01T00:01:00Z",
+    return trial_result(
+        task,
+        variant,
+        status=status,
+        outcome=outcome if graded else "not_graded",
         seconds=Timing(agent=minutes * 60, total=minutes * 60),
         diff=DiffStats(lines_added=lines),
-        grading=Verdict(outcome=outcome) if graded else None,  # type: ignore[arg-type]
+        grading=Verdict(outcome=outcome) if graded else None,
         cost=Cost(
             usd=usd, source="computed" if usd is not None else "unmeasured", charged_usd=charged
         ),

@@ -5,27 +5,21 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from tests.trial_results import trial_result
 
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.report.render import render_report
 from harnessdrive.report.scoreboard import build_report
 from harnessdrive.store.results import AgentSummary, Cost, TrialResult
-from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript import Usage
 
 
 def trial(
     task: str, variant: str, outcome: str, cost: Cost, tokens: int = 0, **extra: Any
 ) -> TrialResult:
-    return TrialResult(
-        trial_id=f"s/{task}/{variant}/r1",
-        suite="s",
-        task=task,
-        task_fingerprint="f",
-        variant=VariantSpec(harness=variant),
-        variant_label=variant,
-        harness=variant,
-        repetition=1,
+    return trial_result(
+        task,
+        variant,
         status=extra.pop("status", "completed"),
         outcome=outcome,
         started="2026-11-29T10:00:00Z",
