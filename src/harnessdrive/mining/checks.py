@@ -17,7 +17,7 @@ import dataclasses
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from harnessdrive.errors import GradingError, HarnessdriveError, SetupFailedError
 from harnessdrive.grading.grader import GradingSetup, grade
@@ -45,15 +45,7 @@ RejectReason = Literal[
     "could not copy the commit",
     "the fix trips a tamper check",
 ]
-REJECT_REASONS: tuple[RejectReason, ...] = (
-    "tests pass before the fix",
-    "tests fail with the fix",
-    "flaky",
-    "tests time out with the fix",
-    "setup command failed",
-    "could not copy the commit",
-    "the fix trips a tamper check",
-)
+REJECT_REASONS: tuple[RejectReason, ...] = get_args(RejectReason)  # in the order above
 
 
 class Stopped(Exception):
