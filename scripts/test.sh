@@ -33,12 +33,38 @@ if [ -x scripts/install_clis.sh ]; then
   scripts/install_clis.sh
 fi
 
+# Every check runs even when an earlier one failed, so one run reports every problem; the script
+# fails when any of them did. pytest's exit 5 (no test collected) is a failure too: a marker or
+# a path that selects nothing must not pass as green.
+failed=()
+check() {
+  local name=$1 code=0
+  shift
+  "$@" || code=$?
+  if [ "$code" != 0 ]; then
+    [ "$code" = 5 ] && [ "$1" = .venv/bin/python ] && name="$name (no test collected)"
+    failed+=("$name")
+  fi
+}
+
+# The code stays as clean as it is: lint and format (src, tests, benchmarks, scripts, as
+# pyproject.toml configures them) and strict types on src/.
+check "ruff check" .venv/bin/ruff check src tests benchmarks scripts
+check "ruff format" .venv/bin/ruff format --check src tests benchmarks scripts
+check "mypy" .venv/bin/mypy
+
 if [ "$#" -gt 0 ]; then
-  exec .venv/bin/python -m pytest -n 2 "$@"
+  check "pytest $*" .venv/bin/python -m pytest -n 2 "$@"
+else
+  # Everything in parallel, then alone the tests that starve the whole machine for a moment (a
+  # fork bomb), so that they cannot slow or break their neighbours. Both must pass, and the
+  # solo step must find its tests: they are the only check that a fork bomb is contained.
+  check "tests" .venv/bin/python -m pytest -n 2 -m "not solo"
+  check "solo tests" .venv/bin/python -m pytest -m solo
 fi
-# Everything in parallel, then alone the tests that starve the whole machine for a moment (a fork
-# bomb), so that they cannot slow or break their neighbours. Both must pass.
-status=0
-.venv/bin/python -m pytest -n 2 -m "not solo" || status=$?
-.venv/bin/python -m pytest -m solo || status=$?
-exit "$status"
+
+if [ "${#failed[@]}" -gt 0 ]; then
+  printf 'FAILED: %s\n' "${failed[@]}" >&2
+  exit 1
+fi
+echo "All checks passed."

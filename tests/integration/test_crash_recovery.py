@@ -13,7 +13,6 @@ import random
 import signal
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from harnessdrive.store.store import Store
 from harnessdrive.testing.suites import write_suite
 from tests.conftest import add_task
 from tests.sandboxes import require_bwrap
+from tests.waiting import wait_until
 
 TASKS = 10
 REPEAT = 2
@@ -127,10 +127,7 @@ def test_kill_9_at_random_moments_then_the_same_command_completes(
             json.loads(path.read_text())  # never half-written
         if sandbox == "bwrap":
             # The sandboxes die with their driver.
-            deadline = time.monotonic() + 5
-            while our_processes(token) and time.monotonic() < deadline:
-                time.sleep(0.05)
-            assert our_processes(token) == []
+            wait_until(lambda: not our_processes(token), "the sandboxes gone with their driver")
 
     assert any(in_flight_at_kills), "no kill caught a trial under way"
     lock = results / "lock"

@@ -8,7 +8,6 @@ import shlex
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from harnessdrive.mining.suite_folder import default_suite_folder
 from harnessdrive.tasks.loading import load_suite
 from harnessdrive.testing.repo_builder import LFS_ATTRIBUTES, Gitlink, RepoBuilder, lfs_pointer
 from harnessdrive.testing.suites import FAST_PYTEST
+from tests.waiting import DEADLINE, descendants_running, wait_until
 
 APP = (
     "def double(x):\n    return x\n\n\ndef triple(x):\n    return x\n\n\ndef one():\n    return 0\n"
@@ -292,13 +292,14 @@ def test_a_stop_signal_ends_the_tests_removes_the_copies_and_exits_130(tmp_path:
         stderr=subprocess.PIPE,
         text=True,
     )
-    started = time.monotonic()
-    while not list(out.glob("logs/*/before/grade-tests.log")):
-        assert process.poll() is None and time.monotonic() - started < 60
-        time.sleep(0.1)
-    time.sleep(0.5)
+    # A copy's tests are running (only HEAD's would finish at once).
+    wait_until(
+        lambda: descendants_running(process.pid, ["sleep", "60"]),
+        "a test command at work in a copy",
+        process=process,
+    )
     process.send_signal(signal.SIGTERM)
-    _, err = process.communicate(timeout=30)
+    _, err = process.communicate(timeout=DEADLINE)
     assert process.returncode == 130, err
     assert "Stopped." in err
     assert list(tmp.iterdir()) == []  # every copy is gone

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +16,7 @@ from harnessdrive.store.index import dump
 from harnessdrive.store.store import Store
 from harnessdrive.testing.suites import write_suite
 from tests.conftest import add_task
+from tests.waiting import wait_until
 
 FIX = "sleep 0.4; printf 'def add(a, b):\\n    return a + b\\n' > calc.py"
 
@@ -24,13 +25,13 @@ def harnessdrive(*args: str) -> list[str]:
     return [sys.executable, "-m", "harnessdrive.cli", *args]
 
 
-def wait_for_results(results: Path, count: int, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if len(list(results.glob("trials/**/result.json"))) >= count:
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"fewer than {count} results after {timeout}s")
+def under_way(results: Path) -> list[str]:
+    """The trials marked in flight that have no result yet."""
+    trials = []
+    for path in results.glob("inflight/*.json"):
+        with contextlib.suppress(FileNotFoundError):  # it ended just now
+            trials.append(json.loads(path.read_text())["trial_id"])
+    return [t for t in trials if not (results / "trials" / t / "result.json").exists()]
 
 
 @pytest.mark.slow
@@ -41,8 +42,11 @@ def test_kill_9_then_the_same_command_finishes_and_repeats_nothing(tmp_path: Pat
         "run", str(suite), "--cmd", f"slow={FIX}", "--repeat", "2", "--results", str(results)
     )
     driver = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_for_results(results, 3)
-    time.sleep(0.2)  # let the next trial get under way
+    wait_until(
+        lambda: len(list(results.glob("trials/**/result.json"))) >= 3 and under_way(results),
+        "three trials recorded and the next one under way",
+        process=driver,
+    )
     os.kill(driver.pid, signal.SIGKILL)
     driver.wait()
     recorded_before = {

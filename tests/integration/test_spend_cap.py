@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import psutil
@@ -26,6 +25,7 @@ from tests.integration.spending import (
     spender,
     write_prices,
 )
+from tests.waiting import wait_until
 
 
 def counted(results: Path) -> float:
@@ -175,10 +175,9 @@ def test_the_in_flight_record_of_a_killed_driver_charges_the_high_estimate(
     ]  # fmt: skip
     driver = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 60
-        while not list(results.glob("inflight/*.json")) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        (inflight,) = results.glob("inflight/*.json")
+        (inflight,) = wait_until(
+            lambda: list(results.glob("inflight/*.json")), "the trial in flight", process=driver
+        )
         interrupted = json.loads(inflight.read_text())["interrupted"]
         assert interrupted["cost"]["charged_usd"] == SMALL_HIGH
         assert interrupted["cost"]["source"] == "estimated"

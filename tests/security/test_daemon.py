@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
@@ -15,8 +15,28 @@ import pytest
 from harnessdrive.testing.suites import write_suite
 from tests.conftest import add_task
 from tests.sandboxes import require_bwrap
+from tests.waiting import DEADLINE, wait_until
 
 pytestmark = [pytest.mark.security, pytest.mark.slow]
+
+MARKER = "checked"
+AWAIT_MARKER = f"until [ -e {MARKER} ]; do sleep 0.05; done"
+
+
+def agents_with(marker: str) -> list[int]:
+    """Pids of the shells whose script holds ``marker`` (the agents, not their sandbox's start)."""
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        argv = proc.info["cmdline"] or []
+        if argv and os.path.basename(argv[0]) in {"bash", "sh"} and marker in " ".join(argv):
+            found.append(proc.pid)
+    return found
+
+
+def drop_marker(pid: int) -> None:
+    """Let the agent that ``pid`` belongs to go on: the marker in its working folder."""
+    with contextlib.suppress(FileNotFoundError):  # it is gone already: nothing to hold
+        Path(f"/proc/{pid}/cwd", MARKER).touch()
 
 
 @pytest.mark.parametrize("sandbox", ["bwrap", "none"])
@@ -26,11 +46,13 @@ def test_a_daemon_dies_with_its_trial(tmp_path: Path, sandbox: str) -> None:
     token = f"hd-daemon-{uuid.uuid4().hex[:10]}"
     suite = write_suite(tmp_path, [add_task("add", hidden={})])
     results = tmp_path / "results"
+    # Each agent holds on until the test has seen what it needs: a marker file the test drops
+    # into the agent's workspace (through /proc, which reaches it inside the sandbox too).
     daemon = (
         f"(setsid nohup bash -c 'exec -a {token} bash -c \"while :; do sleep 0.1; done\"' "
-        ">/dev/null 2>&1 &); sleep 0.5"
+        f">/dev/null 2>&1 &); {AWAIT_MARKER}"
     )
-    later = "sleep 3"  # keeps the run going after the daemon's trial has ended
+    later = f": {token}-later; {AWAIT_MARKER}"  # keeps the run going until the checks are done
     command = [
         sys.executable, "-m", "harnessdrive.cli", "run", str(suite),
         "--cmd", f"daemon={daemon}", "--cmd", f"later={later}",
@@ -38,14 +60,18 @@ def test_a_daemon_dies_with_its_trial(tmp_path: Path, sandbox: str) -> None:
     ]  # fmt: skip
     driver = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     seen: dict[int, float] = {}
-    result = results / "trials/suite/add/daemon/r1/result.json"
-    deadline = time.monotonic() + 120
-    while not result.exists() and time.monotonic() < deadline:
+
+    def daemons() -> dict[int, float]:
         for proc in psutil.process_iter(["cmdline", "create_time"]):
             if proc.info["cmdline"] and proc.info["cmdline"][0] == token:
                 seen[proc.pid] = proc.info["create_time"]
-        time.sleep(0.02)
-    assert seen, "the daemon never started"
+        return seen
+
+    (first, *_) = wait_until(daemons, "the daemon", process=driver)
+    drop_marker(first)
+    result = results / "trials/suite/add/daemon/r1/result.json"
+    wait_until(result.exists, "the daemon's trial recorded", process=driver)
+    later_agent = wait_until(lambda: agents_with(f"{token}-later"), "the later agent")
     assert driver.poll() is None, "the run should still be going"
     # The trial is recorded: every daemon pid seen is gone (or reused by someone else).
     for pid, created in seen.items():
@@ -56,6 +82,7 @@ def test_a_daemon_dies_with_its_trial(tmp_path: Path, sandbox: str) -> None:
         except psutil.NoSuchProcess:
             alive = False
         assert not alive, f"daemon {pid} outlived its trial"
-    driver.communicate(timeout=120)
+    drop_marker(later_agent[0])
+    driver.communicate(timeout=DEADLINE)
     assert driver.returncode == 0
     assert os.path.exists(results / "trials/suite/add/later/r1/result.json")

@@ -334,19 +334,6 @@ def test_all_reference_solutions_together_pass_the_whole_project_and_every_hidde
     assert hidden_modules <= {name.split("::")[0].split(".")[-1] for name in graded.passed}
 
 
-def test_project_tests_run_in_under_two_seconds(tmp_path):
-    """The project's own suite stays tiny, so grading is dominated by the agent, not by tests.
-
-    Measured as the test time pytest reports in junit, which leaves out interpreter start-up.
-    """
-    workspace = Workspace(load_task(TASK_IDS[0]), tmp_path)
-    workspace.run("{python} -m pytest -q tests")
-    report = next(workspace.reports.iterdir())
-    suites = ET.parse(report).getroot().iter("testsuite")
-    seconds = sum(float(suite.get("time", "0")) for suite in suites)
-    assert 0 < seconds < 2.0
-
-
 def test_every_suite_file_is_one_the_wheel_carries():
     """The package-data glob ``demo/suite/**/*`` skips dotfiles; wheels hold no empty folders."""
     local_caches = {"__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache"}

@@ -6,7 +6,6 @@ import os
 import resource
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
@@ -50,9 +49,9 @@ def test_a_deadline_kills_the_tree_and_its_daemons(tmp_path: Path, kind: str) ->
         f"bash -c 'exec -a {token}-child sleep 300' & "
         f"exec -a {token}-main sleep 300"
     )
-    started = time.monotonic()
+    # How soon after the deadline the tree is gone: benchmarks/stopping.py.
     result = box.run(script, timeout=1.0)
-    assert result.timed_out and time.monotonic() - started < 10
+    assert result.timed_out
     assert processes_with(token) == []
 
 
@@ -109,7 +108,7 @@ def test_the_disk_limit_stops_a_disk_filler(tmp_path: Path, kind: str) -> None:
     script = "for i in $(seq 50); do head -c 3M /dev/zero > f$i; sleep 0.05; done; sleep 30"
     result = box.run(script)
     assert result.limit == "disk"
-    assert result.seconds < 20
+    assert not result.timed_out  # stopped by the limit, before its deadline
     assert len(list(box.work.glob("f*"))) < 50
 
 
@@ -120,7 +119,7 @@ def test_the_memory_limit_stops_a_tree_that_uses_too_much(tmp_path: Path, kind: 
     hog = "python3 -c 'b = bytearray(100 * 1024 * 1024); import time; time.sleep(30)'"
     result = box.run(f"for i in 1 2 3 4; do {hog} & done; wait")
     assert result.limit == "memory"
-    assert result.seconds < 20
+    assert not result.timed_out  # stopped by the limit, before its deadline
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -128,7 +127,7 @@ def test_the_process_limit_stops_a_spawner(tmp_path: Path, kind: str) -> None:
     box = box_for(tmp_path, kind, Limits(processes=20))
     result = box.run("for i in $(seq 200); do sleep 30 & done; wait")
     assert result.limit == "processes"
-    assert result.seconds < 20
+    assert not result.timed_out  # stopped by the limit, before its deadline
 
 
 @pytest.mark.solo
