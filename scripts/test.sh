@@ -38,13 +38,14 @@ fi
 # a path that selects nothing must not pass as green.
 failed=()
 check() {
-  local name=$1 code=0
+  local name=$1 code=0 started=$SECONDS
   shift
   "$@" || code=$?
   if [ "$code" != 0 ]; then
     [ "$code" = 5 ] && [ "$1" = .venv/bin/python ] && name="$name (no test collected)"
     failed+=("$name")
   fi
+  echo "== $name: $([ "$code" = 0 ] && echo ok || echo "FAILED ($code)") in $((SECONDS - started)) s" >&2
 }
 
 # The code stays as clean as it is: lint and format (src, tests, benchmarks, scripts, as
@@ -59,7 +60,8 @@ else
   # Everything in parallel, then alone the tests that starve the whole machine for a moment (a
   # fork bomb), so that they cannot slow or break their neighbours. Both must pass, and the
   # solo step must find its tests: they are the only check that a fork bomb is contained.
-  check "tests" .venv/bin/python -m pytest -n 2 -m "not solo"
+  # The slowest tests are listed: the whole run has to stay within CI's time budget.
+  check "tests" .venv/bin/python -m pytest -n 2 -m "not solo" --durations=25
   check "solo tests" .venv/bin/python -m pytest -m solo
 fi
 

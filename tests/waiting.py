@@ -7,9 +7,12 @@ the benchmarks, not here.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import subprocess
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 import psutil
@@ -58,3 +61,12 @@ def descendants_running(pid: int, argv: list[str]) -> list[psutil.Process]:
         except psutil.NoSuchProcess:
             continue
     return found
+
+
+def trials_under_way(results: Path) -> list[str]:
+    """The trials a results folder marks in flight that have no result yet."""
+    trials = []
+    for path in results.glob("inflight/*.json"):
+        with contextlib.suppress(FileNotFoundError):  # it ended just now
+            trials.append(json.loads(path.read_text())["trial_id"])
+    return [t for t in trials if not (results / "trials" / t / "result.json").exists()]

@@ -25,7 +25,7 @@ from harnessdrive.store.store import Store
 from harnessdrive.testing.suites import write_suite
 from tests.conftest import add_task
 from tests.sandboxes import require_bwrap
-from tests.waiting import wait_until
+from tests.waiting import trials_under_way, wait_until
 
 TASKS = 10
 REPEAT = 2
@@ -103,18 +103,22 @@ def test_kill_9_at_random_moments_then_the_same_command_completes(
     ]
     in_flight_at_kills: list[dict[str, dict[str, object]]] = []
     killed_pids = []
-    for attempt in range(KILLS + 3):
-        if attempt >= KILLS and any(in_flight_at_kills):
+    for attempt in range(KILLS + 1):
+        if attempt == KILLS and any(in_flight_at_kills):
             break  # enough kills, and at least one caught a trial under way
         driver = subprocess.Popen(
             command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
-        moment = rng.uniform(0.3, 3.0) + (attempt >= KILLS)
-        try:
-            driver.wait(timeout=moment)
-            break  # it finished before the moment came
-        except subprocess.TimeoutExpired:
-            pass
+        if attempt < KILLS:
+            try:
+                driver.wait(timeout=rng.uniform(0.3, 3.0))
+                break  # it finished before the moment came
+            except subprocess.TimeoutExpired:
+                pass
+        else:
+            # No random moment fell inside a trial (a loaded machine starts slowly): this kill
+            # comes as soon as one is under way. (The folder held no record in flight before.)
+            wait_until(lambda: trials_under_way(results), "a trial under way", process=driver)
         os.kill(driver.pid, signal.SIGKILL)
         driver.wait()
         killed_pids.append(driver.pid)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
@@ -16,22 +15,13 @@ from harnessdrive.store.index import dump
 from harnessdrive.store.store import Store
 from harnessdrive.testing.suites import write_suite
 from tests.conftest import add_task
-from tests.waiting import wait_until
+from tests.waiting import trials_under_way, wait_until
 
 FIX = "sleep 0.4; printf 'def add(a, b):\\n    return a + b\\n' > calc.py"
 
 
 def harnessdrive(*args: str) -> list[str]:
     return [sys.executable, "-m", "harnessdrive.cli", *args]
-
-
-def under_way(results: Path) -> list[str]:
-    """The trials marked in flight that have no result yet."""
-    trials = []
-    for path in results.glob("inflight/*.json"):
-        with contextlib.suppress(FileNotFoundError):  # it ended just now
-            trials.append(json.loads(path.read_text())["trial_id"])
-    return [t for t in trials if not (results / "trials" / t / "result.json").exists()]
 
 
 @pytest.mark.slow
@@ -43,7 +33,7 @@ def test_kill_9_then_the_same_command_finishes_and_repeats_nothing(tmp_path: Pat
     )
     driver = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_until(
-        lambda: len(list(results.glob("trials/**/result.json"))) >= 3 and under_way(results),
+        lambda: len(list(results.glob("trials/**/result.json"))) >= 3 and trials_under_way(results),
         "three trials recorded and the next one under way",
         process=driver,
     )
