@@ -14,9 +14,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harnessdrive.errors import GradingError, HarnessdriveError, SetupFailedError
-from harnessdrive.grading.junit import read_junit
+from harnessdrive.grading.guarded import (
+    install_launcher,
+    own_modules,
+    plant_canaries,
+    prepare_run,
+    read_counts,
+)
 from harnessdrive.grading.tamper import find_tampering, needs_content
 from harnessdrive.grading.verdict import Finding, GradingRun, Outcome, SetupRun, Verdict
+from harnessdrive.grading.witness import WitnessPlan
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.commands import placeholders, render, shell_argv
 from harnessdrive.sandbox.env import base_environment
@@ -121,8 +128,11 @@ def _run_tests(
     env = base_environment(home, tmp)
     # Logs reach the results folder through inherited descriptors; the junit report is written
     # to ``outputs``, outside the copy, and copied to the results folder once the run is over.
+    runner_folder = install_launcher(setup.scratch)
     isolation = Isolation(
-        writable=(copy, home, tmp, outputs), readonly=setup.readonly, network="none"
+        writable=(copy, home, tmp, outputs),
+        readonly=(*setup.readonly, runner_folder),
+        network="none",
     )
     values = {"python": setup.python, "workspace": str(copy)}
     setup_run = None
@@ -158,15 +168,20 @@ def _run_tests(
             raise SetupFailedError("setup failed in the grading copy (see grade-setup.log)")
     visible = None
     if spec.visible_command and setup.run_visible:
-        visible = _run_command(setup, copy, spec.visible_command, "visible", env, isolation)
+        visible, _ = _run_command(setup, copy, spec.visible_command, "visible", env, isolation)
+    # Canaries of known outcome go into the hidden test files: the witness of an honest run.
+    canaries = plant_canaries(setup.task, values)
     injected = tuple(
-        write_file(copy, item.target, item.source.read_bytes()) for item in setup.task.hidden
+        write_file(copy, item.target, canaries.contents[item.target]) for item in setup.task.hidden
     )
     for path in spec.removed:
         remove_entry(copy, path)
     # Read-only inside the sandbox: code under test cannot rewrite the hidden tests as it runs.
     with_hidden = replace(isolation, readonly=(*isolation.readonly, *injected))
-    hidden = _run_command(setup, copy, spec.command, "tests", env, with_hidden)
+    hidden, witnessed = _run_command(
+        setup, copy, spec.command, "tests", env, with_hidden, canaries.plan
+    )
+    findings = (*findings, *witnessed)
     verdict: Outcome = "tampered" if findings else "pass" if hidden.succeeded else "fail"
     return Verdict(
         outcome=verdict,
@@ -185,7 +200,8 @@ def _run_command(
     label: str,
     env: dict[str, str],
     isolation: Isolation,
-) -> GradingRun:
+    plan: WitnessPlan | None = None,
+) -> tuple[GradingRun, tuple[Finding, ...]]:
     spec = setup.task.spec.grade
     outputs = setup.scratch / "grading-out"
     junit_path = outputs / f"junit-{label}.xml"
@@ -195,8 +211,18 @@ def _run_command(
     log = setup.logs / f"grade-{label}.log"
     values = {"python": setup.python, "workspace": str(copy), "junit": str(junit_path)}
     command = render(template, values)
-    wants_junit = spec.junit and ("junit" in placeholders(template) or _PYTEST.search(command))
-    run_env = dict(env)
+    prepared = prepare_run(
+        command,
+        setup.scratch,
+        python=setup.python,
+        junit=junit_path,
+        copy=copy,
+        own=own_modules(setup.snapshot.root),
+    )
+    wants_junit = spec.junit and (
+        "junit" in placeholders(template) or _PYTEST.search(command) or prepared.writes_junit
+    )
+    run_env = {**env, **prepared.env}
     # Bytecode from an earlier run must never stand in for a rewritten file (seed 000).
     _remove_pycache(copy)
     cache_prefix = outputs / f"pycache-{label}"
@@ -208,9 +234,9 @@ def _run_command(
             f"--junitxml={junit_path} -o junit_family=xunit2 -p no:cacheprovider"
         )
     with log.open("wb") as handle:
-        handle.write(f"$ {command}\n".encode())
+        handle.write(f"$ {command}\n# run as: {prepared.command}\n".encode())
     result = setup.sandbox.run(
-        shell_argv(command),
+        shell_argv(prepared.command),
         cwd=copy,
         env=run_env,
         timeout=spec.timeout,
@@ -231,23 +257,20 @@ def _run_command(
     if wants_junit:
         if junit_path.is_file() and not junit_path.is_symlink():
             shutil.copyfile(junit_path, recorded_junit)
-            counts = read_junit(recorded_junit)
-            return GradingRun(
-                **base,
-                passed=counts.passed,
-                total=counts.total,
-                failed=counts.failed,
-                errors=counts.errors,
-                skipped=counts.skipped,
-                source="junit",
+            return read_counts(
+                recorded_junit,
+                base,
+                prepared=prepared,
+                plan=plan,
+                copy=copy,
                 note=limit_note,
             )
         note = limit_note or "no junit report was written, so the run cannot count as passed"
-        return GradingRun(**base, passed=0, total=0, source="junit", note=note)
+        return GradingRun(**base, passed=0, total=0, source="junit", note=note), ()
     passed = int(result.ok)
     return GradingRun(
         **base, passed=passed, total=1, failed=1 - passed, source="exit_code", note=limit_note
-    )
+    ), ()
 
 
 def _split(

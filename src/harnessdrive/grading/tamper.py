@@ -14,6 +14,7 @@ import tomllib
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from harnessdrive.grading import routes
 from harnessdrive.grading.verdict import Finding
 from harnessdrive.tasks.globs import matches
 from harnessdrive.workspace.changes import Changes, FileChange
@@ -41,7 +42,10 @@ def needs_content(change: FileChange) -> bool:
     """Whether the check must read this change's new content (read them all in one batch)."""
     name = posixpath.basename(change.path)
     return change.kind != "deleted" and (
-        change.is_symlink or name in _MIXED_SETTINGS or name.endswith(".xml")
+        change.is_symlink
+        or name in _MIXED_SETTINGS
+        or name.endswith(".xml")
+        or routes.needs_content(change)
     )
 
 
@@ -58,9 +62,12 @@ def find_tampering(
     ``read_base`` reads a path of the base state (None when it did not exist).
     """
     findings: list[Finding] = []
+    tree = routes.TreeChange.of(changes)
     for change in changes.files:
         new = new_content.get(change.new_blob or "", b"")
         findings.extend(_check(change, protected, new, read_base))
+        if change.kind != "deleted" and not change.is_symlink:
+            findings.extend(routes.route_findings(change, new, read_base, tree))
     return findings
 
 

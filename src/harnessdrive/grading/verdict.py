@@ -38,11 +38,15 @@ class GradingRun(_Model):
     source: CountSource
     """Where ``passed``/``total`` come from: the junit report, or only the exit code."""
     note: str | None = None
+    canaries: int = 0
+    """Planted tests of known outcome that ran beside these; they are not in the counts."""
+    expected_exit: int = 0
+    """The exit status of a run whose real tests all passed (1 when planted failures ran)."""
 
     @property
     def succeeded(self) -> bool:
         return (
-            self.exit_code == 0
+            self.exit_code == self.expected_exit
             and not self.timed_out
             and self.total > 0
             and self.failed == 0

@@ -82,6 +82,8 @@ class TrialRow(_Model):
     visible_total: int | None
     hidden_passed: int | None
     hidden_total: int | None
+    hidden_source: str | None = None
+    """Where the hidden counts come from: ``junit``, or ``exit_code`` alone."""
     findings: tuple[Finding, ...]
     files_changed: int
     lines_added: int
@@ -209,7 +211,17 @@ def _cell(results: list[TrialResult]) -> TaskCell:
     else:
         graded = sum(finished(r) for r in results)
         text = f"{passed}/{graded} pass" if graded else outcomes[0]
+    if any(_exit_code_only(r) for r in results):
+        text += EXIT_CODE_MARK
     return TaskCell(trials=len(results), passed=passed, outcomes=outcomes, text=text)
+
+
+EXIT_CODE_MARK = " *"
+
+
+def _exit_code_only(result: TrialResult) -> bool:
+    hidden = result.grading.hidden if result.grading else None
+    return hidden is not None and hidden.source == "exit_code"
 
 
 def _word(result: TrialResult) -> str:
@@ -240,6 +252,7 @@ def _trial_row(result: TrialResult) -> TrialRow:
         visible_total=visible.total if visible else None,
         hidden_passed=hidden.passed if hidden else None,
         hidden_total=hidden.total if hidden else None,
+        hidden_source=hidden.source if hidden else None,
         findings=grading.findings if grading else (),
         files_changed=result.diff.files_changed,
         lines_added=result.diff.lines_added,
@@ -289,6 +302,11 @@ def _notes(
     for row in broken:
         notes.append(f"{row.variant} could not run: {row.first_error or 'see agent.stderr'}.")
     notes.extend(_cost_notes(results))
+    if any(_exit_code_only(r) for r in results):
+        notes.append(
+            f"{EXIT_CODE_MARK.strip()}: the test command gave no per-test report, so its exit "
+            "status alone decided; code under test can forge an exit status."
+        )
     if any(r.sandbox == "bwrap" for r in results):
         notes.append(
             "Ran in bubblewrap (--sandbox bwrap): agents saw the system read-only, their own "

@@ -1,0 +1,265 @@
+"""Start a test runner so that nothing in the grading copy can stand in for it.
+
+harnessdrive copies this file into a read-only folder outside the grading copy and runs it in
+place of ``python -m pytest``, ``pytest`` and ``python -m unittest``. Python puts this file's
+folder first on ``sys.path``, not the working folder, so the runner is imported from the
+environment before any folder of the copy is importable. Then:
+
+- a guard on ``sys.meta_path`` resolves the runner's own top-level modules, the environment's
+  pytest plugins and the standard library from outside the copy only, so a ``pluggy.py`` or
+  ``json.py`` in the copy never replaces them;
+- pytest's plugin autoload is off, and the plugins the environment itself installs (found
+  outside the copy) are named with ``-p``: metadata planted in the copy registers nothing;
+- unittest runs through a result class of ours that writes a junit report.
+
+Code under test still runs in this process and can undo all of it; the canary tests that
+harnessdrive plants beside the hidden tests are what catches that. This file imports only the
+standard library and must run on any Python 3.8 or later.
+"""
+
+import importlib.abc
+import importlib.machinery
+import os
+import sys
+import time
+import traceback
+import xml.etree.ElementTree as ET
+
+COPY_ENV = "HARNESSDRIVE_GRADING_COPY"
+JUNIT_ENV = "HARNESSDRIVE_JUNIT"
+OWN_ENV = "HARNESSDRIVE_OWN_MODULES"
+RUN_ALL_ENV = "HARNESSDRIVE_RUN_ALL"
+RUNNER_MODULES = (
+    "pytest", "_pytest", "py", "pluggy", "iniconfig", "packaging", "exceptiongroup", "tomli",
+    "colorama", "pygments", "unittest",
+)  # fmt: skip
+
+
+def _inside(path, root):
+    if not root:
+        return False
+    try:
+        full = os.path.realpath(path or os.getcwd())
+    except OSError:
+        return False
+    return full == root or full.startswith(root.rstrip(os.sep) + os.sep)
+
+
+class _Guard(importlib.abc.MetaPathFinder):
+    """Finds protected top-level names on the folders of ``sys.path`` outside the copy only."""
+
+    def __init__(self, names, copy):
+        self.names = frozenset(names)
+        self.copy = copy
+
+    def find_spec(self, fullname, path=None, target=None):
+        if path is not None or fullname not in self.names:
+            return None
+        outside = [p for p in sys.path if isinstance(p, str) and not _inside(p, self.copy)]
+        return importlib.machinery.PathFinder.find_spec(fullname, outside)
+
+
+def _copy_root():
+    copy = os.environ.get(COPY_ENV, "")
+    return os.path.realpath(copy) if copy else ""
+
+
+def _protect(extra):
+    own = set(filter(None, os.environ.get(OWN_ENV, "").split(",")))
+    stdlib = set(getattr(sys, "stdlib_module_names", ()))
+    names = (stdlib | set(RUNNER_MODULES) | set(extra)) - own - {"__main__"}
+    sys.meta_path.insert(0, _Guard(names, _copy_root()))
+
+
+def _environment_plugins(blocked):
+    """Module names of the pytest11 plugins installed outside the copy, in a stable order."""
+    from importlib import metadata
+
+    copy = _copy_root()
+    found = {}
+    for dist in metadata.distributions():
+        where = getattr(dist, "_path", None)
+        if where is None or _inside(str(where), copy):
+            continue
+        for entry in dist.entry_points:
+            if entry.group != "pytest11" or entry.name in blocked:
+                continue
+            module = entry.value.partition(":")[0].strip()
+            if module and module not in blocked:
+                found.setdefault(entry.name, module)
+    return [found[name] for name in sorted(found)]
+
+
+def _blocked(args):
+    words = list(args) + os.environ.get("PYTEST_ADDOPTS", "").split()
+    blocked = set()
+    for i, word in enumerate(words):
+        value = word[2:] if word.startswith("-p") and len(word) > 2 else None
+        if word == "-p" and i + 1 < len(words):
+            value = words[i + 1]
+        if value and value.startswith("no:"):
+            blocked.add(value[3:])
+    return blocked
+
+
+def run_pytest(args, insert_cwd):
+    import pytest
+
+    plugins = _environment_plugins(_blocked(args))
+    _protect(module.partition(".")[0] for module in plugins)
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    if insert_cwd:
+        sys.path.insert(0, os.getcwd())
+    argv = [word for module in plugins for word in ("-p", module)] + list(args)
+    if os.environ.get(RUN_ALL_ENV):
+        # Stopping at the first failure would stop at a planted expected failure.
+        argv.append("--maxfail=0")
+    sys.argv = ["pytest", *argv]
+    return pytest.main(argv)
+
+
+def _junit_result_class(base):
+    class JunitResult(base):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.cases = []
+            self._started = {}
+
+        def startTest(self, test):
+            self._started[id(test)] = time.monotonic()
+            super().startTest(test)
+
+        def _note(self, test, kind, detail=""):
+            began = self._started.pop(id(test), time.monotonic())
+            self.cases.append((test, kind, detail, time.monotonic() - began))
+
+        def addSuccess(self, test):
+            super().addSuccess(test)
+            self._note(test, "passed")
+
+        def addFailure(self, test, err):
+            super().addFailure(test, err)
+            self._note(test, "failure", self._exc_info_to_string(err, test))
+
+        def addError(self, test, err):
+            super().addError(test, err)
+            self._note(test, "error", self._exc_info_to_string(err, test))
+
+        def addSkip(self, test, reason):
+            super().addSkip(test, reason)
+            self._note(test, "skipped", reason)
+
+        def addExpectedFailure(self, test, err):
+            super().addExpectedFailure(test, err)
+            self._note(test, "skipped", "expected failure")
+
+        def addUnexpectedSuccess(self, test):
+            super().addUnexpectedSuccess(test)
+            self._note(test, "failure", "unexpected success")
+
+        def addSubTest(self, test, subtest, err):
+            super().addSubTest(test, subtest, err)
+            if err is not None:
+                kind = "failure" if issubclass(err[0], test.failureException) else "error"
+                self._note(subtest, kind, self._exc_info_to_string(err, test))
+
+    return JunitResult
+
+
+def _case_names(test):
+    ident = test.id()
+    if "." not in ident:
+        return "", ident
+    classname, _, name = ident.rpartition(".")
+    if " " in name or "(" in ident:  # a subtest: "module.Class.test (x=1)"
+        head, _, sub = ident.partition(" ")
+        classname, _, name = head.rpartition(".")
+        name = f"{name} {sub}"
+    return classname, name
+
+
+def write_junit(path, cases, seconds):
+    root = ET.Element("testsuites")
+    suite = ET.SubElement(root, "testsuite", name="unittest", time=f"{seconds:.3f}")
+    counts = {"failure": 0, "error": 0, "skipped": 0}
+    for test, kind, detail, took in cases:
+        classname, name = _case_names(test)
+        case = ET.SubElement(suite, "testcase", classname=classname, name=name)
+        case.set("time", f"{took:.3f}")
+        if kind in counts:
+            counts[kind] += 1
+            lines = detail.strip().splitlines()
+            child = ET.SubElement(case, kind, message=(lines[-1] if lines else kind)[:200])
+            child.text = detail
+    suite.set("tests", str(len(cases)))
+    suite.set("failures", str(counts["failure"]))
+    suite.set("errors", str(counts["error"]))
+    suite.set("skipped", str(counts["skipped"]))
+    part = path + ".part"
+    ET.ElementTree(root).write(part, encoding="utf-8", xml_declaration=True)
+    os.replace(part, path)
+
+
+def run_unittest(args):
+    import unittest
+
+    _protect(())
+    sys.path.insert(0, os.getcwd())
+    junit = os.environ.get(JUNIT_ENV, "")
+    result_class = _junit_result_class(unittest.TextTestResult)
+    started = time.monotonic()
+    holder = {}
+
+    class Runner(unittest.TextTestRunner):
+        resultclass = result_class
+
+        def __init__(self, *a, **kw):
+            if os.environ.get(RUN_ALL_ENV):
+                kw["failfast"] = False
+            super().__init__(*a, **kw)
+
+        def run(self, test):
+            result = super().run(test)
+            holder["result"] = result
+            return result
+
+    sys.argv = ["python -m unittest", *args]
+    try:
+        program = unittest.TestProgram(module=None, argv=sys.argv, testRunner=Runner, exit=False)
+    except SystemExit as stop:
+        return stop.code if isinstance(stop.code, int) else 2
+    result = holder.get("result")
+    if result is None:
+        return 2
+    if junit:
+        write_junit(junit, result.cases, time.monotonic() - started)
+    if getattr(program.result, "testsRun", 0) == 0 and not result.cases:
+        return 5
+    return 0 if result.wasSuccessful() else 1
+
+
+def main():
+    if sys.path and _inside(sys.path[0], os.path.dirname(os.path.realpath(__file__))):
+        del sys.path[0]
+    mode, args = sys.argv[1], sys.argv[2:]
+    try:
+        if mode == "pytest":
+            return run_pytest(args, insert_cwd=True)
+        if mode == "pytest-bare":
+            try:
+                import pytest  # noqa: F401
+            except ImportError:
+                # This interpreter has no pytest: run the one on PATH as the command said.
+                os.execvp("pytest", ["pytest", *args])
+            return run_pytest(args, insert_cwd=False)
+        if mode == "unittest":
+            return run_unittest(args)
+    except Exception:
+        traceback.print_exc()
+        return 3
+    print(f"hdrun: unknown mode {mode}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""Glue between the grader and the runner launcher and witness: what one grading command needs.
+
+``plant_canaries`` writes the canaries into the hidden files before they are injected;
+``prepare_run`` rewrites a command so its runner comes from the environment; ``read_counts``
+turns the junit report into a :class:`GradingRun`, judged against the canaries.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from harnessdrive.grading import runners, witness
+from harnessdrive.grading.junit import count_cases, read_cases
+from harnessdrive.grading.verdict import Finding, GradingRun
+from harnessdrive.sandbox.commands import render
+from harnessdrive.tasks.loading import Task
+
+RUNNER_FOLDER = "grading-runner"
+
+
+@dataclass(frozen=True)
+class Canaries:
+    plan: witness.WitnessPlan | None
+    contents: dict[str, bytes]
+    """Hidden file targets with their content, canaries added."""
+
+
+def plant_canaries(
+    task: Task, values: dict[str, str], rng: random.Random | None = None
+) -> Canaries:
+    """Canaries for the hidden test files, when the test command starts one runner we know."""
+    hidden = [(item.target, item.source.read_bytes()) for item in task.hidden]
+    runner = runners.witnessable(render(task.spec.grade.command, {**values, "junit": "junit.xml"}))
+    if runner is None or not task.spec.grade.junit:
+        return Canaries(None, dict(hidden))
+    plan, planted = witness.plant(runner, hidden, rng)
+    if not plan.canaries:
+        return Canaries(None, dict(hidden))
+    return Canaries(plan, {**dict(hidden), **planted})
+
+
+def own_modules(snapshot_root: Path) -> tuple[str, ...]:
+    """Top-level module names the base itself defines at the root and in ``src/``."""
+    names: set[str] = set()
+    for folder in (snapshot_root, snapshot_root / "src"):
+        try:
+            entries = list(folder.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.endswith(".py") and entry.is_file():
+                names.add(entry.name[:-3])
+            elif (entry / "__init__.py").is_file():
+                names.add(entry.name)
+    return tuple(sorted(names))
+
+
+def install_launcher(scratch: Path) -> Path:
+    """The read-only folder the sandbox shows, holding the launcher."""
+    runners.install_launcher(scratch / RUNNER_FOLDER)
+    return scratch / RUNNER_FOLDER
+
+
+def prepare_run(
+    command: str, scratch: Path, *, python: str, junit: Path, copy: Path, own: tuple[str, ...]
+) -> runners.PreparedCommand:
+    return runners.prepare(
+        command,
+        launcher=scratch / RUNNER_FOLDER / runners.LAUNCHER,
+        python=python,
+        junit=junit,
+        copy=copy,
+        own_modules=own,
+        run_all=True,
+    )
+
+
+def read_counts(
+    junit: Path,
+    base: Mapping[str, object],
+    *,
+    prepared: runners.PreparedCommand,
+    plan: witness.WitnessPlan | None,
+    copy: Path,
+    note: str | None,
+) -> tuple[GradingRun, tuple[Finding, ...]]:
+    """The run's counts from its junit report, canaries taken out and judged."""
+    cases = read_cases(junit)
+    fields: dict[str, object] = {**base, "source": "junit", "note": note}
+    findings: tuple[Finding, ...] = ()
+    if plan is None:
+        counts = count_cases(cases)
+    else:
+        exit_code = base.get("exit_code")
+        judged = witness.judge(
+            plan,
+            cases,
+            exit_code=exit_code if isinstance(exit_code, int) else None,
+            copy=copy,
+            selects=prepared.selects,
+            passes_status=prepared.passes_status,
+        )
+        counts, findings = judged.counts, judged.findings
+        fields["canaries"] = judged.canaries
+        fields["expected_exit"] = judged.expected_exit if prepared.passes_status else 0
+    fields.update(
+        passed=counts.passed,
+        total=counts.total,
+        failed=counts.failed,
+        errors=counts.errors,
+        skipped=counts.skipped,
+    )
+    return GradingRun.model_validate(fields), findings

@@ -1,0 +1,251 @@
+"""Canary tests: a witness inside the test run that forged results cannot imitate blindly.
+
+Before the hidden test files go into the grading copy, each one that holds tests gets a few
+more, under names drawn at random for this grading, written like ordinary tests: some must pass,
+some must fail. After the run the report must show each canary with its known outcome, every
+test of the hidden files, and no passing test that the copy does not define. Code that turns
+every result into a pass, writes its own report or forces the exit status gets a canary wrong.
+Canaries never count: they are taken out of the counts before the verdict.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import posixpath
+import random
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from harnessdrive.grading.junit import JunitCase, JunitCounts, count_cases
+from harnessdrive.grading.runners import RunnerKind
+from harnessdrive.grading.verdict import Finding
+
+_WORDS = (
+    "totals", "order", "rows", "keys", "empty", "names", "values", "count", "merge", "split",
+    "sorted", "limit", "items", "first", "last", "unique", "groups", "lines", "parse", "format",
+    "amounts", "records", "window", "ranking", "prefix", "suffix", "range", "default", "matches",
+    "spaces",
+)  # fmt: skip
+_VERBS = ("keeps", "returns", "handles", "counts", "joins", "skips", "accepts", "checks")
+_SOURCE_LIMIT = 2_000_000
+_SKIP_DIRS = {".git", "node_modules", ".venv", "__pycache__"}
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@dataclass(frozen=True)
+class Canary:
+    target: str
+    """The hidden file it was written into."""
+    container: str
+    """The class that holds it (unittest), or ``""``."""
+    name: str
+    must_pass: bool
+
+
+@dataclass(frozen=True)
+class WitnessPlan:
+    runner: RunnerKind
+    canaries: tuple[Canary, ...]
+    hidden_tests: tuple[tuple[str, str], ...]
+    """(hidden file, test name) pairs the report must hold (Python runners)."""
+
+
+@dataclass(frozen=True)
+class Judgement:
+    counts: JunitCounts
+    """The report's counts without the canaries."""
+    canaries: int
+    expected_exit: int
+    """The exit status of an honest run whose real tests all passed."""
+    findings: tuple[Finding, ...]
+
+
+def plant(
+    runner: RunnerKind, hidden: Sequence[tuple[str, bytes]], rng: random.Random | None = None
+) -> tuple[WitnessPlan, dict[str, bytes]]:
+    """Canaries for each hidden test file: the plan and the files' new contents."""
+    rng = rng or random.SystemRandom()
+    canaries: list[Canary] = []
+    expected: list[tuple[str, str]] = []
+    contents: dict[str, bytes] = {}
+    for target, data in hidden:
+        found = _python_tests(target, data) if runner != "node" else _node_tests(target, data)
+        if found is None:
+            continue
+        taken = set(re.findall(r"\w+", data.decode("utf-8", errors="replace")))
+        planted = [
+            Canary(target, _name(rng, taken, camel=True) if runner == "unittest" else "",
+                   _name(rng, taken, camel=False, title=runner == "node"), must_pass)
+            for must_pass in (True, False)
+        ]  # fmt: skip
+        rng.shuffle(planted)
+        canaries += planted
+        expected += [(target, name) for name in found]
+        contents[target] = data.rstrip(b"\n") + b"\n" + _source(runner, planted, rng).encode()
+    return WitnessPlan(runner, tuple(canaries), tuple(expected)), contents
+
+
+def judge(
+    plan: WitnessPlan,
+    cases: Sequence[JunitCase],
+    *,
+    exit_code: int | None,
+    copy: Path,
+    selects: bool,
+    passes_status: bool,
+) -> Judgement:
+    """Compare the report with what the canaries and the hidden files say it must hold."""
+    own: dict[Canary, list[JunitCase]] = {c: [] for c in plan.canaries}
+    real: list[JunitCase] = []
+    for case in cases:
+        canary = next((c for c in plan.canaries if _is(case, c)), None)
+        (own[canary] if canary else real).append(case)
+    counts = count_cases(real)
+    honest_fail_seen = any(
+        not c.must_pass and any(r.outcome == "failed" for r in own[c]) for c in plan.canaries
+    )
+    expected_exit = 1 if honest_fail_seen else 0
+    would_pass = counts.total > 0 and counts.failed == 0 and counts.errors == 0
+    findings: list[Finding] = []
+
+    def finding(code: str, path: str | None, detail: str) -> None:
+        findings.append(Finding(code=code, path=path, detail=detail))
+
+    for canary, seen in own.items():
+        where = canary.target
+        if not canary.must_pass and any(r.outcome in ("passed", "skipped") for r in seen):
+            finding("witness-mismatch", where, "a test that must fail was reported as passed")
+        elif not seen and would_pass and not selects:
+            finding("witness-mismatch", where, "a planted test is missing from the report")
+        elif canary.must_pass and seen and would_pass and any(r.outcome != "passed" for r in seen):
+            finding("witness-mismatch", where, "a test that must pass was reported failing")
+    if honest_fail_seen and exit_code == 0 and passes_status:
+        finding("witness-mismatch", None, "exit status 0 although tests that must fail failed")
+    if would_pass and not selects:
+        for target, name in plan.hidden_tests:
+            stem = posixpath.splitext(posixpath.basename(target))[0]
+            if not any(_base(r.name) == name and stem in r.classname for r in real):
+                finding("report-mismatch", target, f"hidden test {name} is missing from the report")
+    if would_pass and plan.runner != "node":
+        passed = {_base(r.name) for r in real if r.outcome in ("passed", "skipped")}
+        for name in sorted(_undefined(passed, copy)):
+            finding("report-mismatch", None, f"reported test {name} is not in the grading copy")
+    return Judgement(counts, sum(len(v) for v in own.values()), expected_exit, tuple(findings))
+
+
+def _is(case: JunitCase, canary: Canary) -> bool:
+    if " " in canary.name:  # a node test's title
+        return case.name == canary.name
+    if _base(case.name) != canary.name:
+        return False
+    return not canary.container or case.classname.rpartition(".")[2] == canary.container
+
+
+def _base(name: str) -> str:
+    return name.split("[", 1)[0].split(" ", 1)[0]
+
+
+def _name(rng: random.Random, taken: set[str], *, camel: bool, title: bool = False) -> str:
+    while True:
+        words = [rng.choice(_VERBS), *rng.sample(_WORDS, 2)]
+        name = "Test" + "".join(w.title() for w in words) if camel else "test_" + "_".join(words)
+        if title:
+            name = " ".join(words)
+        if name not in taken:
+            taken.add(name)
+            return name
+
+
+def _python_tests(target: str, data: bytes) -> list[str] | None:
+    if not target.endswith(".py"):
+        return None
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return None
+    names: list[str] = []
+    for node in tree.body:
+        if isinstance(node, _FUNCTIONS) and node.name.startswith("test"):
+            names.append(node.name)
+        elif isinstance(node, ast.ClassDef) and (node.name.startswith("Test") or node.bases):
+            names += [
+                item.name
+                for item in node.body
+                if isinstance(item, _FUNCTIONS) and item.name.startswith("test")
+            ]
+    return names or None
+
+
+def _node_tests(target: str, data: bytes) -> list[str] | None:
+    if not target.endswith((".js", ".mjs", ".cjs")) or b"node:test" not in data:
+        return None
+    return []
+
+
+def _check(rng: random.Random, must_pass: bool) -> tuple[str, str, str]:
+    """Data, an expression over it and the value it must (or must not) equal."""
+    values = rng.sample(range(2, 60), rng.randint(3, 5))
+    kind = rng.choice(("sum", "len", "max", "min", "sorted"))
+    right: int | list[int] = {
+        "sum": sum(values),
+        "len": len(values),
+        "max": max(values),
+        "min": min(values),
+    }.get(kind, sorted(values))
+    if not must_pass:
+        right = right[1:] if isinstance(right, list) else right + rng.randint(1, 9)
+    return repr(values), kind, repr(right)
+
+
+def _source(runner: RunnerKind, canaries: Iterable[Canary], rng: random.Random) -> str:
+    parts: list[str] = []
+    for canary in canaries:
+        data, kind, right = _check(rng, canary.must_pass)
+        var = rng.choice(("values", "rows", "amounts", "items"))
+        if runner == "pytest":
+            parts.append(
+                f"\n\ndef {canary.name}():\n    {var} = {data}\n"
+                f"    assert {kind}({var}) == {right}\n"
+            )
+        elif runner == "unittest":
+            parts.append(
+                f"\n\nclass {canary.container}(unittest.TestCase):\n"
+                f"    def {canary.name}(self):\n        {var} = {data}\n"
+                f"        self.assertEqual({kind}({var}), {right})\n"
+            )
+        else:
+            js = {"sum": f"{var}.reduce((a, b) => a + b, 0)", "len": f"{var}.length",
+                  "max": f"Math.max(...{var})", "min": f"Math.min(...{var})",
+                  "sorted": f"[...{var}].sort((a, b) => a - b)"}[kind]  # fmt: skip
+            title = canary.name
+            parts.append(
+                f"\nPromise.all([import('node:test'), import('node:assert')]).then("
+                f"([{{ test }}, {{ strict: assert }}]) => {{\n  test({title!r}, () => {{\n"
+                f"    const {var} = {data};\n    assert.deepEqual({js}, {right});\n  }});\n}});\n"
+            )
+    head = "\n\nimport unittest\n" if runner == "unittest" else ""
+    return head + "".join(parts)
+
+
+def _undefined(names: set[str], copy: Path) -> set[str]:
+    """The names among ``names`` that occur in no Python file of the copy."""
+    missing = {n for n in names if n}
+    for folder, dirs, files in os.walk(copy):
+        dirs[:] = [d for d in dirs if d not in _SKIP_DIRS]
+        for file in files:
+            if not missing:
+                return missing
+            if not file.endswith(".py"):
+                continue
+            path = Path(folder) / file
+            try:
+                if path.is_symlink() or path.stat().st_size > _SOURCE_LIMIT:
+                    continue
+                words = set(re.findall(r"\w+", path.read_text(errors="replace")))
+            except OSError:
+                continue
+            missing -= words
+    return missing
