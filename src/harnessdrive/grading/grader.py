@@ -16,7 +16,14 @@ from pathlib import Path
 from harnessdrive.errors import GradingError, HarnessdriveError, SetupFailedError
 from harnessdrive.grading.junit import read_junit
 from harnessdrive.grading.tamper import find_tampering, needs_content
-from harnessdrive.grading.verdict import Finding, GradingRun, Outcome, SetupRun, Verdict
+from harnessdrive.grading.verdict import (
+    Finding,
+    GradingRun,
+    Outcome,
+    SetupRun,
+    StreamKept,
+    Verdict,
+)
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.commands import placeholders, render, shell_argv
 from harnessdrive.sandbox.env import base_environment
@@ -227,6 +234,7 @@ def _run_command(
         "exit_code": result.exit_code,
         "timed_out": result.timed_out,
         "seconds": round(result.seconds, 3),
+        "output": StreamKept.of(result.stdout_record),
     }
     if wants_junit:
         if junit_path.is_file() and not junit_path.is_symlink():
