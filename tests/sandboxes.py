@@ -91,6 +91,9 @@ class Box:
             ),
         )
 
+    def isolation(self) -> Isolation:
+        return Isolation(writable=(self.work, self.home, self.tmp))
+
     def output(self) -> str:
         return self.out.read_text(errors="replace")
 
@@ -103,3 +106,7 @@ def make_box(root: Path, sandbox: Sandbox) -> Box:
     for folder in (box.work, box.home, box.tmp):
         folder.mkdir(parents=True)
     return box
+
+
+def box_for_kind(tmp_path: Path, kind: str, limits: Limits | None = None) -> Box:
+    return make_box(tmp_path / "box", sandbox_of(kind, limits=limits))

@@ -7,6 +7,7 @@
     │   ├── LockedError                another run holds the results folder
     │   └── BudgetError                a spend cap that is missing or too small
     ├── WorkspaceError                 a fresh copy could not be built or read
+    │   └── ChangeError                the agent's change cannot be carried into a copy
     ├── SandboxError                   a process could not be started as asked
     ├── GradingError                   the grader could not evaluate (never a pass)
     │   └── SetupFailedError           the setup commands failed in the grading copy
@@ -45,6 +46,14 @@ class BudgetError(UserError):
 
 class WorkspaceError(HarnessdriveError):
     """A fresh copy of a repository could not be built, read or diffed."""
+
+
+class ChangeError(WorkspaceError):
+    """What the agent left cannot be read as a change or written into a grading copy.
+
+    Caused by the agent's content, so it counts against the agent (a fail), never as a
+    failure of the machinery.
+    """
 
 
 class SandboxError(HarnessdriveError):

@@ -16,7 +16,8 @@ from harnessdrive.mining import (
     hidden_test_patch,
     scan_history,
 )
-from harnessdrive.mining.candidate import path_from_json, path_to_json
+from harnessdrive.workspace.names import name_from_json as path_from_json
+from harnessdrive.workspace.names import name_to_json as path_to_json
 from harnessdrive.mining.contents import diff_between
 from harnessdrive.mining.message import split_message
 from harnessdrive.testing.repo_builder import Executable, RepoBuilder, Symlink, builder_env

@@ -22,7 +22,14 @@ from harnessdrive.grading.guarded import (
     read_counts,
 )
 from harnessdrive.grading.tamper import find_tampering, needs_content
-from harnessdrive.grading.verdict import Finding, GradingRun, Outcome, SetupRun, Verdict
+from harnessdrive.grading.verdict import (
+    Finding,
+    GradingRun,
+    Outcome,
+    SetupRun,
+    StreamKept,
+    Verdict,
+)
 from harnessdrive.grading.witness import WitnessPlan
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.commands import placeholders, render, shell_argv
@@ -253,6 +260,7 @@ def _run_command(
         "exit_code": result.exit_code,
         "timed_out": result.timed_out,
         "seconds": round(result.seconds, 3),
+        "output": StreamKept.of(result.stdout_record),
     }
     if wants_junit:
         if junit_path.is_file() and not junit_path.is_symlink():

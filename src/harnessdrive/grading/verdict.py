@@ -6,6 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from harnessdrive.sandbox.output import StreamRecord
+from harnessdrive.workspace.names import NameText
+
 Outcome = Literal["pass", "fail", "tampered", "not_graded"]
 CountSource = Literal["junit", "exit_code"]
 
@@ -19,8 +22,24 @@ class Finding(_Model):
 
     code: str
     """Stable identifier, e.g. ``protected-path``; documented in docs/security.md."""
-    path: str | None = None
-    detail: str = ""
+    path: NameText | None = None
+    """A file name: raw bytes that are not UTF-8 are escaped in JSON (docs/results.md)."""
+    detail: NameText = ""
+
+
+class StreamKept(_Model):
+    """How much a process printed to one log, and how much of it the log keeps."""
+
+    bytes_written: int
+    bytes_kept: int
+    cut: bool
+    """True when the middle was left out: the log holds the head, a note, and the tail."""
+
+    @classmethod
+    def of(cls, record: StreamRecord | None) -> StreamKept | None:
+        if record is None:
+            return None
+        return cls(bytes_written=record.written, bytes_kept=record.kept, cut=record.cut)
 
 
 class GradingRun(_Model):
@@ -42,6 +61,8 @@ class GradingRun(_Model):
     """Planted tests of known outcome that ran beside these; they are not in the counts."""
     expected_exit: int = 0
     """The exit status of a run whose real tests all passed (1 when planted failures ran)."""
+    output: StreamKept | None = None
+    """What the command printed to its log (stdout and stderr together)."""
 
     @property
     def succeeded(self) -> bool:
@@ -68,7 +89,10 @@ class Verdict(_Model):
     hidden: GradingRun | None = None
     """The test command, run with the hidden files; it decides pass or fail."""
     findings: tuple[Finding, ...] = ()
-    excluded_paths: tuple[str, ...] = ()
+    left_out: tuple[Finding, ...] = ()
+    """Paths of the workspace that are not part of the change (a nested repository, an
+    oversized, special or unreadable file). Unlike ``findings`` they never make it tampered."""
+    excluded_paths: tuple[NameText, ...] = ()
     """Changed paths not carried into the grading copy (protected, restored, hidden targets)."""
     setup: SetupRun | None = None
     error: str | None = None

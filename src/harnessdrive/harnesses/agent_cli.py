@@ -351,6 +351,8 @@ class AgentCli:
             could_not_run=could_not_run,
             limit=result.limit,
             version=run.version,
+            stdout_record=result.stdout_record,
+            stderr_record=result.stderr_record,
         )
 
     def _diagnose(

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
+from harnessdrive.sandbox.output import StreamRecord
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.sandbox.runner import Network, Sandbox
 from harnessdrive.tasks.loading import Task
@@ -120,6 +121,9 @@ class AgentRun:
     limit: str | None = None
     """A sandbox limit the agent hit (``processes``, ``memory``, ``file_size``, ``disk``)."""
     version: str | None = None
+    stdout_record: StreamRecord | None = None
+    """How much the agent printed to stdout and how much of it ``agent.stdout`` keeps."""
+    stderr_record: StreamRecord | None = None
 
 
 class Harness(Protocol):

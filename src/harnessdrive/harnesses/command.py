@@ -112,6 +112,8 @@ class CommandHarness:
             hint=hint,
             limit=result.limit,
             version=_version(options.get("version_command")),
+            stdout_record=result.stdout_record,
+            stderr_record=result.stderr_record,
         )
 
 

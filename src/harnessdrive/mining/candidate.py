@@ -8,38 +8,17 @@ are read on demand (see :mod:`harnessdrive.mining.contents`).
 
 from __future__ import annotations
 
-import re
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer
+from pydantic import BaseModel, ConfigDict
 
 from harnessdrive.mining.classify import FileKind, classify_path, is_dependency_file
 from harnessdrive.mining.logstream import ChangedPath, LoggedCommit
 from harnessdrive.mining.message import decode_message, split_message
 from harnessdrive.mining.prompt import agent_prompt
+from harnessdrive.workspace.names import NameText
 
-# File names are bytes. Those that are not UTF-8 live in memory as surrogate escapes (so they
-# round-trip to git and the file system) and in JSON as NUL + two hex digits per raw byte: NUL
-# can never occur in a git path, so the form cannot be confused with a real name.
-_ESCAPED_BYTE = re.compile(r"\x00([0-9a-f]{2})")
-_SURROGATE = re.compile(r"[\udc80-\udcff]")
-
-
-def path_to_json(path: str) -> str:
-    return _SURROGATE.sub(lambda m: f"\x00{ord(m.group()) - 0xDC00:02x}", path)
-
-
-def path_from_json(value: object) -> object:
-    if isinstance(value, str):
-        return _ESCAPED_BYTE.sub(lambda m: chr(0xDC00 + int(m.group(1), 16)), value)
-    return value
-
-
-GitPath = Annotated[
-    str,
-    BeforeValidator(path_from_json),
-    PlainSerializer(path_to_json, return_type=str, when_used="json"),
-]
+GitPath = NameText
 
 ChangeKind = FileKind | Literal["submodule"]
 ABSENT_BLOB = "0" * 40

@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harnessdrive.report.scoreboard import HarnessRow, Report
+from harnessdrive.workspace.names import encodable, shown
 
 _STYLE = {"pass": "green", "fail": "red", "tampered": "magenta bold"}
 
@@ -20,7 +21,8 @@ def render_report(report: Report) -> RenderableType:
     if report.tasks:
         parts.append(_task_table(report))
     for note in report.notes:
-        parts.append(Text(f"- {note}", style="dim"))
+        parts.append(Text(f"- {encodable(note)}", style="dim"))
+    parts.extend(_path_lines(report))
     parts.append(
         Text(
             "Min: median agent minutes. Tokens: median tokens per trial. $/pass: all spend on "
@@ -31,6 +33,21 @@ def render_report(report: Report) -> RenderableType:
         )
     )
     return Group(*parts)
+
+
+def _path_lines(report: Report) -> list[RenderableType]:
+    """Findings and paths left out of a change, each name escaped for the terminal."""
+    lines: list[RenderableType] = []
+    for trial in report.trials:
+        for finding in trial.findings:
+            where = f" {shown(finding.path)}" if finding.path else ""
+            text = f"- {trial.trial_id}: {finding.code}{where}: {shown(finding.detail)}"
+            lines.append(Text(text, style="magenta"))
+        for item in trial.left_out:
+            where = f" {shown(item.path)}" if item.path else ""
+            text = f"- {trial.trial_id}: left out ({item.code}){where}: {shown(item.detail)}"
+            lines.append(Text(text))
+    return lines
 
 
 def _harness_table(report: Report) -> Table:
@@ -74,7 +91,7 @@ def _broken_table(rows: tuple[HarnessRow, ...]) -> Table:
     table.add_column("Trials")
     table.add_column("Error or fix")
     for row in rows:
-        table.add_row(row.variant, str(row.could_not_run), row.first_error or "-")
+        table.add_row(row.variant, str(row.could_not_run), encodable(row.first_error or "-"))
     return table
 
 

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harnessdrive.grading.verdict import Finding
 from harnessdrive.store.results import TrialResult
+from harnessdrive.workspace.names import NameText
 
 REPORT_SCHEMA = "harnessdrive-report-1"
 FINISHED_STATUSES = ("completed", "timeout", "crashed")
@@ -98,6 +99,9 @@ class TrialRow(_Model):
     cost_mismatch: bool = False
     tokens: int = 0
     cost_note: str | None = None
+    paths: tuple[NameText, ...] = ()
+    """The changed file names (raw bytes escaped as in result.json, docs/results.md)."""
+    left_out: tuple[Finding, ...] = ()
 
 
 class Report(_Model):
@@ -267,6 +271,8 @@ def _trial_row(result: TrialResult) -> TrialRow:
         cost_mismatch=result.cost.mismatch,
         tokens=result.agent.usage.total,
         cost_note=result.cost.note,
+        paths=result.diff.paths,
+        left_out=grading.left_out if grading else (),
     )
 
 
@@ -301,6 +307,10 @@ def _notes(
         notes.append(f"{skipped} trial(s) were skipped; the same command runs them again.")
     for row in broken:
         notes.append(f"{row.variant} could not run: {row.first_error or 'see agent.stderr'}.")
+    ungraded = [r for r in results if r.outcome == "not_graded" and r.grading and r.grading.error]
+    if ungraded:
+        first = ungraded[0].grading.error if ungraded[0].grading else None
+        notes.append(f"{len(ungraded)} trial(s) were not graded; the machinery failed: {first}.")
     notes.extend(_cost_notes(results))
     if any(_exit_code_only(r) for r in results):
         notes.append(

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import traceback
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harnessdrive.grading.grader import GradingSetup
-from harnessdrive.grading.verdict import Verdict
+from harnessdrive.grading.verdict import StreamKept, Verdict
 from harnessdrive.harnesses.base import AgentRequest, Harness
 from harnessdrive.protocols.single import AttemptOutcome, run_attempt
+from harnessdrive.protocols.stages import StageFailed, describe, stage
 from harnessdrive.running.costing import NO_MODEL, Costing
 from harnessdrive.running.plan import PlannedTrial
 from harnessdrive.running.reaper import Reaper
@@ -124,14 +124,16 @@ def execute_trial(prepared: PreparedTrial, harness: Harness, ctx: TrialContext) 
     try:
         return _execute(prepared, harness, ctx, began)
     except Exception as exc:  # the trial boundary: record, never crash the run
-        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        # Every report says which piece of machinery failed (protocols/stages.py).
+        error = str(exc) if isinstance(exc, StageFailed) else f"internal error: {describe(exc)}"
+        what = exc.stage if isinstance(exc, StageFailed) else "the trial machinery"
         return prepared.identity.model_copy(
             update={
                 "status": "could_not_run",
                 "finished": utc_now(),
                 "seconds": Timing(total=round(now() - began, 3)),
-                "agent": AgentSummary(error=f"internal error: {detail}"),
-                "note": "an infrastructure failure; not counted against the harness",
+                "agent": AgentSummary(error=error),
+                "note": f"an infrastructure failure ({what}); not counted against the harness",
             }
         )
     finally:
@@ -149,9 +151,11 @@ def _execute(
     planned = prepared.planned
     task = planned.task
     sandbox = _trial_sandbox(ctx.sandbox, task)
-    snapshot = ctx.snapshots.get(task)
+    with stage("snapshot build"):
+        snapshot = ctx.snapshots.get(task)
     scratch = prepared.scratch
-    workspace = copy_snapshot(snapshot, scratch / "workspace")
+    with stage("workspace copy"):
+        workspace = copy_snapshot(snapshot, scratch / "workspace")
     home, tmp = scratch / "home", scratch / "tmp"
     home.mkdir()
     tmp.mkdir()
@@ -215,7 +219,8 @@ def _execute(
     )
     (scratch / "grading").mkdir()
     outcome = run_attempt(harness, request, snapshot, grading, diff_path=paths.diff)
-    paths.transcript.write_text(outcome.agent.transcript.model_dump_json(indent=2))
+    with stage("transcript recording"):
+        paths.transcript.write_text(outcome.agent.transcript.model_dump_json(indent=2))
     total = now() - began
     return prepared.identity.model_copy(
         update={
@@ -231,6 +236,7 @@ def _execute(
                 lines_added=outcome.changes.lines_added,
                 lines_deleted=outcome.changes.lines_deleted,
                 paths=outcome.changes.paths,
+                patch_bytes=outcome.changes.patch_bytes,
             ),
             "grading": outcome.verdict,
             "cost": ctx.costing.of_run(
@@ -289,4 +295,6 @@ def _agent_summary(outcome: AttemptOutcome) -> AgentSummary:
         calls=len(transcript.calls),
         usage=transcript.usage,
         permission_denials=transcript.permission_denials,
+        stdout=StreamKept.of(agent.stdout_record),
+        stderr=StreamKept.of(agent.stderr_record),
     )

@@ -16,7 +16,7 @@ import subprocess
 import threading
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
@@ -31,6 +31,7 @@ from harnessdrive.sandbox.limits import (
     total_tasks,
     within_hard,
 )
+from harnessdrive.sandbox.output import OutputCap, PipeCapture, StreamRecord
 from harnessdrive.sandbox.tree import (
     MARKER_VARIABLE,
     end_namespace,
@@ -54,6 +55,10 @@ class ProcessResult:
     """True when :class:`StopToken` ended it early (a signal to the driver)."""
     limit: LimitName | None = None
     """The limit it broke (the tree was then killed, or the write refused), if any."""
+    stdout_record: StreamRecord | None = None
+    """How much it printed and how much of that was kept (:mod:`.output`)."""
+    stderr_record: StreamRecord | None = None
+    """The same for stderr; the stdout record itself when both went to one file."""
 
     @property
     def ok(self) -> bool:
@@ -91,6 +96,8 @@ class Launch:
     """Look beyond the process tree for strays when it ends (not needed in a PID namespace)."""
     namespace_info: int | None = None
     """Read end of bubblewrap's ``--info-fd``: its PID namespace must be gone before we return."""
+    output: OutputCap = field(default_factory=OutputCap)
+    """How much of stdout and stderr is kept in their files."""
 
 
 def run_process(
@@ -145,27 +152,30 @@ def _run(
         command = [prlimit, *limits.prlimit_argv(total_tasks()), "--", *command]
     if launch.lower_priority:
         command = [*niced(), *command]
-    with (
-        open(stdout, "ab") as out,
-        open(stderr, "ab") as err,
-        open(stdin if stdin is not None else os.devnull, "rb") as inp,
-    ):
+    # The process writes into pipes we read, never into our files: what it prints is capped.
+    out = PipeCapture(stdout, launch.output)
+    shared = _same_file(stdout, stderr)
+    err = out if shared else PipeCapture(stderr, launch.output)
+    with open(stdin if stdin is not None else os.devnull, "rb") as inp:
         try:
             proc = subprocess.Popen(
                 command,
                 cwd=cwd,
                 env=full_env,
                 stdin=inp,
-                stdout=out,
-                stderr=err,
+                stdout=out.write_fd,
+                stderr=subprocess.STDOUT if shared else err.write_fd,
                 start_new_session=True,
                 close_fds=True,
                 pass_fds=launch.pass_fds,
             )
         except OSError as exc:
+            _finish(out, err)
             raise SandboxError(f"cannot start {argv[0]}: {exc}") from exc
         finally:
             _close_all(handed)
+        out.started()
+        err.started()
         if limits is not None and prlimit is None:
             _limit_after_start(proc.pid, limits)
         timed_out = False
@@ -215,6 +225,7 @@ def _run(
             end_namespace(namespace)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=_GRACE_SECONDS)
+            out_record, err_record = _finish(out, err)
     exit_code = proc.returncode
     if broken is None and limits is not None and limits.file_size is not None:
         if exit_code in (-signal.SIGXFSZ, _SIGXFSZ_EXIT):
@@ -227,7 +238,18 @@ def _run(
         seconds=now() - started,
         stopped=stopped,
         limit=broken,
+        stdout_record=out_record,
+        stderr_record=err_record,
     )
+
+
+def _same_file(first: Path, second: Path) -> bool:
+    return os.path.abspath(first) == os.path.abspath(second)
+
+
+def _finish(out: PipeCapture, err: PipeCapture) -> tuple[StreamRecord, StreamRecord]:
+    first = out.finish()
+    return first, first if err is out else err.finish()
 
 
 def niced() -> list[str]:

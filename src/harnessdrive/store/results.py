@@ -5,14 +5,17 @@ Documented field by field in docs/results.md. ``schema`` changes whenever a fiel
 
 from __future__ import annotations
 
+import json
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic_core import PydanticSerializationError
 
-from harnessdrive.grading.verdict import Outcome, Verdict
+from harnessdrive.grading.verdict import Outcome, StreamKept, Verdict
 from harnessdrive.store.cost import Cost, CostSource
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Usage
+from harnessdrive.workspace.names import NameText, escape_all
 
 RESULT_SCHEMA = "harnessdrive-result-1"
 
@@ -47,7 +50,10 @@ class DiffStats(_Model):
     files_changed: int = 0
     lines_added: int = 0
     lines_deleted: int = 0
-    paths: tuple[str, ...] = ()
+    paths: tuple[NameText, ...] = ()
+    """Changed file names; raw bytes that are not UTF-8 are escaped in JSON (docs/results.md)."""
+    patch_bytes: int | None = None
+    """Size of the whole patch; ``diff.patch`` keeps its first part when this is larger."""
 
     @property
     def lines_changed(self) -> int:
@@ -64,6 +70,9 @@ class AgentSummary(_Model):
     calls: int = 0
     usage: Usage = Usage()
     permission_denials: int = 0
+    stdout: StreamKept | None = None
+    """How much the agent printed to stdout, and whether ``agent.stdout`` keeps only part."""
+    stderr: StreamKept | None = None
 
 
 class TrialResult(_Model):
@@ -99,4 +108,10 @@ class TrialResult(_Model):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     def to_json(self) -> str:
-        return self.model_dump_json(by_alias=True, indent=2)
+        try:
+            return self.model_dump_json(by_alias=True, indent=2)
+        except PydanticSerializationError:
+            # A raw byte of a file name in a free-text field (an error message, say): written
+            # the way names are, so the record is never lost (docs/results.md).
+            data = escape_all(self.model_dump(mode="json", by_alias=True))
+            return json.dumps(data, indent=2, ensure_ascii=False)

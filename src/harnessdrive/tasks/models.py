@@ -86,6 +86,8 @@ class LimitsSpec(_Spec):
     """MiB in any one file written (default 8192)."""
     disk_mb: int | None = Field(default=None, gt=0)
     """MiB under the writable folders: workspace, private HOME and tmp (default 32768)."""
+    diff_file_mb: int = Field(default=50, gt=0)
+    """MiB above which a file the agent left is not part of its change (an ``oversized-file``)."""
 
 
 class TaskSpec(_Spec):

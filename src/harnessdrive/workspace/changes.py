@@ -2,18 +2,21 @@
 
 The agent's own ``.git`` is never consulted: its files are hashed into the snapshot's shadow
 repository through a private index, so commits, resets and rewritten history change nothing here.
+What git must not read (nested repositories, oversized and special files) is found first and left
+out (:mod:`harnessdrive.workspace.scan`); the patch kept in memory and on disk is capped.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from harnessdrive.workspace.git import git
+from harnessdrive.errors import ChangeError, WorkspaceError
+from harnessdrive.workspace.git import git, git_head
+from harnessdrive.workspace.scan import DEFAULT_MAX_FILE_BYTES, LeftOut, scan_workspace
 from harnessdrive.workspace.snapshot import Snapshot
 
 ChangeKind = Literal["added", "modified", "deleted", "type_changed"]
@@ -24,6 +27,9 @@ _KINDS: dict[str, ChangeKind] = {
     "T": "type_changed",
 }
 SYMLINK_MODE = "120000"
+GITLINK_MODE = "160000"
+PATCH_LIMIT_BYTES = 16 * 1024 * 1024
+"""The most of a change's patch kept (``diff.patch``); the file list and counts are complete."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,10 @@ class Changes:
     tree: str
     files: tuple[FileChange, ...]
     patch: bytes
+    left_out: tuple[LeftOut, ...] = ()
+    """Paths of the workspace that are not part of the change, each with its reason."""
+    patch_bytes: int = 0
+    """The whole patch's size; more than ``len(patch)`` when it was cut."""
 
     @property
     def lines_added(self) -> int:
@@ -69,16 +79,49 @@ class Changes:
         return bool(self.files)
 
 
-def capture_changes(snapshot: Snapshot, workspace: Path) -> Changes:
-    """Hash the workspace's files into a tree and diff it against the base tree."""
+def capture_changes(
+    snapshot: Snapshot, workspace: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+) -> Changes:
+    """Hash the workspace's files into a tree and diff it against the base tree.
+
+    A path left out keeps its base state in the tree (a tracked file replaced by a fifo, say).
+    """
+    left_out = tuple(scan_workspace(workspace, max_file_bytes=max_file_bytes))
     # Beside the snapshot, inside the run's scratch root: a killed driver leaves nothing elsewhere.
     with tempfile.TemporaryDirectory(prefix="index-", dir=snapshot.shadow.parent) as scratch:
         env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
         shadow = snapshot.shadow
         shutil.copyfile(snapshot.root / ".git" / "index", env["GIT_INDEX_FILE"])
-        git("add", "-A", "--", ".", git_dir=shadow, work_tree=workspace, env=env, cwd=workspace)
+        # Pathspecs from a NUL-separated file, each literal: no name is read as an option, a
+        # glob or a magic word, and any byte may appear in it.
+        pathspecs = Path(scratch) / "pathspecs"
+        pathspecs.write_bytes(_pathspec_file(left_out))
+        try:
+            git(
+                "add",
+                "-A",
+                f"--pathspec-from-file={pathspecs}",
+                "--pathspec-file-nul",
+                git_dir=shadow,
+                work_tree=workspace,
+                env=env,
+                cwd=workspace,
+            )
+        except WorkspaceError as exc:
+            # The scan leaves out every kind of entry known to stop git; anything else that
+            # does is still the agent's content, never a failure of ours.
+            raise ChangeError(f"the workspace cannot be read as a change: {exc}") from exc
         tree = git("write-tree", git_dir=shadow, env=env).decode().strip()
-    return diff_trees(snapshot, snapshot.tree, tree)
+    changes = diff_trees(snapshot, snapshot.tree, tree)
+    return replace(changes, left_out=left_out)
+
+
+def _pathspec_file(left_out: tuple[LeftOut, ...]) -> bytes:
+    specs = [b"."] + [
+        b":(top,exclude,literal)" + item.path.encode("utf-8", "surrogateescape")
+        for item in left_out
+    ]
+    return b"\0".join(specs) + b"\0"
 
 
 def diff_trees(snapshot: Snapshot, base_tree: str, tree: str) -> Changes:
@@ -97,7 +140,7 @@ def diff_trees(snapshot: Snapshot, base_tree: str, tree: str) -> Changes:
         tree,
         git_dir=shadow,
     )
-    patch = git(
+    patch, patch_bytes = git_head(
         "diff-tree",
         "-r",
         "-p",
@@ -107,9 +150,21 @@ def diff_trees(snapshot: Snapshot, base_tree: str, tree: str) -> Changes:
         "--no-textconv",
         base_tree,
         tree,
+        limit=PATCH_LIMIT_BYTES,
         git_dir=shadow,
     )
-    return Changes(base_tree=base_tree, tree=tree, files=_parse_raw(raw), patch=patch)
+    if patch_bytes > len(patch):
+        patch += (
+            f"\n[harnessdrive: patch cut: {patch_bytes} bytes in all, the first {len(patch)} "
+            "are kept]\n"
+        ).encode()
+    return Changes(
+        base_tree=base_tree,
+        tree=tree,
+        files=_parse_raw(raw),
+        patch=patch,
+        patch_bytes=patch_bytes,
+    )
 
 
 def _parse_raw(output: bytes) -> tuple[FileChange, ...]:
@@ -123,14 +178,14 @@ def _parse_raw(output: bytes) -> tuple[FileChange, ...]:
         field = fields[i]
         if field.startswith(b":"):
             old_mode, new_mode, _old_sha, new_sha, status = field[1:].decode().split(" ")
-            path = os.fsdecode(fields[i + 1])
+            path = fields[i + 1].decode("utf-8", "surrogateescape")
             raw[path] = (old_mode, new_mode, new_sha, status[0])
             order.append(path)
             i += 2
         elif field:
             added_text, deleted_text, path_bytes = field.split(b"\t", 2)
             binary = added_text == b"-"
-            stats[os.fsdecode(path_bytes)] = (
+            stats[path_bytes.decode("utf-8", "surrogateescape")] = (
                 0 if binary else int(added_text),
                 0 if binary else int(deleted_text),
                 binary,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -85,6 +86,57 @@ def git(
     return result.stdout
 
 
+def git_head(
+    *args: str, limit: int, git_dir: Path | None = None, cwd: Path | None = None
+) -> tuple[bytes, int]:
+    """Run git and keep only the first ``limit`` bytes of its stdout: (those bytes, total size).
+
+    The rest is read and dropped as it arrives, so a huge output never sits in memory.
+    """
+    with tempfile.TemporaryFile() as errors:
+        try:
+            proc = subprocess.Popen(
+                git_argv(args, git_dir, None),
+                cwd=cwd,
+                env=_ENV,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=errors,
+            )
+        except OSError as exc:
+            raise WorkspaceError(f"cannot run git: {exc}") from exc
+        assert proc.stdout is not None
+        kept = bytearray()
+        total = 0
+        with proc.stdout:
+            while chunk := proc.stdout.read(1024 * 1024):
+                total += len(chunk)
+                if len(kept) < limit:
+                    kept += chunk[: limit - len(kept)]
+        if proc.wait() != 0:
+            errors.seek(0)
+            lines = errors.read(64 * 1024).decode(errors="replace").strip().splitlines()
+            detail = lines[-1] if lines else f"exit {proc.returncode}"
+            raise WorkspaceError(f"git {args[0]} failed: {detail}")
+    return bytes(kept), total
+
+
+def git_argv(args: Sequence[str], git_dir: Path | None, work_tree: Path | None) -> list[str]:
+    argv = ["git"]
+    for setting in _SAFE_CONFIG:
+        argv += ["-c", setting]
+    if git_dir is not None:
+        argv.append(f"--git-dir={git_dir}")
+    if work_tree is not None:
+        argv.append(f"--work-tree={work_tree}")
+    return argv + list(args)
+
+
+def git_environment() -> dict[str, str]:
+    """The environment every git call of ours runs with."""
+    return dict(_ENV)
+
+
 def run_git(
     args: Sequence[str],
     *,
@@ -94,14 +146,7 @@ def run_git(
     env: Mapping[str, str] | None = None,
     input: bytes | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
-    argv = ["git"]
-    for setting in _SAFE_CONFIG:
-        argv += ["-c", setting]
-    if git_dir is not None:
-        argv.append(f"--git-dir={git_dir}")
-    if work_tree is not None:
-        argv.append(f"--work-tree={work_tree}")
-    argv += list(args)
+    argv = git_argv(args, git_dir, work_tree)
     full_env = dict(_ENV)
     if env:
         full_env.update(env)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import posixpath
 import shutil
@@ -9,9 +10,10 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
-from harnessdrive.errors import WorkspaceError
-from harnessdrive.workspace.changes import SYMLINK_MODE, FileChange
-from harnessdrive.workspace.snapshot import Snapshot, read_blobs
+from harnessdrive.errors import ChangeError, WorkspaceError
+from harnessdrive.workspace.blobs import blob_reader
+from harnessdrive.workspace.changes import GITLINK_MODE, SYMLINK_MODE, FileChange
+from harnessdrive.workspace.snapshot import Snapshot
 
 # Below this many files an in-process copy beats starting ``cp``; above it ``cp`` wins.
 _IN_PROCESS_COPY_LIMIT = 2000
@@ -42,27 +44,40 @@ def apply_changes(snapshot: Snapshot, root: Path, changes: Iterable[FileChange])
     """Write the given changes into ``root``, a fresh copy of the snapshot.
 
     Deletions go first, so a file can replace a folder and the other way round. Symlinks whose
-    target leaves the tree are not created (the tamper check reports them).
+    target leaves the tree are not created (the tamper check reports them). A change that cannot
+    be written (a path too long for the copy's place, say) raises :class:`ChangeError`.
     """
-    changes = list(changes)
+    try:
+        _apply(snapshot, root, list(changes))
+    except ChangeError:
+        raise
+    except (WorkspaceError, OSError) as exc:
+        raise ChangeError(f"the change cannot be written into the grading copy: {exc}") from exc
+
+
+def _apply(snapshot: Snapshot, root: Path, changes: list[FileChange]) -> None:
     for change in changes:
         if change.kind == "deleted":
             remove_entry(root, change.path)
-    wanted = [c for c in changes if c.kind != "deleted"]
-    blobs = read_blobs(root, {c.new_blob for c in wanted if c.new_blob}, git_dir=snapshot.shadow)
-    for change in wanted:
-        assert change.new_blob is not None and change.new_mode is not None
-        data = blobs[change.new_blob]
-        if change.new_mode == SYMLINK_MODE:
-            target = os.fsdecode(data)
-            if symlink_escapes(change.path, target):
-                remove_entry(root, change.path)
-                continue
-            place_symlink(root, change.path, target)
-        elif change.new_mode.startswith("1600"):
-            continue  # a nested repository: never part of what is graded
-        else:
-            write_file(root, change.path, data, executable=change.new_mode == "100755")
+    # A gitlink (a nested repository) has no blob here and is never part of what is graded.
+    wanted = [c for c in changes if c.kind != "deleted" and c.new_mode != GITLINK_MODE]
+    with blob_reader(snapshot.shadow) as blobs:
+        for change in wanted:
+            assert change.new_blob is not None and change.new_mode is not None
+            if change.new_mode == SYMLINK_MODE:
+                buffer = io.BytesIO()
+                blobs.copy(change.new_blob, buffer)
+                target = buffer.getvalue().decode("utf-8", "surrogateescape")
+                if symlink_escapes(change.path, target):
+                    remove_entry(root, change.path)
+                    continue
+                place_symlink(root, change.path, target)
+            else:
+                # Streamed into place: a large file never sits whole in memory.
+                target_path = _prepare(root, change.path)
+                with target_path.open("xb") as handle:
+                    blobs.copy(change.new_blob, handle)
+                target_path.chmod(0o755 if change.new_mode == "100755" else 0o644)
 
 
 def symlink_escapes(path: str, target: str) -> bool:

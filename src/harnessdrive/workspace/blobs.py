@@ -1,0 +1,64 @@
+"""Reading blobs from a repository one at a time, in chunks, so no file sits whole in memory."""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO
+
+from harnessdrive.errors import WorkspaceError
+from harnessdrive.workspace.git import git_argv, git_environment
+
+_CHUNK = 1024 * 1024
+
+
+class BlobReader:
+    """One ``git cat-file --batch`` kept open: ask for a blob, copy it out in chunks."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], source: Path) -> None:
+        self._proc = proc
+        self._source = source
+
+    def copy(self, sha: str, sink: BinaryIO) -> int:
+        """Write blob ``sha`` to ``sink``; returns its size."""
+        stdin, stdout = self._proc.stdin, self._proc.stdout
+        assert stdin is not None and stdout is not None
+        stdin.write(sha.encode() + b"\n")
+        stdin.flush()
+        header = stdout.readline().decode(errors="replace").split(" ")
+        if len(header) != 3:
+            raise WorkspaceError(f"object {sha} is missing from {self._source}")
+        size = left = int(header[2])
+        while left:
+            chunk = stdout.read(min(left, _CHUNK))
+            if not chunk:
+                raise WorkspaceError(f"object {sha} ended early in {self._source}")
+            sink.write(chunk)
+            left -= len(chunk)
+        stdout.read(1)  # the newline after each object
+        return size
+
+
+@contextmanager
+def blob_reader(git_dir: Path) -> Iterator[BlobReader]:
+    with tempfile.TemporaryFile() as errors:
+        try:
+            proc = subprocess.Popen(
+                git_argv(("cat-file", "--batch"), git_dir, None),
+                env=git_environment(),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=errors,
+            )
+        except OSError as exc:
+            raise WorkspaceError(f"cannot run git: {exc}") from exc
+        try:
+            yield BlobReader(proc, git_dir)
+        finally:
+            for stream in (proc.stdin, proc.stdout):
+                if stream is not None:
+                    stream.close()
+            proc.wait()
