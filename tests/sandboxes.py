@@ -26,12 +26,21 @@ def require_bwrap() -> None:
 
 
 def sandbox_of(
-    kind: str, *, hidden: tuple[Path, ...] = (), limits: Limits | None = None
+    kind: str,
+    *,
+    hidden: tuple[Path, ...] = (),
+    private: tuple[Path, ...] = (),
+    shown: tuple[Path, ...] = (),
+    limits: Limits | None = None,
 ) -> Sandbox:
     if kind == "bwrap":
         require_bwrap()
     return get_sandbox(
-        "bwrap" if kind == "bwrap" else "none", hidden=hidden, limits=limits or Limits()
+        "bwrap" if kind == "bwrap" else "none",
+        hidden=hidden,
+        private=private,
+        shown=shown,
+        limits=limits or Limits(),
     )
 
 
