@@ -94,10 +94,10 @@ def is_done(result: TrialResult | None, trial: PlannedTrial) -> bool:
 
 def execute(plan: Plan, options: RunOptions, progress: Progress | None = None) -> RunSummary:
     progress = progress or SilentProgress()
+    refuse_unsandboxed(options.sandbox, plan.harnesses)
     book = PriceBook.load(options.price_files, extra_records=options.price_records)
     # Unpriced models and a missing cap stop the run here, before anything is touched.
     _plan_pricing(plan, options, book).check(options.max_usd)
-    refuse_unsandboxed(options.sandbox, plan.harnesses)
     store = Store(options.results)
     summary = RunSummary(run_id=plan.run_id, results=options.results)
     with ResultsLock(store.paths.lock) as lock:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 from harnessdrive.errors import UserError
@@ -64,11 +64,11 @@ def private_paths() -> list[Path]:
     return paths
 
 
-def describe_auto(harnesses: Iterable[str] = ()) -> str:
+def describe_auto() -> str:
     """What ``--sandbox auto`` does here, for ``doctor``."""
     problem = sandbox_problem()
     if problem is None:
-        return "auto is bubblewrap"
+        return "bubblewrap, for every harness"
     return (
         f"auto refuses real agent CLIs and command templates ({problem}): {INSTALL_BUBBLEWRAP}, "
         "or say --sandbox none to run them unprotected; the built-in scripted agents (the demo) "
