@@ -25,13 +25,34 @@ def require_bwrap() -> None:
         pytest.skip(str(exc))
 
 
+def path_without_bwrap(folder: Path) -> str:
+    """A PATH with every system program but bubblewrap (links in ``folder``)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for system in ("/usr/local/bin", "/usr/bin", "/bin"):
+        if not os.path.isdir(system):
+            continue
+        for entry in os.scandir(system):
+            if entry.name != "bwrap" and not (folder / entry.name).exists():
+                (folder / entry.name).symlink_to(entry.path)
+    return str(folder)
+
+
 def sandbox_of(
-    kind: str, *, hidden: tuple[Path, ...] = (), limits: Limits | None = None
+    kind: str,
+    *,
+    hidden: tuple[Path, ...] = (),
+    private: tuple[Path, ...] = (),
+    shown: tuple[Path, ...] = (),
+    limits: Limits | None = None,
 ) -> Sandbox:
     if kind == "bwrap":
         require_bwrap()
     return get_sandbox(
-        "bwrap" if kind == "bwrap" else "none", hidden=hidden, limits=limits or Limits()
+        "bwrap" if kind == "bwrap" else "none",
+        hidden=hidden,
+        private=private,
+        shown=shown,
+        limits=limits or Limits(),
     )
 
 

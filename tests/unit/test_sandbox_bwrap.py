@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from harnessdrive.sandbox.bwrap import build_argv, loopback_ports
-from harnessdrive.sandbox.mounts import tool_paths
+from harnessdrive.sandbox.mounts import shown_folders
 from harnessdrive.sandbox.runner import Isolation
 from tests.sandboxes import Box, make_box, sandbox_of
 
@@ -68,9 +68,10 @@ def test_a_hidden_path_under_a_visible_folder_is_covered(tmp_path: Path) -> None
     sandbox = sandbox_of("bwrap", hidden=(suite,))
     box = make_box(tmp_path / "box", sandbox)
     path = f"{tools / 'bin'}:/usr/bin:/bin"
-    result = box.run(f"tool; ls {tools}; ls {suite} | wc -l", env={"PATH": path})
+    result = box.run(f"tool; ls {tools}; ls {suite} 2>&1 | wc -l", env={"PATH": path})
     assert result.exit_code == 0, box.errors()
-    assert box.output().split() == ["tool", "ran", "bin", "suites", "0"]
+    # The bin folder comes without its parent: neither the suite nor anything else beside it.
+    assert box.output().split() == ["tool", "ran", "bin", "1"]
 
 
 def test_python_from_our_venv_runs_with_its_packages(box: Box) -> None:
@@ -202,12 +203,18 @@ def test_options_come_in_the_order_bwrap_applies_them(tmp_path: Path) -> None:
     assert argv[argv.index("--cap-drop") + 1] == "ALL"
 
 
-def test_tool_folders_are_bin_prefixes_never_the_root(tmp_path: Path) -> None:
-    (tmp_path / "opt1" / "bin").mkdir(parents=True)
+def test_tool_folders_are_a_prefixs_own_folders_never_the_prefix_or_the_root(
+    tmp_path: Path,
+) -> None:
+    for part in ("bin", "lib", "share", "results"):
+        (tmp_path / "opt1" / part).mkdir(parents=True)
     (tmp_path / "plain").mkdir()
     env = {"PATH": f"{tmp_path / 'opt1' / 'bin'}:{tmp_path / 'plain'}:/:/usr/bin:relative"}
-    paths = tool_paths(env)
-    assert str(tmp_path / "opt1") in paths and str(tmp_path / "plain") in paths
+    paths = shown_folders(env)
+    assert {str(tmp_path / "opt1" / p) for p in ("bin", "lib", "share")} <= set(paths)
+    assert str(tmp_path / "plain") in paths
+    assert str(tmp_path / "opt1") not in paths
+    assert not any(p.endswith("results") for p in paths)
     assert "/" not in paths and "/usr" not in paths
 
 

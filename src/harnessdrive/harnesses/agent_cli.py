@@ -282,7 +282,7 @@ class AgentCli:
         if run.endpoint is None:
             passthrough = (*passthrough, *self.auth_env)
         env = base_environment(request.home, request.tmp, passthrough=passthrough, extra=launch.env)
-        readonly = (*install_roots(run.binary), run.prompt_file)
+        readonly = (run.prompt_file,)
         return request.sandbox.run(
             launch.argv,
             cwd=request.workspace,
@@ -294,6 +294,7 @@ class AgentCli:
             isolation=Isolation(
                 writable=(request.workspace, request.home, request.tmp),
                 readonly=readonly,
+                tools=install_roots(run.binary),
                 network=request.network,
                 **self._isolation_extras(run),
             ),

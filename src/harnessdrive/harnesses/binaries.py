@@ -18,6 +18,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harnessdrive.sandbox.mounts import prefix_folders
+
 _PROBE_TIMEOUT = 60.0
 _VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?(?:[-+][0-9A-Za-z.]+)?")
 # Folders every sandbox already shows read-only; an install under them needs no extra binding.
@@ -152,32 +154,35 @@ def parse_version(found: Probe) -> str | None:
 def install_roots(binary: Path) -> tuple[Path, ...]:
     """Folders the CLI needs to read besides the system: its install and its interpreter.
 
-    An npm CLI needs its whole ``node_modules`` prefix, a Python CLI its venv and the Python the
-    venv was made from. Folders under /usr and the like are left out; every sandbox shows them.
+    An npm CLI needs its ``node_modules`` folder, a Python CLI its venv and the Python the venv
+    was made from, a lone executable in a ``bin`` folder that folder and its prefix's library
+    folders (never the prefix itself, which may hold anything). Folders under /usr and the like
+    are left out; every sandbox shows them.
     """
-    roots: list[Path] = [binary.absolute()]
     resolved = binary.resolve()
-    roots.append(_install_root(resolved))
+    roots: list[Path] = []
+    if binary.absolute().parent != resolved.parent:
+        roots.append(binary.absolute().parent)  # a link in a bin folder, found by its name
+    roots += _install_root(resolved)
     interpreter = _shebang_interpreter(resolved)
     if interpreter is not None:
-        roots.append(_install_root(interpreter))
+        roots += _install_root(interpreter)
     venv = _venv_root(resolved)
     if venv is not None:
         base = _venv_base(venv)
         if base is not None:
-            roots.append(base)
-    return tuple(dict.fromkeys(p for p in roots if not _is_system(p)))
+            roots += [Path(p) for p in prefix_folders(base)]
+    return tuple(dict.fromkeys(p for p in roots if not _is_system(p) and p.is_dir()))
 
 
-def _install_root(path: Path) -> Path:
+def _install_root(path: Path) -> list[Path]:
     parts = path.parts
     if "node_modules" in parts:
-        return Path(*parts[: parts.index("node_modules")])
+        return [Path(*parts[: parts.index("node_modules") + 1])]
     venv = _venv_root(path)
     if venv is not None:
-        return venv
-    # A lone executable in .../bin: its prefix holds the libraries it may load.
-    return path.parent.parent if path.parent.name == "bin" else path.parent
+        return [venv]
+    return [Path(p) for p in prefix_folders(path.parent)]
 
 
 def _venv_root(path: Path) -> Path | None:
@@ -195,8 +200,7 @@ def _venv_base(venv: Path) -> Path | None:
     for line in lines:
         key, _, value = line.partition("=")
         if key.strip() == "home" and value.strip():
-            home = Path(value.strip()).resolve()
-            return home.parent if home.name == "bin" else home
+            return Path(value.strip()).resolve()
     return None
 
 

@@ -50,6 +50,8 @@ class _ScriptedAgent:
 
     name = "scripted"
     claim = "Done. The change is complete and the tests pass."
+    runs_foreign_code = False
+    """Our own code edits the workspace: nothing of an agent runs, so no sandbox is needed."""
 
     def info(self) -> HarnessInfo:
         return HarnessInfo(

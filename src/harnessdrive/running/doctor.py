@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from harnessdrive.harnesses.base import HarnessInfo
 from harnessdrive.harnesses.registry import available, get_harness
+from harnessdrive.running.sandbox_choice import describe_auto
 from harnessdrive.sandbox.bwrap import nested_problem
 from harnessdrive.sandbox.runner import describe_sandbox
 
@@ -32,6 +33,7 @@ def check_tools() -> list[Check]:
     ]
     name, detail = describe_sandbox("auto")
     checks.append(Check("sandbox", name == "bwrap", f"{name}: {detail}", required=False))
+    checks.append(Check("--sandbox auto", name == "bwrap", describe_auto(), required=False))
     if name == "bwrap":
         problem = nested_problem()
         checks.append(

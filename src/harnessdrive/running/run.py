@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import shutil
 import signal
 import sys
@@ -25,6 +24,7 @@ from harnessdrive.running.plan import Plan, PlannedTrial
 from harnessdrive.running.pricing import PlanPricing, price_variants, today
 from harnessdrive.running.progress import Progress, SilentProgress
 from harnessdrive.running.reaper import Reaper
+from harnessdrive.running.sandbox_choice import private_paths, refuse_unsandboxed, secret_paths
 from harnessdrive.running.snapshots import SnapshotCache
 from harnessdrive.running.spend import SpendGate
 from harnessdrive.running.trial import (
@@ -61,6 +61,8 @@ class RunOptions:
     """Price override files (docs/pricing.md), on top of the bundled records."""
     price_records: tuple[PriceRecord, ...] = ()
     """Price records made in code, as overrides (the demo prices its scripted model at zero)."""
+    show: tuple[Path, ...] = ()
+    """Extra folders every sandboxed process sees read-only (``--show``)."""
 
 
 @dataclass
@@ -92,6 +94,7 @@ def is_done(result: TrialResult | None, trial: PlannedTrial) -> bool:
 
 def execute(plan: Plan, options: RunOptions, progress: Progress | None = None) -> RunSummary:
     progress = progress or SilentProgress()
+    refuse_unsandboxed(options.sandbox, plan.harnesses)
     book = PriceBook.load(options.price_files, extra_records=options.price_records)
     # Unpriced models and a missing cap stop the run here, before anything is touched.
     _plan_pricing(plan, options, book).check(options.max_usd)
@@ -117,7 +120,12 @@ def execute(plan: Plan, options: RunOptions, progress: Progress | None = None) -
         pricing = _plan_pricing(plan, options, book, store)
         gate = SpendGate(pricing, store, options.max_usd)
         scratch_root = make_scratch_root()
-        sandbox = get_sandbox(options.sandbox, hidden=_out_of_sight(plan, options, scratch_root))
+        sandbox = get_sandbox(
+            options.sandbox,
+            hidden=secret_paths(plan.suite, options.results, scratch_root),
+            private=private_paths(),
+            shown=options.show,
+        )
         summary.sandbox = sandbox.name
         ctx = TrialContext(
             store=store,
@@ -245,19 +253,6 @@ def _plan_pricing(
         allow_unpriced=options.allow_unpriced,
         history=store.all_latest() if store is not None else (),
     )
-
-
-def _out_of_sight(plan: Plan, options: RunOptions, scratch_root: Path) -> list[Path]:
-    """What no sandboxed process may see, even where it lies under a visible folder."""
-    paths = [options.results, plan.suite.folder, scratch_root]
-    for task in plan.suite.tasks:
-        paths += [task.folder, task.repo_path]
-    with contextlib.suppress(OSError):
-        paths.append(Path.cwd())  # most likely the user's repository
-    home = os.environ.get("HOME")
-    if home:
-        paths.append(Path(home))
-    return paths
 
 
 def _write_manifest(store: Store, plan: Plan, options: RunOptions, finished: str | None) -> None:

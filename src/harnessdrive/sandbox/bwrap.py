@@ -30,7 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from harnessdrive.sandbox.limits import Limits, MiB
-from harnessdrive.sandbox.mounts import system_argv, tools_argv
+from harnessdrive.sandbox.mounts import system_argv, tool_view
 from harnessdrive.sandbox.process import Launch, ProcessResult, StopToken, niced, run_process
 from harnessdrive.sandbox.relay import LoopbackRelay
 from harnessdrive.sandbox.runner import Isolation, SandboxSettings
@@ -169,7 +169,7 @@ class BwrapSandbox:
                     isolation,
                     cwd=cwd,
                     env=env,
-                    hidden=self.settings.hidden,
+                    settings=self.settings,
                     tmpfs_size=_tmpfs_size(self.settings.limits),
                     passwd_fd=passwd,
                     extra=["--info-fd", str(info_write), *relay_args],
@@ -209,7 +209,7 @@ def build_argv(
     *,
     cwd: Path,
     env: Mapping[str, str],
-    hidden: Sequence[Path] = (),
+    settings: SandboxSettings | None = None,
     tmpfs_size: int = _TMPFS_CAP,
     passwd_fd: int | None = None,
     extra: Sequence[str] = (),
@@ -224,7 +224,14 @@ def build_argv(
     argv += ["--dev", "/dev"]
     for folder in ("/tmp", "/var/tmp", "/dev/shm"):
         argv += ["--perms", "1777", "--size", str(tmpfs_size), "--tmpfs", folder]
-    argv += tools_argv(env, hidden)
+    settings = settings or SandboxSettings(limits=None)
+    view = tool_view(
+        env,
+        secret=settings.hidden,
+        private=settings.private,
+        tools=(*isolation.tools, *settings.shown),
+    )
+    argv += view.argv
     if passwd_fd is not None:
         argv += ["--ro-bind-data", str(passwd_fd), "/etc/passwd"]
     for path in isolation.writable:
@@ -233,6 +240,8 @@ def build_argv(
     for path in isolation.readonly:
         text = os.path.abspath(path)
         argv += ["--ro-bind", text, text]
+    for cover in view.covers:
+        argv += ["--remount-ro", cover]
     # The root itself is a tmpfs of no set size: read-only, so nothing can fill memory there.
     argv += [*extra, "--remount-ro", "/", "--chdir", os.path.abspath(cwd)]
     return argv

@@ -1,10 +1,24 @@
 """What a bubblewrap sandbox shows: the system read-only, the tools it needs, nothing of ours.
 
-The view is an allowlist. The system folders are bound read-only; so are the Python that runs
-our commands (a venv with its site-packages, wherever it lives) and the toolchains the
-environment names (each PATH folder, with its prefix when it is a ``bin`` folder, and homes such
-as ``CARGO_HOME``). Paths that must stay out of sight but lie under something bound (a suite kept
-in /opt, say) are covered by an empty folder; tools inside such a path are bound again on top.
+The view is an allowlist, built in layers:
+
+1. The system folders, read-only.
+2. Tool folders, read-only: the Python that runs our commands (its venv and site-packages), the
+   folders a harness names for its CLI, the folders the user asked to show, each PATH folder, and
+   homes such as ``CARGO_HOME``. A PATH folder never brings its parent: a ``bin`` or ``sbin``
+   folder brings the ``lib``, ``lib64``, ``libexec``, ``share``, ``include`` and ``etc``
+   folders beside it (what the programs of a prefix load), a ``.bin`` or ``shims`` folder the
+   tool root it belongs to (``node_modules``, a version manager's root); any other folder comes
+   alone. A PATH entry that is a link is shown where it points and where PATH names it; relative
+   entries, ``/`` and folders holding the system are never shown.
+3. Covers, on top: the run's secret paths (the results folder, the suite and its tasks, the
+   repositories, the hidden files, the scratch root), every results folder harnessdrive knows of
+   and every results, suite or task folder found inside a shown tool folder
+   (:mod:`harnessdrive.sandbox.sealed`). A PATH folder or toolchain home inside a secret path is
+   not shown at all. The user's HOME and the current folder are private: covered too, with the
+   tool folders inside them shown again on top (a Node install under ``~/.nvm``, say).
+
+Covers are empty folders (read-only) or /dev/null for files.
 """
 
 from __future__ import annotations
@@ -14,9 +28,11 @@ import os
 import site
 import sys
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import harnessdrive
+from harnessdrive.sandbox.sealed import registered_results_folders, sealed_under
 
 SYSTEM_ROOTS = (
     "/usr",
@@ -32,6 +48,8 @@ SYSTEM_ROOTS = (
     "/snap",
     "/sys",
 )
+# System folders searched for results and suites too: they are not the distribution's own.
+_SEARCHED_SYSTEM_ROOTS = ("/opt",)
 _TOOLCHAIN_VARIABLES = (
     "CARGO_HOME",
     "RUSTUP_HOME",
@@ -41,7 +59,9 @@ _TOOLCHAIN_VARIABLES = (
     "GOROOT",
     "GOPATH",
 )
-_BIN_NAMES = ("bin", ".bin", "sbin", "shims")
+_PREFIX_BIN_NAMES = ("bin", "sbin")
+PREFIX_PARTS = ("bin", "sbin", "lib", "lib32", "lib64", "libexec", "share", "include", "etc")
+_ROOT_BIN_NAMES = (".bin", "shims")
 
 
 def _norm(path: str | Path) -> str:
@@ -69,6 +89,10 @@ def system_mounts() -> tuple[tuple[str, ...], ...]:
     return tuple(ops)
 
 
+def _system_bound() -> list[str]:
+    return [op[2] for op in system_mounts() if op[0] == "--ro-bind"]
+
+
 @functools.cache
 def python_paths() -> tuple[str, ...]:
     """What ``sys.executable`` needs to run with its packages, and our own package."""
@@ -87,39 +111,141 @@ def python_paths() -> tuple[str, ...]:
     return tuple(candidates)
 
 
-def tool_paths(env: Mapping[str, str]) -> list[str]:
-    """Folders outside the system that the process's tools live in, outermost first."""
-    candidates: list[str] = list(python_paths())
+def prefix_folders(bin_folder: str | Path) -> list[str]:
+    """What the programs in a ``bin`` folder may load: that folder and its prefix's own folders.
+
+    Never the prefix itself, which may hold anything (an earlier run's results, say).
+    """
+    folder = _norm(bin_folder)
+    name = os.path.basename(folder)
+    parent = os.path.dirname(folder)
+    if name in _ROOT_BIN_NAMES and parent != "/":
+        return [parent]
+    if name in _PREFIX_BIN_NAMES and parent != "/":
+        return [os.path.join(parent, part) for part in PREFIX_PARTS]
+    return [folder]
+
+
+@dataclass(frozen=True)
+class _Show:
+    source: str
+    dest: str
+    trusted: bool
+    """Chosen by us or named by the user on purpose: shown even inside a secret path."""
+
+
+def _path_shows(env: Mapping[str, str]) -> list[_Show]:
+    shows: list[_Show] = []
     for entry in env.get("PATH", "").split(os.pathsep):
         if not entry or not os.path.isabs(entry):
             continue
-        folder = _norm(entry)
-        name = os.path.basename(folder)
-        parent = os.path.dirname(folder)
-        candidates.append(parent if name in _BIN_NAMES and parent != "/" else folder)
+        named = _norm(entry)
+        real = os.path.realpath(named)
+        shows += [_Show(p, p, False) for p in prefix_folders(real)]
+        if real != named and not any(is_inside(named, root) for root in SYSTEM_ROOTS):
+            shows.append(_Show(real, named, False))  # found where PATH names it
     for name in _TOOLCHAIN_VARIABLES:
         value = env.get(name)
         if value and os.path.isabs(value):
-            candidates.append(value)
-    return outermost(p for p in candidates if _shown_as_tool(p))
+            shows.append(_Show(os.path.realpath(value), os.path.realpath(value), False))
+    return shows
 
 
-def _shown_as_tool(path: str) -> bool:
-    path = _norm(path)
-    if path == "/" or not os.path.isdir(path):
+def _visible_already(path: str) -> bool:
+    return any(is_inside(path, root) for root in SYSTEM_ROOTS)
+
+
+def _usable(show: _Show) -> bool:
+    if show.dest == "/" or not os.path.isdir(show.source):
         return False
-    if any(is_inside(path, root) for root in SYSTEM_ROOTS):
-        return False  # already visible
+    if show.source == show.dest and _visible_already(show.dest):
+        return False
     # Never a folder that holds the system folders themselves.
-    return not any(is_inside(root, path) for root in SYSTEM_ROOTS)
+    return not any(is_inside(root, show.dest) for root in SYSTEM_ROOTS)
 
 
-def outermost(paths: Iterable[str]) -> list[str]:
-    """Sorted, deduplicated, without paths inside another one of them."""
-    kept: list[str] = []
-    for path in sorted({_norm(p) for p in paths}):
-        if not any(is_inside(path, k) for k in kept):
-            kept.append(path)
+def _both_forms(paths: Iterable[str | Path]) -> set[str]:
+    forms: set[str] = set()
+    for path in paths:
+        forms.add(_norm(path))
+        forms.add(os.path.realpath(path))
+    return forms
+
+
+@dataclass(frozen=True)
+class View:
+    """The bwrap options of the tool layer and its covers, and the covers to make read-only once
+    everything else is bound inside them."""
+
+    argv: list[str] = field(default_factory=list)
+    covers: list[str] = field(default_factory=list)
+
+
+def tool_view(
+    env: Mapping[str, str],
+    *,
+    secret: Sequence[Path] = (),
+    private: Sequence[Path] = (),
+    tools: Sequence[Path] = (),
+) -> View:
+    """bwrap options for the tools the process needs, with the covers over what must stay out.
+
+    ``secret``: paths never shown (see the module notes); ``private``: covered, with the tool
+    folders inside shown again; ``tools``: further folders to show on purpose (a CLI's install,
+    folders the user asked for).
+    """
+    shows = [_Show(p, p, True) for p in (*python_paths(), *map(str, tools))]
+    shows = [_Show(_norm(s.source), _norm(s.dest), s.trusted) for s in shows + _path_shows(env)]
+    shows = [s for s in dict.fromkeys(shows) if _usable(s)]
+    searched = [s.source for s in shows] + [r for r in _SEARCHED_SYSTEM_ROOTS if os.path.isdir(r)]
+    secrets = _both_forms([*secret, *registered_results_folders(), *sealed_under(searched)])
+    shows = [
+        s
+        for s in shows
+        if s.trusted or not any(is_inside(s.dest, x) or is_inside(s.source, x) for x in secrets)
+    ]
+    covers = secrets | _both_forms(private)
+    visible = _system_bound() + [s.dest for s in shows]
+    covers = {
+        c
+        for c in covers
+        if os.path.lexists(c)
+        and any(is_inside(c, v) for v in visible)
+        and not any(is_inside(root, c) for root in SYSTEM_ROOTS)
+    }
+    shows = _without_redundant(shows, covers)
+    # Outer before inner: a cover lands on the folder shown around it, a tool folder inside a
+    # cover is shown again on top of it. At the same path the cover comes last and wins.
+    layers: list[tuple[int, int, str, _Show | None]] = [
+        (s.dest.count("/"), 0, s.dest, s) for s in shows
+    ]
+    layers += [(c.count("/"), 1, c, None) for c in covers]
+    view = View()
+    for _depth, _kind, path, show in sorted(layers, key=lambda item: item[:3]):
+        if show is not None:
+            view.argv.extend(["--ro-bind", show.source, show.dest])
+        elif os.path.isdir(path) and not os.path.islink(path):
+            view.argv.extend(["--tmpfs", path])
+            view.covers.append(path)
+        else:
+            view.argv.extend(["--ro-bind", os.devnull, path])
+    return view
+
+
+def _without_redundant(shows: list[_Show], covers: set[str]) -> list[_Show]:
+    """Drop a folder shown inside another shown folder unless a cover lies between them."""
+    plain = [s.dest for s in shows if s.source == s.dest]
+    kept = []
+    for show in shows:
+        outer = [
+            p
+            for p in plain
+            if p != show.dest and show.source == show.dest and is_inside(show.dest, p)
+        ]
+        between = any(is_inside(show.dest, c) and is_inside(c, p) for p in outer for c in covers)
+        if outer and not between:
+            continue
+        kept.append(show)
     return kept
 
 
@@ -128,26 +254,17 @@ def system_argv() -> list[str]:
     return [part for op in system_mounts() for part in op]
 
 
-def tools_argv(env: Mapping[str, str], hidden: Sequence[Path]) -> list[str]:
-    """bwrap options for the tools the process needs, then covers over what must stay hidden.
-
-    Comes after the fresh /tmp, so a toolchain kept under the host's /tmp stays visible.
-    """
-    argv: list[str] = []
-    tools = tool_paths(env)
-    for path in tools:
-        argv += ["--ro-bind", path, path]
-    bound = [op[2] for op in system_mounts() if op[0] == "--ro-bind"] + tools
-    for path in outermost(_norm(h) for h in hidden):
-        if not any(is_inside(path, b) for b in bound) or not os.path.exists(path):
-            continue  # not visible anyway
-        if any(is_inside(root, path) for root in SYSTEM_ROOTS):
-            continue  # would hide the system itself (a run started from /usr, say)
-        if os.path.isdir(path):
-            argv += ["--tmpfs", path]
-        else:
-            argv += ["--ro-bind", os.devnull, path]
-        for tool in tools:
-            if is_inside(tool, path) and tool != path:
-                argv += ["--ro-bind", tool, tool]
-    return argv
+def shown_folders(
+    env: Mapping[str, str],
+    *,
+    secret: Sequence[Path] = (),
+    private: Sequence[Path] = (),
+    tools: Sequence[Path] = (),
+) -> list[str]:
+    """The folders outside the system a process sees read-only (for tests and ``doctor``)."""
+    argv = tool_view(env, secret=secret, private=private, tools=tools).argv
+    return [
+        argv[i + 2]
+        for i, part in enumerate(argv)
+        if part == "--ro-bind" and argv[i + 1] != os.devnull
+    ]

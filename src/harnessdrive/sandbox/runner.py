@@ -34,6 +34,9 @@ class Isolation:
     ports: tuple[int, ...] = ()
     """With ``loopback``: ports on the host's 127.0.0.1 it may reach (besides those named in
     ``http://127.0.0.1:PORT`` or ``localhost:PORT`` values of its environment)."""
+    tools: tuple[Path, ...] = ()
+    """Folders of the programs it runs (a CLI's install), shown read-only; the run's hidden
+    paths inside them stay covered."""
     host_pids: bool = False
     """The nested-sandbox profile for agents whose own sandbox insists on mounting /proc: the
     host PID namespace and /proc are shared. The agent can then see and signal processes of the
@@ -46,7 +49,13 @@ class SandboxSettings:
 
     hidden: tuple[Path, ...] = ()
     """Paths no process may see even where the system is visible: the results folder, the
-    suite and task folders, the user's repositories, the scratch root, the real HOME."""
+    suite and task folders, the user's repositories, the hidden files, the scratch root. A
+    tool folder inside one of them is not shown either."""
+    private: tuple[Path, ...] = ()
+    """Paths covered like ``hidden`` but with the tool folders inside them shown again: the
+    real HOME and the current folder."""
+    shown: tuple[Path, ...] = ()
+    """Extra folders every process of the run sees read-only (``--show``)."""
     limits: Limits | None = field(default_factory=Limits)
 
 
@@ -119,15 +128,23 @@ def get_sandbox(
     kind: SandboxKind = "auto",
     *,
     hidden: Sequence[Path] = (),
+    private: Sequence[Path] = (),
+    shown: Sequence[Path] = (),
     limits: Limits | None = None,
 ) -> Sandbox:
     """The sandbox to run with: ``auto`` is bubblewrap when it works here, else ``none``.
 
-    Raises :class:`UserError` when ``bwrap`` is asked for and cannot run.
+    Raises :class:`UserError` when ``bwrap`` is asked for and cannot run. Whether ``none`` may
+    stand in for ``auto`` is the caller's to decide (it depends on what will run).
     """
     from harnessdrive.sandbox.bwrap import BwrapSandbox, bwrap_problem
 
-    settings = SandboxSettings(hidden=tuple(hidden), limits=limits or default_limits())
+    settings = SandboxSettings(
+        hidden=tuple(hidden),
+        private=tuple(private),
+        shown=tuple(shown),
+        limits=limits or default_limits(),
+    )
     if kind == "none":
         return PlainSandbox(settings)
     problem = bwrap_problem()
@@ -136,6 +153,13 @@ def get_sandbox(
     if kind == "bwrap":
         raise UserError(f"--sandbox bwrap: {problem}; use --sandbox none to run without one")
     return PlainSandbox(settings)
+
+
+def sandbox_problem() -> str | None:
+    """Why bubblewrap cannot sandbox here, or None when it can."""
+    from harnessdrive.sandbox.bwrap import bwrap_problem
+
+    return bwrap_problem()
 
 
 def describe_sandbox(kind: SandboxKind = "auto") -> tuple[str, str]:

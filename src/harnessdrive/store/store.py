@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from harnessdrive.sandbox.sealed import mark_results_folder
 from harnessdrive.store import index
 from harnessdrive.store.atomic import write_atomic
 from harnessdrive.store.inflight import (
@@ -38,6 +39,7 @@ class Store:
     def db(self) -> sqlite3.Connection:
         if self._db is None:
             self.paths.root.mkdir(parents=True, exist_ok=True)
+            mark_results_folder(self.paths.root)  # no agent's sandbox may ever show it
             self._db = index.connect(self.paths.index)
         return self._db
 

@@ -73,14 +73,18 @@ def test_version_probe_is_cached_per_file_and_never_sees_the_real_home(tmp_path:
     assert parse_version(Probe(0, "no digits", "")) is None
 
 
-def test_install_roots_name_the_npm_prefix_and_the_venv(tmp_path: Path) -> None:
+def test_install_roots_name_node_modules_the_venv_and_never_a_prefix(tmp_path: Path) -> None:
     prefix = tmp_path / "npm"
     target = executable(prefix / "node_modules" / "pkg" / "bin" / "cli.js", "#!/bin/sh\n")
     link = prefix / "node_modules" / ".bin" / "cli"
     link.parent.mkdir(parents=True)
     link.symlink_to(target)
-    assert prefix in install_roots(link)
-    assert link in install_roots(link)
+    (prefix / "results").mkdir()
+    assert install_roots(link) == (prefix / "node_modules" / ".bin", prefix / "node_modules")
+
+    lone = executable(tmp_path / "opt" / "bin" / "agent", "#!/bin/sh\n")
+    (tmp_path / "opt" / "lib").mkdir()
+    assert install_roots(lone) == (lone.parent, tmp_path / "opt" / "lib")
 
     venv = tmp_path / "venv"
     base = tmp_path / "python" / "bin"
@@ -89,7 +93,7 @@ def test_install_roots_name_the_npm_prefix_and_the_venv(tmp_path: Path) -> None:
     (venv / "pyvenv.cfg").write_text(f"home = {base}\n")
     script = executable(venv / "bin" / "mini", f"#!{venv}/bin/python\n")
     roots = install_roots(script)
-    assert venv in roots and tmp_path / "python" in roots
+    assert venv in roots and base in roots and tmp_path / "python" not in roots
     assert not any(str(root).startswith("/usr/") for root in install_roots(Path("/usr/bin/env")))
 
 

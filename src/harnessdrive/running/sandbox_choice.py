@@ -1,0 +1,76 @@
+"""Which sandbox a run gets, and what it may not see: decided once, before anything runs.
+
+``--sandbox auto`` is bubblewrap where it works. Where it does not, only the built-in scripted
+agents (our own code, which edits the workspace in-process) may run without one; a real agent
+CLI or a ``command`` template runs someone else's code, so the run is refused with the fix.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from harnessdrive.errors import UserError
+from harnessdrive.harnesses.base import Harness
+from harnessdrive.sandbox.runner import SandboxKind, sandbox_problem
+from harnessdrive.tasks.loading import Suite
+
+INSTALL_BUBBLEWRAP = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)"
+
+
+def runs_foreign_code(harness: Harness) -> bool:
+    """False only for harnesses that say so (the built-in scripted agents)."""
+    return bool(getattr(harness, "runs_foreign_code", True))
+
+
+def refuse_unsandboxed(kind: SandboxKind, harnesses: Mapping[str, Harness]) -> None:
+    """Raise :class:`UserError` when ``auto`` would run agent code with no sandbox."""
+    if kind != "auto":
+        return
+    foreign = sorted(name for name, harness in harnesses.items() if runs_foreign_code(harness))
+    if not foreign:
+        return
+    problem = sandbox_problem()
+    if problem is None:
+        return
+    raise UserError(
+        f"--sandbox auto: {problem}, so {', '.join(foreign)} would run unprotected (able to read "
+        f"the hidden tests and your files); {INSTALL_BUBBLEWRAP}, or say --sandbox none to run "
+        "without a sandbox"
+    )
+
+
+def secret_paths(suite: Suite, results: Path, scratch_root: Path) -> list[Path]:
+    """What no sandboxed process may see, even inside a folder it is shown."""
+    paths = [results, suite.folder, scratch_root]
+    for task in suite.tasks:
+        paths += [task.folder, task.repo_path]
+        paths += [hidden.source for hidden in task.hidden]
+        if task.solution is not None:
+            paths += [p for p in (task.solution.patch, task.solution.overlay) if p is not None]
+    return paths
+
+
+def private_paths() -> list[Path]:
+    """Covered like the secrets, but tool folders inside them are shown again."""
+    paths: list[Path] = []
+    with contextlib.suppress(OSError):
+        paths.append(Path.cwd())  # most likely the user's repository
+    home = os.environ.get("HOME")
+    if home:
+        paths.append(Path(home))
+    return paths
+
+
+def describe_auto() -> str:
+    """What ``--sandbox auto`` does here, for ``doctor``."""
+    problem = sandbox_problem()
+    if problem is None:
+        return "bubblewrap, for every harness"
+    return (
+        f"auto refuses real agent CLIs and command templates ({problem}): {INSTALL_BUBBLEWRAP}, "
+        "or say --sandbox none to run them unprotected; the built-in scripted agents (the demo) "
+        "still run, without a sandbox"
+    )
