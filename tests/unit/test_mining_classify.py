@@ -86,7 +86,7 @@ def test_test_file_names_in_every_language(path: str) -> None:
         "noxfile.py",
         "phpunit.xml",
         "phpunit.xml.dist",
-        ".mocharc",
+        ".mocharc.cjs",
         ".mocharc.yml",
         ".mocharc.json",
         ".mocharc.js",

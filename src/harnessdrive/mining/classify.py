@@ -12,6 +12,9 @@ import re
 from functools import lru_cache
 from typing import Literal
 
+from harnessdrive.mining.runners import all_runner_globs
+from harnessdrive.tasks.globs import compile_globs
+
 FileKind = Literal["test", "doc", "source", "other"]
 
 # A folder with one of these names holds tests, wherever it sits. `testing` is deliberately
@@ -20,34 +23,9 @@ TEST_FOLDERS: frozenset[str] = frozenset(
     {"test", "tests", "__tests__", "spec", "specs", "testdata", "__snapshots__", "__mocks__"}
 )
 
-_JS_TS = r"[cm]?[jt]sx?"  # js, jsx, mjs, cjs, ts, tsx, mts, cts
-
-# File names that are tests in their language, whatever folder they sit in.
-TEST_FILE_PATTERNS: tuple[str, ...] = (
-    r"test_.*\.py",  # pytest / unittest
-    r".+_test\.py",
-    r"conftest\.py",
-    r".+_test\.go",
-    rf".+\.(test|spec)\.{_JS_TS}",
-    r".+_spec\.rb",
-    r".+_test\.exs",
-    r".*Tests?\.(java|kt|scala|swift|php|cs)",  # JUnit, Kotlin, ScalaTest, XCTest, PHPUnit, xUnit
-)
-
-# Test-runner settings: an edit to one of these can switch tests off, so they are hidden tests.
-TEST_RUNNER_SETTINGS_PATTERNS: tuple[str, ...] = (
-    r"pytest\.ini",
-    r"tox\.ini",
-    r"noxfile\.py",
-    r"phpunit\.xml(\.dist)?",
-    r"\.mocharc(\..+)?",
-    r"\.nycrc(\..+)?",
-    r"\.rspec",
-    r"\.rspec-local",
-    rf"(jest|vitest|karma)\.conf(ig)?\.{_JS_TS}(on)?",
-    rf"vitest\.workspace\.{_JS_TS}(on)?",
-    rf"(ava|playwright)\.config\.{_JS_TS}",
-)
+# Test files by name, and the files that steer a test runner (an edit to one can switch tests
+# off), wherever they sit: both come from the runner table.
+TEST_NAME_GLOBS: tuple[str, ...] = all_runner_globs()
 
 DOC_FOLDERS: frozenset[str] = frozenset({"doc", "docs"})
 DOC_EXTENSIONS: frozenset[str] = frozenset(
@@ -159,54 +137,17 @@ DEPENDENCY_FILE_PATTERNS: tuple[str, ...] = (
 )
 
 
-# The same rules as globs (see harnessdrive.tasks.globs), for a mined task's ``restored`` list:
-# the agent's edits to any test file are put back before grading. Built from the tables above;
-# a test checks that a path matches these globs exactly when classify_path calls it a test.
-_JS_TS_EXTENSIONS = tuple(
-    f"{prefix}{base}{x}" for prefix in ("", "c", "m") for base in ("js", "ts") for x in ("", "x")
-)
-TEST_GLOBS: tuple[str, ...] = (
-    *(f"**/{folder}/**" for folder in sorted(TEST_FOLDERS)),
-    "test_*.py",
-    "?*_test.py",
-    "conftest.py",
-    "?*_test.go",
-    *(f"?*.{kind}.{ext}" for kind in ("test", "spec") for ext in _JS_TS_EXTENSIONS),
-    "?*_spec.rb",
-    "?*_test.exs",
-    *(
-        f"*{word}.{ext}"
-        for word in ("Test", "Tests")
-        for ext in ("java", "kt", "scala", "swift", "php", "cs")
-    ),
-    "pytest.ini",
-    "tox.ini",
-    "noxfile.py",
-    "phpunit.xml",
-    "phpunit.xml.dist",
-    ".mocharc",
-    ".mocharc.?*",
-    ".nycrc",
-    ".nycrc.?*",
-    ".rspec",
-    ".rspec-local",
-    *(
-        f"{tool}.{conf}.{ext}{on}"
-        for tool in ("jest", "vitest", "karma")
-        for conf in ("conf", "config")
-        for ext in _JS_TS_EXTENSIONS
-        for on in ("", "on")
-    ),
-    *(f"vitest.workspace.{ext}{on}" for ext in _JS_TS_EXTENSIONS for on in ("", "on")),
-    *(f"{tool}.config.{ext}" for tool in ("ava", "playwright") for ext in _JS_TS_EXTENSIONS),
-)
+# A mined task's ``restored`` list begins with these; the runner table gives the rest.
+TEST_FOLDER_GLOBS: tuple[str, ...] = tuple(f"**/{folder}/**" for folder in sorted(TEST_FOLDERS))
+TEST_GLOBS: tuple[str, ...] = (*TEST_FOLDER_GLOBS, *TEST_NAME_GLOBS)
+"""Every test path rule as globs: a path matches exactly when classify_path calls it a test."""
 
 
 def _anchored(patterns: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{p})" for p in patterns))
 
 
-_TEST_NAME = _anchored(TEST_FILE_PATTERNS + TEST_RUNNER_SETTINGS_PATTERNS)
+_TEST_PATH = compile_globs(TEST_GLOBS)
 _DEPENDENCY_NAME = _anchored(DEPENDENCY_FILE_PATTERNS)
 _DOC_STEMS = frozenset(DOC_FILE_STEMS)
 
@@ -226,7 +167,7 @@ def _is_doc_name(name: str) -> bool:
 def classify_path(path: str) -> FileKind:
     """The kind of a repository path: ``test``, ``doc``, ``source`` or ``other``."""
     *folders, name = path.split("/")
-    if _TEST_NAME.fullmatch(name) or any(folder in TEST_FOLDERS for folder in folders):
+    if _TEST_PATH.match(path):
         return "test"
     extension = _extension(name)
     if (

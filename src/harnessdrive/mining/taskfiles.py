@@ -5,12 +5,15 @@
     <id>/solution/solution.patch   the gold patch: the rest of the commit
 
 Test files the agent edits are put back before grading (``restored``), as the prompt promises:
-editing a test is allowed, so it is no tamper finding, but it never counts. The grader's own
-tamper checks (a planted conftest.py, interpreter hooks, fake reports) still apply.
+editing a test is allowed, so it is no tamper finding, but it never counts. The list holds the
+test folders plus the test files and settings of the runners the repository has at the parent
+commit (see :mod:`harnessdrive.mining.runners`), grouped under a comment per runner. The
+grader's own tamper checks (a planted conftest.py, interpreter hooks, fake reports) still apply.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,8 +22,10 @@ from typing import Any
 import tomli_w
 
 from harnessdrive.mining.candidate import Candidate
-from harnessdrive.mining.classify import TEST_GLOBS
-from harnessdrive.mining.contents import gold_patch, hidden_test_contents
+from harnessdrive.mining.classify import TEST_FOLDER_GLOBS
+from harnessdrive.mining.contents import gold_patch, hidden_test_contents, read_blobs
+from harnessdrive.mining.gitread import run_git
+from harnessdrive.mining.runners import MANIFEST_NAMES, select_runners
 from harnessdrive.tasks.loading import SOLUTION_PATCH, TASK_FILE
 from harnessdrive.workspace.materialize import write_file
 
@@ -48,18 +53,72 @@ def write_task_folder(
             write_file(folder / "hidden", path, content)
     (folder / "solution").mkdir()
     (folder / "solution" / SOLUTION_PATCH).write_bytes(gold_patch(repo, candidate))
-    data = task_data(repo, candidate, settings, removed)
-    (folder / TASK_FILE).write_text(tomli_w.dumps(data, multiline_strings=True), encoding="utf-8")
+    groups = restore_groups(repo, candidate.parent, settings.test_command)
+    data = task_data(repo, candidate, settings, removed, groups)
+    (folder / TASK_FILE).write_text(render_task_toml(data, groups), encoding="utf-8")
     return folder
 
 
+RestoreGroups = tuple[tuple[str, tuple[str, ...]], ...]
+"""``(heading, globs)`` pairs: what a mined task restores, and why."""
+
+_MAX_MANIFESTS = 50
+
+
+def restore_groups(repo: Path, commit: str, test_command: str) -> RestoreGroups:
+    """The test folders, then each runner the repository has at ``commit`` with its globs."""
+    listing = run_git(repo, ["ls-tree", "-r", "-z", "--full-tree", commit])
+    paths: list[str] = []
+    manifests: list[tuple[int, str, str]] = []  # (depth, path, blob)
+    for entry in listing.split(b"\0"):
+        if b"\t" not in entry:
+            continue
+        header, raw_path = entry.split(b"\t", 1)
+        path = os.fsdecode(raw_path)
+        paths.append(path)
+        kind, blob = header.split()[1:3]
+        parts = path.split("/")
+        if kind == b"blob" and parts[-1] in MANIFEST_NAMES and "node_modules" not in parts:
+            manifests.append((len(parts), path, blob.decode()))
+    manifests.sort()
+    blobs = read_blobs(repo, [blob for _, _, blob in manifests[:_MAX_MANIFESTS]])
+    texts = [content.decode("utf-8", "replace") for content in blobs.values()]
+    groups: list[tuple[str, tuple[str, ...]]] = [("test folders", TEST_FOLDER_GLOBS)]
+    listed = set(TEST_FOLDER_GLOBS)
+    for runner in select_runners(paths, test_command=test_command, manifests=texts):
+        fresh = tuple(g for g in (*runner.test_files, *runner.settings) if g not in listed)
+        listed.update(fresh)
+        if fresh:
+            groups.append((runner.name, fresh))
+    return tuple(groups)
+
+
+def render_task_toml(data: dict[str, Any], groups: RestoreGroups) -> str:
+    """``task.toml`` text; ``grade.restored`` is written by hand to carry a comment per group."""
+    head = {key: value for key, value in data.items() if key != "metadata"}
+    head["grade"] = {k: v for k, v in data["grade"].items() if k != "restored"}
+    lines = ["restored = ["]
+    for heading, globs in groups:
+        lines.append(f"    # {heading}")
+        lines.extend(f"    {json.dumps(glob)}," for glob in globs)
+    lines.append("]")
+    text = tomli_w.dumps(head, multiline_strings=True) + "\n".join(lines) + "\n"
+    if "metadata" in data:
+        text += "\n" + tomli_w.dumps({"metadata": data["metadata"]}, multiline_strings=True)
+    return text
+
+
 def task_data(
-    repo: Path, candidate: Candidate, settings: TaskSettings, removed: list[str]
+    repo: Path,
+    candidate: Candidate,
+    settings: TaskSettings,
+    removed: list[str],
+    groups: RestoreGroups,
 ) -> dict[str, Any]:
     grade: dict[str, Any] = {
         "command": settings.test_command,
         "timeout": settings.test_timeout,
-        "restored": list(TEST_GLOBS),
+        "restored": [glob for _, globs in groups for glob in globs],
     }
     # A deleted test whose name is not UTF-8 cannot be written in TOML; it stays in the copy.
     removed = [path for path in removed if _is_text(path)]

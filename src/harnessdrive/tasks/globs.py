@@ -14,6 +14,10 @@ from functools import lru_cache
 
 @lru_cache(maxsize=512)
 def _compile(pattern: str) -> re.Pattern[str]:
+    return re.compile(_regex(pattern) + r"\Z", re.DOTALL)
+
+
+def _regex(pattern: str) -> str:
     pattern = pattern.strip().lstrip("/")
     if "/" not in pattern.rstrip("/"):
         pattern = "**/" + pattern
@@ -37,8 +41,14 @@ def _compile(pattern: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(pattern[i]))
             i += 1
-    return re.compile("".join(out) + r"\Z")
+    return "".join(out)
 
 
 def matches(path: str, patterns: Iterable[str]) -> bool:
     return any(_compile(pattern).match(path) for pattern in patterns)
+
+
+def compile_globs(patterns: Iterable[str]) -> re.Pattern[str]:
+    """One expression whose ``match`` succeeds on a path exactly when one of ``patterns`` does."""
+    alternatives = "|".join(f"(?:{_regex(pattern)})" for pattern in patterns)
+    return re.compile(f"(?:{alternatives})\\Z" if alternatives else "(?!)", re.DOTALL)
