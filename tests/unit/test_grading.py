@@ -174,31 +174,6 @@ def test_commands_without_junit_are_counted_by_exit_code(tmp_path: Path) -> None
     assert (verdict.hidden.passed, verdict.hidden.total) == (1, 1)  # type: ignore[union-attr]
 
 
-CHECK_NO_BYTECODE = (
-    "{python} -c \"import os, sys; prefix = os.environ['PYTHONPYCACHEPREFIX']; "
-    "stale = [d for d, _, _ in os.walk('.') if d.endswith('__pycache__')]; "
-    "sys.exit(1 if os.path.exists(prefix + '/x') or stale else 0)\""
-)
-
-
-def test_each_test_run_starts_without_old_bytecode(tmp_path: Path) -> None:
-    # Python trusts a .pyc whose source has the same size and modified second, so a file
-    # rewritten right after an earlier run could run as its old version (seed 000). Every run
-    # therefore starts with no __pycache__ in the copy and an empty, new PYTHONPYCACHEPREFIX.
-    task = TaskFiles(
-        "bytecode",
-        files={"pkg/mod.py": "X = 1\n"},
-        visible_command=(
-            "mkdir -p pkg/__pycache__ && touch pkg/__pycache__/mod.cpython-311.pyc && "
-            '{python} -c \'import os; open(os.environ["PYTHONPYCACHEPREFIX"] + "/x", "w")\''
-        ),
-        command=CHECK_NO_BYTECODE,
-    )
-    verdict = run_grader(tmp_path, task)
-    assert verdict.visible is not None and verdict.visible.exit_code == 0
-    assert verdict.outcome == "pass"
-
-
 def test_junit_counts_errors_skips_and_both_roots(tmp_path: Path) -> None:
     report = tmp_path / "r.xml"
     report.write_text(

@@ -9,7 +9,7 @@ from rich.table import Table
 
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
-from harnessdrive.running.check import check_suite
+from harnessdrive.running.check import check_suite, new_logs_folder
 from harnessdrive.sandbox.runner import get_sandbox
 from harnessdrive.tasks.loading import load_suite
 
@@ -21,10 +21,12 @@ def check(
 ) -> None:
     """Prove each task grades right: reference passes, untouched and noop fail."""
     loaded = load_suite(suite)
+    logs = new_logs_folder()
     checks = check_suite(
         loaded,
         sandbox=get_sandbox(opt.sandbox_kind(sandbox)),
         python=sys.executable,
+        logs=logs,
         jobs=max(jobs, 1),
     )
     table = Table(title=f"Self-test of {loaded.name}", title_justify="left")
@@ -49,5 +51,6 @@ def check(
         console.print(
             f"{len(broken)} of {len(checks)} task(s) broken: {', '.join(i.task for i in broken)}"
         )
+        console.print(f"Logs of every case: {logs}")
         raise typer.Exit(1)
-    console.print(f"All {len(checks)} task(s) grade correctly.")
+    console.print(f"All {len(checks)} task(s) grade correctly. Logs: {logs}")

@@ -38,6 +38,7 @@ from harnessdrive.sandbox.process import StopToken
 from harnessdrive.sandbox.runner import Isolation, Sandbox
 from harnessdrive.tasks.globs import matches
 from harnessdrive.tasks.loading import Task
+from harnessdrive.tasks.view import task_view
 from harnessdrive.workspace.changes import Changes, FileChange
 from harnessdrive.workspace.materialize import (
     apply_changes,
@@ -88,7 +89,7 @@ class GradingSetup:
     run_visible: bool = True
     """False skips the visible command: its counts never decide the outcome."""
     readonly: tuple[Path, ...] = ()
-    """Further paths the setup and test commands may read (a shared environment store)."""
+    """Paths the setup and test commands may read beyond the task's own view (tasks/view.py)."""
 
 
 def grade(setup: GradingSetup, changes: Changes) -> Verdict:
@@ -133,16 +134,18 @@ def _run_tests(
     outputs = setup.scratch / "grading-out"
     outputs.mkdir(exist_ok=True)
     env = base_environment(home, tmp)
+    view = task_view(setup.task, setup.python)
     # Logs reach the results folder through inherited descriptors; the junit report is written
     # to ``outputs``, outside the copy, and copied to the results folder once the run is over.
     runner_folder = install_launcher(setup.scratch)
     isolation = Isolation(
         writable=(copy, home, tmp, outputs),
-        readonly=(*setup.readonly, runner_folder),
+        readonly=(*view.readonly, *setup.readonly, runner_folder),
         network="none",
     )
-    values = {"python": setup.python, "workspace": str(copy)}
+    values = view.values(copy)
     setup_run = None
+    setup_log = setup.logs / "grade-setup.log"
     if setup.task.spec.setup.commands:
         outcome = run_setup(
             setup.task.spec.setup.commands,
@@ -150,7 +153,7 @@ def _run_tests(
             sandbox=setup.sandbox,
             env=env,
             timeout=setup.task.spec.setup.timeout,
-            log=setup.logs / "grade-setup.log",
+            log=setup_log,
             isolation=replace(isolation, network=setup.task.spec.setup.network),
             values=values,
             stop=setup.stop,
@@ -172,7 +175,7 @@ def _run_tests(
                     setup=setup_run,
                     error="setup failed after the agent changed a dependency file",
                 )
-            raise SetupFailedError("setup failed in the grading copy (see grade-setup.log)")
+            raise SetupFailedError(f"setup failed in the grading copy (see {setup_log})")
     visible = None
     if spec.visible_command and setup.run_visible:
         visible, _ = _run_command(setup, copy, spec.visible_command, "visible", env, isolation)
@@ -230,12 +233,11 @@ def _run_command(
         "junit" in placeholders(template) or _PYTEST.search(command) or prepared.writes_junit
     )
     run_env = {**env, **prepared.env}
-    # Bytecode from an earlier run must never stand in for a rewritten file (seed 000).
+    # Bytecode from an earlier run must never stand in for a rewritten file (seed 000): with no
+    # cache prefix, the copy's bytecode lives only in its own __pycache__ folders, removed here.
+    # What lies outside the copy (the interpreter, shared environments) is read-only to every
+    # command and keeps its bytecode.
     _remove_pycache(copy)
-    cache_prefix = outputs / f"pycache-{label}"
-    shutil.rmtree(cache_prefix, ignore_errors=True)
-    cache_prefix.mkdir(parents=True)
-    run_env["PYTHONPYCACHEPREFIX"] = str(cache_prefix)
     if wants_junit and "junit" not in placeholders(template):
         run_env["PYTEST_ADDOPTS"] = (
             f"--junitxml={junit_path} -o junit_family=xunit2 -p no:cacheprovider"

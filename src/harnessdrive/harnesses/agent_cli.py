@@ -282,7 +282,7 @@ class AgentCli:
         if run.endpoint is None:
             passthrough = (*passthrough, *self.auth_env)
         env = base_environment(request.home, request.tmp, passthrough=passthrough, extra=launch.env)
-        readonly = (run.prompt_file,)
+        readonly = (run.prompt_file, *request.readonly)
         return request.sandbox.run(
             launch.argv,
             cwd=request.workspace,

@@ -96,6 +96,8 @@ class AgentRequest:
     stop: StopToken | None = None
     budget_usd: float | None = None
     """Spend left under the cap, for harnesses that take a cap of their own."""
+    readonly: tuple[Path, ...] = ()
+    """Folders the agent may read but not change: the task's view (tasks/view.py)."""
 
     @property
     def stdout(self) -> Path:

@@ -89,7 +89,7 @@ class CommandHarness:
             stdin=request.prompt_file if options.get("stdin_prompt") else None,
             isolation=Isolation(
                 writable=(request.workspace, request.home, request.tmp),
-                readonly=(request.prompt_file,),
+                readonly=(request.prompt_file, *request.readonly),
                 network=request.network,
             ),
             stop=request.stop,

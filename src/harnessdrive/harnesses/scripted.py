@@ -203,7 +203,9 @@ def run_as_agent(request: AgentRequest, argv: list[str]) -> ProcessResult:
         timeout=request.timeout,
         stdout=request.stdout,
         stderr=request.stderr,
-        isolation=Isolation(writable=(request.workspace, request.home, request.tmp)),
+        isolation=Isolation(
+            writable=(request.workspace, request.home, request.tmp), readonly=request.readonly
+        ),
         stop=request.stop,
     )
 

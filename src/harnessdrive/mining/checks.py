@@ -193,7 +193,6 @@ class Checker:
             sandbox=self.sandbox,
             python=self.python,
             stop=self.stop,
-            readonly=(self.store.root,) if self.store is not None else (),
         )
         try:
             verdict = grade(setup, changes)

@@ -111,6 +111,7 @@ def mine(
         setup_command=options.setup_command or store.setup_command(),
         test_timeout=options.test_timeout,
         test_command_source=command.source,
+        shared=(str(store.root),) if store.setup_command() else (),
     )
     scratch = Path(tempfile.mkdtemp(prefix="harnessdrive-mine-"))
     checker = Checker(

@@ -38,6 +38,8 @@ class TaskSettings:
     setup_command: str | None
     test_timeout: float
     test_command_source: str = ""
+    shared: tuple[str, ...] = ()
+    """Folders the setup command reads (the suite's shared environments)."""
 
 
 def write_task_folder(
@@ -131,7 +133,7 @@ def task_data(
         "repo": {"path": str(repo), "ref": candidate.parent},
     }
     if settings.setup_command:
-        data["setup"] = {"commands": [settings.setup_command]}
+        data["setup"] = setup_table(settings)
     data["grade"] = grade
     data["metadata"] = {
         "mined": True,
@@ -144,6 +146,14 @@ def task_data(
         "test_cmd_source": settings.test_command_source,
     }
     return data
+
+
+def setup_table(settings: TaskSettings) -> dict[str, Any]:
+    """The ``[setup]`` table of every task mined with ``settings``."""
+    table: dict[str, Any] = {"commands": [settings.setup_command]}
+    if settings.shared:
+        table["shared"] = list(settings.shared)
+    return table
 
 
 def _is_text(path: str) -> bool:

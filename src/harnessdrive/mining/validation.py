@@ -24,6 +24,7 @@ from harnessdrive.grading.grader import GradingSetup, grade
 from harnessdrive.mining.candidate import Candidate
 from harnessdrive.mining.checks import REJECT_REASONS, CandidateResult, Checker, RejectReason
 from harnessdrive.mining.summary import RunRecord
+from harnessdrive.mining.taskfiles import setup_table
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.tasks.loading import TASK_FILE, load_task
@@ -91,7 +92,7 @@ def check_head(checker: Checker, head: str) -> HeadCheck:
         },
     }
     if checker.settings.setup_command:
-        data["setup"] = {"commands": [checker.settings.setup_command]}
+        data["setup"] = setup_table(checker.settings)
     (folder / TASK_FILE).write_text(tomli_w.dumps(data), encoding="utf-8")
     logs = checker.logs / "head"
     try:
@@ -121,7 +122,6 @@ def check_head(checker: Checker, head: str) -> HeadCheck:
         sandbox=checker.sandbox,
         python=checker.python,
         stop=checker.stop,
-        readonly=(checker.store.root,) if checker.store is not None else (),
     )
     try:
         verdict = grade(setup, empty)

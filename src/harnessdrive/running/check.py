@@ -8,6 +8,7 @@ every agent, even one that does nothing, would score a pass.
 from __future__ import annotations
 
 import shutil
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ from harnessdrive.sandbox.runner import Sandbox
 from harnessdrive.sandbox.scratch import make_scratch_root
 from harnessdrive.tasks.loading import Suite, Task
 from harnessdrive.tasks.models import VariantSpec
+from harnessdrive.tasks.view import task_view
 from harnessdrive.workspace.changes import Changes, capture_changes
 from harnessdrive.workspace.materialize import copy_snapshot
 from harnessdrive.workspace.snapshot import Snapshot
@@ -52,13 +54,28 @@ class TaskCheck:
         return not self.problems
 
 
-def check_suite(suite: Suite, *, sandbox: Sandbox, python: str, jobs: int = 1) -> list[TaskCheck]:
+def new_logs_folder() -> Path:
+    """A new folder for a check's logs, kept after the check (they explain a broken task)."""
+    return Path(tempfile.mkdtemp(prefix="harnessdrive-check-logs-"))
+
+
+def check_suite(
+    suite: Suite, *, sandbox: Sandbox, python: str, logs: Path, jobs: int = 1
+) -> list[TaskCheck]:
+    """Check every task; each case's logs are kept under ``logs/<task>/<case>/``."""
     scratch = make_scratch_root("harnessdrive-check-")
     try:
         snapshots = SnapshotCache(scratch / "snapshots")
         with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
             futures = [
-                pool.submit(_check_task, task, snapshots, sandbox, python, scratch / f"t{i}")
+                pool.submit(
+                    _check_task,
+                    task,
+                    snapshots,
+                    sandbox,
+                    python,
+                    _Folders(scratch / f"t{i}", logs / task.id),
+                )
                 for i, task in enumerate(suite.tasks)
             ]
             return [future.result() for future in futures]
@@ -66,8 +83,19 @@ def check_suite(suite: Suite, *, sandbox: Sandbox, python: str, jobs: int = 1) -
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+@dataclass(frozen=True)
+class _Folders:
+    scratch: Path
+    """Removed afterwards."""
+    logs: Path
+    """Kept: every error message names a log in here."""
+
+    def case(self, name: str) -> _Folders:
+        return _Folders(self.scratch / name, self.logs / name)
+
+
 def _check_task(
-    task: Task, snapshots: SnapshotCache, sandbox: Sandbox, python: str, scratch: Path
+    task: Task, snapshots: SnapshotCache, sandbox: Sandbox, python: str, folders: _Folders
 ) -> TaskCheck:
     report = TaskCheck(task=task.id)
     try:
@@ -75,7 +103,7 @@ def _check_task(
     except HarnessdriveError as exc:
         report.problems.append(f"cannot build the base state: {exc}")
         return report
-    untouched = _grade_untouched(task, snapshot, sandbox, python, scratch / "untouched")
+    untouched = _grade_untouched(task, snapshot, sandbox, python, folders.case("untouched"))
     report.cases.append(CheckCase("untouched", "fail", untouched.outcome, _detail(untouched)))
     if untouched.outcome == "pass":
         report.problems.append(
@@ -90,7 +118,7 @@ def _check_task(
             report.problems.append("no reference solution (solution/solution.patch or solution/)")
             continue
         verdict = _run_agent(
-            agent, task, snapshots, sandbox, python, scratch / agent.name, untouched
+            agent, task, snapshots, sandbox, python, folders.case(agent.name), untouched
         )
         report.cases.append(CheckCase(agent.name, expected, verdict.outcome, _detail(verdict)))
         if verdict.outcome != expected:
@@ -101,10 +129,10 @@ def _check_task(
 
 
 def _grade_untouched(
-    task: Task, snapshot: Snapshot, sandbox: Sandbox, python: str, scratch: Path
+    task: Task, snapshot: Snapshot, sandbox: Sandbox, python: str, folders: _Folders
 ) -> Verdict:
-    scratch.mkdir(parents=True)
-    setup = _grading(task, snapshot, sandbox, python, scratch)
+    folders.scratch.mkdir(parents=True)
+    setup = _grading(task, snapshot, sandbox, python, folders)
     empty = Changes(base_tree=snapshot.tree, tree=snapshot.tree, files=(), patch=b"")
     return _grade(setup, empty)
 
@@ -115,13 +143,15 @@ def _run_agent(
     snapshots: SnapshotCache,
     sandbox: Sandbox,
     python: str,
-    scratch: Path,
+    folders: _Folders,
     untouched: Verdict,
 ) -> Verdict:
+    scratch = folders.scratch
     snapshot = snapshots.get(task)
     workspace = copy_snapshot(snapshot, scratch / "workspace")
-    for name in ("home", "tmp", "logs", "grading"):
+    for name in ("home", "tmp", "grading"):
         (scratch / name).mkdir()
+    folders.logs.mkdir(parents=True, exist_ok=True)
     request = AgentRequest(
         task=task,
         variant=VariantSpec(harness=agent.name),
@@ -130,11 +160,12 @@ def _run_agent(
         workspace=workspace,
         home=scratch / "home",
         tmp=scratch / "tmp",
-        logs=scratch / "logs",
+        logs=folders.logs,
         timeout=task.spec.limits.agent_timeout,
         sandbox=sandbox,
         network="none",
         python=python,
+        readonly=task_view(task, python).readonly,
     )
     run = agent.run(request)
     changes = capture_changes(snapshot, workspace)
@@ -142,18 +173,19 @@ def _run_agent(
         return Verdict(outcome="not_graded", error=run.error or "the agent could not run")
     if not changes:
         return untouched  # the same input as the untouched repository gets the same verdict
-    return _grade(_grading(task, snapshot, sandbox, python, scratch / "grading"), changes)
+    grading = _Folders(scratch / "grading", folders.logs)
+    return _grade(_grading(task, snapshot, sandbox, python, grading), changes)
 
 
 def _grading(
-    task: Task, snapshot: Snapshot, sandbox: Sandbox, python: str, scratch: Path
+    task: Task, snapshot: Snapshot, sandbox: Sandbox, python: str, folders: _Folders
 ) -> GradingSetup:
     # The visible command never decides an outcome, so the self-test skips it.
     return GradingSetup(
         task=task,
         snapshot=snapshot,
-        scratch=scratch,
-        logs=scratch / "logs",
+        scratch=folders.scratch,
+        logs=folders.logs,
         sandbox=sandbox,
         python=python,
         run_visible=False,

@@ -37,6 +37,7 @@ from harnessdrive.store.results import (
 )
 from harnessdrive.store.store import Store, utc_now
 from harnessdrive.tasks.loading import Task
+from harnessdrive.tasks.view import task_view
 from harnessdrive.workspace.materialize import copy_snapshot
 from harnessdrive.workspace.setup import run_setup
 
@@ -165,16 +166,22 @@ def _execute(
     prompt_file.write_text(task.prompt, encoding="utf-8")
     setup_seconds = 0.0
     base = {"base_commit": snapshot.commit, "base_source": snapshot.source}
+    view = task_view(task, ctx.python)
     if task.spec.setup.commands:
+        setup_log = paths.root / "setup.log"
         setup = run_setup(
             task.spec.setup.commands,
             root=workspace,
             sandbox=sandbox,
             env=base_environment(home, tmp),
             timeout=task.spec.setup.timeout,
-            log=paths.root / "setup.log",
-            isolation=Isolation(writable=(workspace, home, tmp), network=task.spec.setup.network),
-            values={"python": ctx.python, "workspace": str(workspace)},
+            log=setup_log,
+            isolation=Isolation(
+                writable=(workspace, home, tmp),
+                readonly=view.readonly,
+                network=task.spec.setup.network,
+            ),
+            values=view.values(workspace),
             stop=ctx.stop,
         )
         setup_seconds = setup.seconds
@@ -188,7 +195,7 @@ def _execute(
                     "seconds": Timing(setup=round(setup_seconds, 3), total=now() - began),
                     "agent": AgentSummary(error="setup failed in the agent's workspace"),
                     "cost": NO_MODEL,
-                    "note": "see setup.log",
+                    "note": f"see {setup_log}",
                 }
             )
     request = AgentRequest(
@@ -206,6 +213,7 @@ def _execute(
         python=ctx.python,
         stop=ctx.stop,
         budget_usd=prepared.budget_usd,
+        readonly=view.readonly,
     )
     grading = GradingSetup(
         task=task,

@@ -45,6 +45,8 @@ class Task:
     solution: Solution | None
     fingerprint: str
     """Changes whenever anything that defines the task changes; guards resumed results."""
+    shared: tuple[Path, ...] = ()
+    """``setup.shared`` resolved: folders its commands and agent may read, never change."""
 
     @property
     def id(self) -> str:
@@ -86,6 +88,7 @@ def load_suite(path: Path) -> Suite:
         raise UserError(f"no {SUITE_FILE} or {TASK_FILE} in {path}")
     if not tasks:
         raise TaskFormatError(f"{path / SUITE_FILE}: no task folders match {list(spec.tasks)}")
+    _check_shared_hides_tasks(tasks)
     seen: dict[str, Path] = {}
     for task in tasks:
         if task.id in seen:
@@ -108,6 +111,7 @@ def load_task(folder: Path) -> Task:
         raise UserError(f"{task_file}: repo path does not exist: {repo_path}")
     hidden = _hidden_files(folder, spec, task_file)
     solution = _solution(folder)
+    shared = _shared_folders(folder, spec, task_file, repo_path, hidden, solution)
     return Task(
         spec=spec,
         folder=folder,
@@ -116,6 +120,7 @@ def load_task(folder: Path) -> Task:
         hidden=hidden,
         solution=solution,
         fingerprint=_fingerprint(task_file, prompt, repo_path, hidden, solution),
+        shared=shared,
     )
 
 
@@ -172,6 +177,45 @@ def _hidden_files(folder: Path, spec: TaskSpec, task_file: Path) -> tuple[Hidden
         for path in sorted(hidden_dir.rglob("*"))
         if path.is_file() and "__pycache__" not in path.parts
     )
+
+
+def _shared_folders(
+    folder: Path,
+    spec: TaskSpec,
+    task_file: Path,
+    repo_path: Path,
+    hidden: tuple[HiddenSource, ...],
+    solution: Solution | None,
+) -> tuple[Path, ...]:
+    """``setup.shared`` as folders, none of which may show what the agent must not see."""
+    secret = [folder, repo_path, *(item.source for item in hidden)]
+    if solution is not None:
+        secret += [p for p in (solution.patch, solution.overlay) if p is not None]
+    shared = []
+    for entry in spec.setup.shared:
+        path = (folder / entry).resolve()
+        if not path.is_dir():
+            raise TaskFormatError(f"{task_file}: setup.shared folder not found: {entry}")
+        for item in secret:
+            if item.resolve().is_relative_to(path):
+                raise TaskFormatError(
+                    f"{task_file}: setup.shared folder {entry} holds {item}, which the agent"
+                    " must not see"
+                )
+        shared.append(path)
+    return tuple(shared)
+
+
+def _check_shared_hides_tasks(tasks: tuple[Task, ...]) -> None:
+    """No task's shared folder may show another task's folder (its hidden tests)."""
+    for task in tasks:
+        for path in task.shared:
+            for other in tasks:
+                if other.folder.is_relative_to(path):
+                    raise TaskFormatError(
+                        f"{task.folder / TASK_FILE}: setup.shared folder {path} holds the task"
+                        f" folder {other.folder}, which the agent must not see"
+                    )
 
 
 def _solution(folder: Path) -> Solution | None:

@@ -37,6 +37,9 @@ class SetupSpec(_Spec):
     """Seconds for all setup commands together."""
     network: Literal["none", "host"] = "none"
     """Setup runs without network unless the task says ``host`` (to install dependencies)."""
+    shared: tuple[str, ...] = ()
+    """Folders outside the repository that setup, the agent and the tests may read but never
+    change (a mined suite's shared test environments); relative to the task folder."""
 
 
 class HiddenFile(_Spec):

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harnessdrive.errors import WorkspaceError
-from harnessdrive.workspace.git import IDENTITY, git
+from harnessdrive.workspace.git import IDENTITY, git, run_git
 from harnessdrive.workspace.ignore import exclude_file_text, is_cache_name
 
 # In-tree attributes must not transform content between disk and our objects.
@@ -79,8 +79,10 @@ def build_snapshot(repo_path: Path, ref: str | None, dest: Path) -> Snapshot:
 def _build(repo_path: Path, ref: str | None, dest: Path) -> Snapshot:
     root = dest / "base"
     root.mkdir(parents=True)
+    version_tag = None
     if _is_git_source(repo_path, ref):
         source = _copy_git_tree(repo_path, ref or "HEAD", root)
+        version_tag = _nearest_tag(repo_path, ref or "HEAD")
     else:
         _copy_folder(repo_path, root)
         source = f"folder {repo_path}"
@@ -90,6 +92,9 @@ def _build(repo_path: Path, ref: str | None, dest: Path) -> Snapshot:
     tree = git("write-tree", cwd=root).decode().strip()
     commit = git("commit-tree", tree, "-m", "base", cwd=root, env=IDENTITY).decode().strip()
     git("update-ref", "--no-deref", "refs/heads/main", commit, cwd=root)
+    if version_tag is not None:
+        # Projects that take their version from git (setuptools-scm and the like) test it.
+        git("update-ref", "--no-deref", f"refs/tags/{version_tag}", commit, cwd=root)
     _compact(root / ".git")
     shadow = dest / "shadow.git"
     git("init", "-q", "--bare", "--template=", str(shadow))
@@ -98,6 +103,17 @@ def _build(repo_path: Path, ref: str | None, dest: Path) -> Snapshot:
     _write_info(shadow)
     files = len(git("ls-files", "-z", cwd=root).split(b"\0")) - 1
     return Snapshot(root=root, shadow=shadow, commit=commit, tree=tree, source=source, files=files)
+
+
+def _nearest_tag(repo_path: Path, ref: str) -> str | None:
+    """The newest tag the commit descends from, so a copy's ``git describe`` names it too."""
+    found = git(
+        "describe", "--tags", "--abbrev=0", "--end-of-options", ref, cwd=repo_path, check=False
+    )
+    name = found.decode(errors="replace").strip()
+    if not name or run_git(["check-ref-format", f"refs/tags/{name}"]).returncode != 0:
+        return None
+    return name
 
 
 def _compact(git_dir: Path) -> None:
