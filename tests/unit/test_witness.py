@@ -168,3 +168,15 @@ def test_a_missing_hidden_test_or_an_invented_one_is_a_report_mismatch(tmp_path:
 def test_a_failing_run_is_never_made_worse_by_missing_canaries() -> None:
     broken = [case("tests.test_hidden", "error", classname="")]
     assert codes(PLAN, broken) == []
+
+
+def test_doctests_and_parametrized_ids_of_an_honest_run_are_not_findings(tmp_path: Path) -> None:
+    (tmp_path / "test_hidden.py").write_text("def test_more(x):\n    pass\n")
+    cases = [
+        *HONEST,
+        case("test_more[1.5-a b]", "passed"),
+        case("calc.add", "passed", classname="calc"),
+        case("tests/data/spec.yaml::anything", "passed", classname="tests.data"),
+    ]
+    found = judge(PLAN, cases, exit_code=1, copy=tmp_path, selects=False, passes_status=True)
+    assert found.findings == ()
