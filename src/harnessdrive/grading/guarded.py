@@ -104,6 +104,8 @@ def read_counts(
             passes_status=prepared.passes_status,
         )
         counts, findings = judged.counts, judged.findings
+        if judged.note:
+            fields["note"] = "; ".join(filter(None, (note, judged.note)))
         fields["canaries"] = judged.canaries
         fields["expected_exit"] = judged.expected_exit if prepared.passes_status else 0
     fields.update(
