@@ -43,9 +43,18 @@ def plant_canaries(
 
 
 def own_modules(snapshot_root: Path) -> tuple[str, ...]:
-    """Top-level module names the base itself defines at the root and in ``src/``."""
+    """Top-level module names the base itself defines at the root and one folder down.
+
+    The launcher's guard leaves these alone: a project's own ``calendar`` package is its code.
+    """
     names: set[str] = set()
-    for folder in (snapshot_root, snapshot_root / "src"):
+    try:
+        folders = [snapshot_root] + [
+            p for p in snapshot_root.iterdir() if p.is_dir() and not p.name.startswith(".")
+        ]
+    except OSError:
+        return ()
+    for folder in folders:
         try:
             entries = list(folder.iterdir())
         except OSError:
