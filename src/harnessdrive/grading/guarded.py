@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from harnessdrive.errors import GradingError
 from harnessdrive.grading import runners, witness
 from harnessdrive.grading.junit import count_cases, read_cases
 from harnessdrive.grading.verdict import Finding, GradingRun
@@ -97,8 +98,13 @@ def read_counts(
     note: str | None,
 ) -> tuple[GradingRun, tuple[Finding, ...]]:
     """The run's counts from its junit report, canaries taken out and judged."""
-    cases = read_cases(junit)
     fields: dict[str, object] = {**base, "source": "junit", "note": note}
+    try:
+        cases = read_cases(junit)
+    except GradingError as exc:
+        # The report is written beside the code under test: garbage in it is no pass.
+        fields.update(passed=0, total=0, note="; ".join(filter(None, (note, str(exc)))))
+        return GradingRun.model_validate(fields), ()
     findings: tuple[Finding, ...] = ()
     if plan is None:
         counts = count_cases(cases)

@@ -107,10 +107,14 @@ def run_pytest(args, insert_cwd):
 
     plugins = _environment_plugins(_blocked(args))
     _protect(module.partition(".")[0] for module in plugins)
-    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    argv = [word for module in plugins for word in ("-p", module)] + list(args)
+    if getattr(pytest, "version_tuple", (0,)) >= (8, 4):
+        # The flag, unlike the variable, does not reach pytest runs that the tests start.
+        argv.insert(0, "--disable-plugin-autoload")
+    else:
+        os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     if insert_cwd:
         sys.path.insert(0, os.getcwd())
-    argv = [word for module in plugins for word in ("-p", module)] + list(args)
     if os.environ.get(RUN_ALL_ENV):
         # Stopping at the first failure would stop at a planted expected failure.
         argv.append("--maxfail=0")
