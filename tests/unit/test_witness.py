@@ -168,3 +168,47 @@ def test_a_missing_hidden_test_or_an_invented_one_is_a_report_mismatch(tmp_path:
 def test_a_failing_run_is_never_made_worse_by_missing_canaries() -> None:
     broken = [case("tests.test_hidden", "error", classname="")]
     assert codes(PLAN, broken) == []
+
+
+def test_doctests_and_parametrized_ids_of_an_honest_run_are_not_findings(tmp_path: Path) -> None:
+    (tmp_path / "test_hidden.py").write_text("def test_more(x):\n    pass\n")
+    cases = [
+        *HONEST,
+        case("test_more[1.5-a b]", "passed"),
+        case("calc.add", "passed", classname="calc"),
+        case("tests/data/spec.yaml::anything", "passed", classname="tests.data"),
+    ]
+    found = judge(PLAN, cases, exit_code=1, copy=tmp_path, selects=False, passes_status=True)
+    assert found.findings == ()
+
+
+def test_only_what_the_runner_collects_is_expected_in_the_report() -> None:
+    source = (
+        b"import pytest, unittest\n\n@pytest.fixture\ndef test_data():\n    return 1\n\n"
+        b"def test_real(test_data):\n    assert test_data\n\n"
+        b"class TestHelper:\n    def __init__(self):\n        pass\n\n"
+        b"    def test_not_collected(self):\n        pass\n\n"
+        b"class Base(unittest.TestCase):\n    def test_base(self):\n        pass\n\n"
+        b"class Derived(Base):\n    def test_derived(self):\n        pass\n"
+    )
+    pytest_plan, _ = planted("pytest", "tests/test_x.py", source)
+    assert [name for _, name in pytest_plan.hidden_tests] == [
+        "test_real",
+        "test_base",
+        "test_derived",
+    ]
+    unittest_plan, _ = planted("unittest", "tests/test_x.py", source)
+    assert [name for _, name in unittest_plan.hidden_tests] == ["test_base", "test_derived"]
+    not_collected = b"__test__ = False\ndef test_a():\n    pass\n"
+    plan, contents = plant("pytest", [("t/test_x.py", not_collected)])
+    assert plan.canaries == () and contents == {}
+
+
+def test_a_hidden_file_skipped_whole_is_no_pass_and_no_finding() -> None:
+    skipped = [case("test_small", "passed", "tests.test_visible"),
+               case("tests.test_hidden", "skipped", classname="")]  # fmt: skip
+    judged = judge(PLAN, skipped, exit_code=0, copy=Path(__file__).parent, selects=False,
+                   passes_status=True)  # fmt: skip
+    assert judged.findings == ()
+    assert judged.counts.errors == 1
+    assert judged.note == "hidden tests not run: tests/test_hidden.py skipped whole"

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from harnessdrive.errors import GradingError
 from harnessdrive.grading import runners, witness
 from harnessdrive.grading.junit import count_cases, read_cases
 from harnessdrive.grading.verdict import Finding, GradingRun
@@ -43,9 +44,18 @@ def plant_canaries(
 
 
 def own_modules(snapshot_root: Path) -> tuple[str, ...]:
-    """Top-level module names the base itself defines at the root and in ``src/``."""
+    """Top-level module names the base itself defines at the root and one folder down.
+
+    The launcher's guard leaves these alone: a project's own ``calendar`` package is its code.
+    """
     names: set[str] = set()
-    for folder in (snapshot_root, snapshot_root / "src"):
+    try:
+        folders = [snapshot_root] + [
+            p for p in snapshot_root.iterdir() if p.is_dir() and not p.name.startswith(".")
+        ]
+    except OSError:
+        return ()
+    for folder in folders:
         try:
             entries = list(folder.iterdir())
         except OSError:
@@ -88,8 +98,13 @@ def read_counts(
     note: str | None,
 ) -> tuple[GradingRun, tuple[Finding, ...]]:
     """The run's counts from its junit report, canaries taken out and judged."""
-    cases = read_cases(junit)
     fields: dict[str, object] = {**base, "source": "junit", "note": note}
+    try:
+        cases = read_cases(junit)
+    except GradingError as exc:
+        # The report is written beside the code under test: garbage in it is no pass.
+        fields.update(passed=0, total=0, note="; ".join(filter(None, (note, str(exc)))))
+        return GradingRun.model_validate(fields), ()
     findings: tuple[Finding, ...] = ()
     if plan is None:
         counts = count_cases(cases)
@@ -104,6 +119,8 @@ def read_counts(
             passes_status=prepared.passes_status,
         )
         counts, findings = judged.counts, judged.findings
+        if judged.note:
+            fields["note"] = "; ".join(filter(None, (note, judged.note)))
         fields["canaries"] = judged.canaries
         fields["expected_exit"] = judged.expected_exit if prepared.passes_status else 0
     fields.update(

@@ -16,7 +16,7 @@ import posixpath
 import random
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harnessdrive.grading.junit import JunitCase, JunitCounts, count_cases
@@ -61,6 +61,7 @@ class Judgement:
     expected_exit: int
     """The exit status of an honest run whose real tests all passed."""
     findings: tuple[Finding, ...]
+    note: str | None = None
 
 
 def plant(
@@ -72,7 +73,9 @@ def plant(
     expected: list[tuple[str, str]] = []
     contents: dict[str, bytes] = {}
     for target, data in hidden:
-        found = _python_tests(target, data) if runner != "node" else _node_tests(target, data)
+        found = (
+            _python_tests(target, data, runner) if runner != "node" else _node_tests(target, data)
+        )
         if found is None:
             continue
         taken = set(re.findall(r"\w+", data.decode("utf-8", errors="replace")))
@@ -104,6 +107,14 @@ def judge(
         canary = next((c for c in plan.canaries if _is(case, c)), None)
         (own[canary] if canary else real).append(case)
     counts = count_cases(real)
+    skipped_whole = () if selects else _skipped_whole(plan, own, real)
+    if skipped_whole:
+        # A hidden file skipped as a whole ran none of its tests: that is never a pass.
+        counts = replace(
+            counts,
+            total=counts.total + len(skipped_whole),
+            errors=counts.errors + len(skipped_whole),
+        )
     honest_fail_seen = any(
         not c.must_pass and any(r.outcome == "failed" for r in own[c]) for c in plan.canaries
     )
@@ -126,14 +137,47 @@ def judge(
         finding("witness-mismatch", None, "exit status 0 although tests that must fail failed")
     if would_pass and not selects:
         for target, name in plan.hidden_tests:
-            stem = posixpath.splitext(posixpath.basename(target))[0]
-            if not any(_base(r.name) == name and stem in r.classname for r in real):
+            if not _ran(real, target, name):
                 finding("report-mismatch", target, f"hidden test {name} is missing from the report")
     if would_pass and plan.runner != "node":
-        passed = {_base(r.name) for r in real if r.outcome in ("passed", "skipped")}
+        # Items that are not test functions (doctests, files of other kinds) are left alone.
+        passed = {
+            _base(r.name).rpartition(".")[2] for r in real if r.outcome in ("passed", "skipped")
+        }
+        passed = {name for name in passed if name.startswith("test")}
         for name in sorted(_undefined(passed, copy)):
             finding("report-mismatch", None, f"reported test {name} is not in the grading copy")
-    return Judgement(counts, sum(len(v) for v in own.values()), expected_exit, tuple(findings))
+    note = (
+        f"hidden tests not run: {', '.join(skipped_whole)} skipped whole" if skipped_whole else None
+    )
+    return Judgement(
+        counts, sum(len(v) for v in own.values()), expected_exit, tuple(findings), note
+    )
+
+
+def _skipped_whole(
+    plan: WitnessPlan, own: dict[Canary, list[JunitCase]], real: Sequence[JunitCase]
+) -> tuple[str, ...]:
+    """Hidden files none of whose tests ran, with a skip reported in their name."""
+    found = []
+    for target in dict.fromkeys(c.target for c in plan.canaries):
+        stem = _stem(target)
+        if any(own[c] for c in plan.canaries if c.target == target) or any(
+            _ran(real, target, name) for t, name in plan.hidden_tests if t == target
+        ):
+            continue
+        if any(r.outcome == "skipped" and (stem in r.classname or stem in r.name) for r in real):
+            found.append(target)
+    return tuple(found)
+
+
+def _stem(target: str) -> str:
+    return posixpath.splitext(posixpath.basename(target))[0]
+
+
+def _ran(real: Sequence[JunitCase], target: str, name: str) -> bool:
+    stem = _stem(target)
+    return any(_base(r.name) == name and stem in r.classname for r in real)
 
 
 def _is(case: JunitCase, canary: Canary) -> bool:
@@ -159,24 +203,49 @@ def _name(rng: random.Random, taken: set[str], *, camel: bool, title: bool = Fal
             return name
 
 
-def _python_tests(target: str, data: bytes) -> list[str] | None:
+def _python_tests(target: str, data: bytes, runner: RunnerKind) -> list[str] | None:
+    """The tests the runner collects from a hidden file (None: it holds no tests to plant by)."""
     if not target.endswith(".py"):
         return None
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError):
         return None
+    cases: set[str] = set()
     names: list[str] = []
     for node in tree.body:
-        if isinstance(node, _FUNCTIONS) and node.name.startswith("test"):
+        if runner == "pytest" and isinstance(node, _FUNCTIONS) and _collected(node):
             names.append(node.name)
-        elif isinstance(node, ast.ClassDef) and (node.name.startswith("Test") or node.bases):
+        elif isinstance(node, ast.ClassDef) and _test_class(node, cases, runner):
+            cases.add(node.name)
             names += [
-                item.name
-                for item in node.body
-                if isinstance(item, _FUNCTIONS) and item.name.startswith("test")
+                item.name for item in node.body if isinstance(item, _FUNCTIONS) and _collected(item)
             ]
+    if any(_assigns(node, "__test__") for node in tree.body):
+        return None
     return names or None
+
+
+def _collected(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A ``test*`` function that is not a fixture."""
+    decorators = [ast.unparse(d) for d in function.decorator_list]
+    return function.name.startswith("test") and not any("fixture" in d for d in decorators)
+
+
+def _test_class(node: ast.ClassDef, cases: set[str], runner: RunnerKind) -> bool:
+    if any(_assigns(item, "__test__") for item in node.body):
+        return False
+    bases = [ast.unparse(b).rpartition(".")[2] for b in node.bases]
+    if any(b.endswith("TestCase") or b in cases for b in bases):
+        return True
+    has_init = any(isinstance(i, _FUNCTIONS) and i.name == "__init__" for i in node.body)
+    return runner == "pytest" and node.name.startswith("Test") and not has_init
+
+
+def _assigns(node: ast.stmt, name: str) -> bool:
+    return isinstance(node, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == name for t in node.targets
+    )
 
 
 def _node_tests(target: str, data: bytes) -> list[str] | None:

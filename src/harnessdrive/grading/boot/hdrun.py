@@ -64,11 +64,14 @@ def _copy_root():
     return os.path.realpath(copy) if copy else ""
 
 
-def _protect(extra):
+def _protect(extra=()):
+    """Install the guard (before the runner is imported: PYTHONPATH may point into the copy)."""
     own = set(filter(None, os.environ.get(OWN_ENV, "").split(",")))
     stdlib = set(getattr(sys, "stdlib_module_names", ()))
     names = (stdlib | set(RUNNER_MODULES) | set(extra)) - own - {"__main__"}
-    sys.meta_path.insert(0, _Guard(names, _copy_root()))
+    guard = _Guard(names, _copy_root())
+    sys.meta_path.insert(0, guard)
+    return guard
 
 
 def _environment_plugins(blocked):
@@ -103,14 +106,19 @@ def _blocked(args):
 
 
 def run_pytest(args, insert_cwd):
+    guard = _protect()
     import pytest
 
     plugins = _environment_plugins(_blocked(args))
-    _protect(module.partition(".")[0] for module in plugins)
-    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    guard.names = guard.names | {module.partition(".")[0] for module in plugins}
+    argv = [word for module in plugins for word in ("-p", module)] + list(args)
+    if getattr(pytest, "version_tuple", (0,)) >= (8, 4):
+        # The flag, unlike the variable, does not reach pytest runs that the tests start.
+        argv.insert(0, "--disable-plugin-autoload")
+    else:
+        os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     if insert_cwd:
         sys.path.insert(0, os.getcwd())
-    argv = [word for module in plugins for word in ("-p", module)] + list(args)
     if os.environ.get(RUN_ALL_ENV):
         # Stopping at the first failure would stop at a planted expected failure.
         argv.append("--maxfail=0")
@@ -201,9 +209,9 @@ def write_junit(path, cases, seconds):
 
 
 def run_unittest(args):
+    _protect()
     import unittest
 
-    _protect(())
     sys.path.insert(0, os.getcwd())
     junit = os.environ.get(JUNIT_ENV, "")
     result_class = _junit_result_class(unittest.TextTestResult)
@@ -246,9 +254,9 @@ def main():
         if mode == "pytest":
             return run_pytest(args, insert_cwd=True)
         if mode == "pytest-bare":
-            try:
-                import pytest  # noqa: F401
-            except ImportError:
+            copy = _copy_root()
+            outside = [p for p in sys.path if isinstance(p, str) and not _inside(p, copy)]
+            if importlib.machinery.PathFinder.find_spec("pytest", outside) is None:
                 # This interpreter has no pytest: run the one on PATH as the command said.
                 os.execvp("pytest", ["pytest", *args])
             return run_pytest(args, insert_cwd=False)
