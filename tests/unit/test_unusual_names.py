@@ -193,3 +193,15 @@ def test_raw_bytes_in_free_text_never_stop_a_record(tmp_path: Path) -> None:
     assert json.loads(store.trial_paths(broken.trial_id).result.read_text())["note"] == (
         "left \x00ff behind"
     )
+
+
+def test_the_recipe_in_the_results_doc_recovers_the_raw_bytes() -> None:
+    doc = (Path(__file__).parents[2] / "docs" / "results.md").read_text()
+    section = doc.split("### File names", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict[str, object] = {}
+    exec(code, namespace)
+    decode = namespace["name_bytes"]
+    paths = tuple(raw.decode("utf-8", "surrogateescape") for raw in NAMES.values())
+    on_disk = json.loads(_result(paths).to_json())["diff"]["paths"]
+    assert [decode(p) for p in on_disk] == list(NAMES.values())  # type: ignore[operator]
