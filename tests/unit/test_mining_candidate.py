@@ -16,11 +16,11 @@ from harnessdrive.mining import (
     hidden_test_patch,
     scan_history,
 )
-from harnessdrive.workspace.names import name_from_json as path_from_json
-from harnessdrive.workspace.names import name_to_json as path_to_json
 from harnessdrive.mining.contents import diff_between
 from harnessdrive.mining.message import split_message
 from harnessdrive.testing.repo_builder import Executable, RepoBuilder, Symlink, builder_env
+from harnessdrive.workspace.names import name_from_json as path_from_json
+from harnessdrive.workspace.names import name_to_json as path_to_json
 
 ALL = "2000-01-01"
 OPS = "def add(a, b):\n    return a - b\n"
