@@ -205,3 +205,15 @@ def test_the_recipe_in_the_results_doc_recovers_the_raw_bytes() -> None:
     paths = tuple(raw.decode("utf-8", "surrogateescape") for raw in NAMES.values())
     on_disk = json.loads(_result(paths).to_json())["diff"]["paths"]
     assert [decode(p) for p in on_disk] == list(NAMES.values())  # type: ignore[operator]
+
+
+def test_raw_bytes_in_an_error_never_stop_report_json_or_the_scoreboard() -> None:
+    result = _result(()).model_copy(update={"status": "could_not_run", "outcome": "not_graded"})
+    result = result.model_copy(
+        update={"agent": result.agent.model_copy(update={"error": "cannot open x\udcff"})}
+    )
+    report = build_report([result])
+    assert json.loads(report.to_json())["trials"][0]["error"] == "cannot open x\x00ff"
+    out = io.StringIO()
+    Console(file=out, width=200, force_terminal=False).print(render_report(report))
+    assert "cannot open x\\xff" in out.getvalue()
