@@ -17,7 +17,8 @@ import pytest
 import tomli_w
 
 from harnessdrive.store.results import TrialResult
-from harnessdrive.testing.suites import write_task
+from harnessdrive.testing.repo_builder import RepoBuilder
+from harnessdrive.testing.suites import write_suite, write_task
 from harnessdrive.workspace.names import name_bytes, name_from_json, shown
 from tests.conftest import add_task
 
@@ -148,3 +149,35 @@ def test_hostile_content_is_graded_recorded_reported_and_never_run_again(tmp_pat
     assert "already recorded" in again.stderr
     assert {p: p.read_bytes() for p in results.glob("trials/**/result.json")} == before
     assert not list(results.glob("trials/**/previous"))
+
+
+@pytest.mark.slow
+def test_a_machinery_failure_says_which_machinery_failed(tmp_path: Path) -> None:
+    """A snapshot that cannot be built is the machinery's failure, named in every report."""
+    repo = RepoBuilder(tmp_path / "user-repo")
+    repo.commit("start", {"calc.py": "def add(a, b):\n    return a - b\n"})
+    repo.checkout()
+    repo.close()
+    # A partial clone lacks old file contents: the snapshot refuses to build from it.
+    subprocess.run(
+        ["git", "-C", str(tmp_path / "user-repo"), "config", "extensions.partialClone", "origin"],
+        check=True,
+    )
+    suite = write_suite(
+        tmp_path, [add_task(extra={"repo": {"path": str(tmp_path / "user-repo"), "ref": "HEAD"}})]
+    )
+    results = tmp_path / "results"
+    run = _harnessdrive("run", str(suite), "--results", str(results), "--cmd", "agent=true")
+    assert run.returncode == 0, run.stderr[-2000:]
+    result = TrialResult.model_validate_json(
+        (results / "trials" / "suite" / "add" / "agent" / "r1" / "result.json").read_text()
+    )
+    assert (result.status, result.outcome) == ("could_not_run", "not_graded")
+    assert (result.agent.error or "").startswith("snapshot build failed: ")
+    assert "partial clone" in (result.agent.error or "")
+    assert (
+        result.note == "an infrastructure failure (snapshot build); not counted against the harness"
+    )
+    report = json.loads(_harnessdrive("report", "--results", str(results), "--json").stdout)
+    assert report["could_not_run"][0]["first_error"].startswith("snapshot build failed: ")
+    assert report["trials"][0]["error"].startswith("snapshot build failed: ")

@@ -106,7 +106,15 @@ def _fill(text: str, values: dict[str, str]) -> str:
     return text
 
 
-def _run_attacks(base: Path, kind: str) -> AttackRun:
+ATTACK_LIMITS = {"processes": 64, "file_size_mb": 8, "disk_mb": 48}
+
+
+def _run_attacks(
+    base: Path,
+    kind: str,
+    candidates: tuple[Attack, ...] = ATTACKS,
+    limits: dict[str, int] = ATTACK_LIMITS,
+) -> AttackRun:
     token = uuid.uuid4().hex[:12]
     hidden_sentinel = f"HIDDEN-SENTINEL-{token}"
     solution_sentinel = f"SOLUTION-SENTINEL-{token}"
@@ -137,7 +145,7 @@ def _run_attacks(base: Path, kind: str) -> AttackRun:
         "HIDDEN_SENTINEL": hidden_sentinel,
         "SOLUTION_SENTINEL": solution_sentinel,
     }
-    attacks = tuple(a for a in ATTACKS if kind == "bwrap" or a.without_sandbox)
+    attacks = tuple(a for a in candidates if kind == "bwrap" or a.without_sandbox)
     suite = base / "suite"
     write_task(
         suite / "tasks",
@@ -152,7 +160,7 @@ def _run_attacks(base: Path, kind: str) -> AttackRun:
             agent_timeout=40,
             extra={
                 "repo": {"path": str(user_repo)},
-                "limits": {"processes": 64, "file_size_mb": 8, "disk_mb": 48},
+                "limits": limits,
             },
         ),
     )

@@ -193,3 +193,27 @@ def test_raw_bytes_in_free_text_never_stop_a_record(tmp_path: Path) -> None:
     assert json.loads(store.trial_paths(broken.trial_id).result.read_text())["note"] == (
         "left \x00ff behind"
     )
+
+
+def test_the_recipe_in_the_results_doc_recovers_the_raw_bytes() -> None:
+    doc = (Path(__file__).parents[2] / "docs" / "results.md").read_text()
+    section = doc.split("### File names", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict[str, object] = {}
+    exec(code, namespace)
+    decode = namespace["name_bytes"]
+    paths = tuple(raw.decode("utf-8", "surrogateescape") for raw in NAMES.values())
+    on_disk = json.loads(_result(paths).to_json())["diff"]["paths"]
+    assert [decode(p) for p in on_disk] == list(NAMES.values())  # type: ignore[operator]
+
+
+def test_raw_bytes_in_an_error_never_stop_report_json_or_the_scoreboard() -> None:
+    result = _result(()).model_copy(update={"status": "could_not_run", "outcome": "not_graded"})
+    result = result.model_copy(
+        update={"agent": result.agent.model_copy(update={"error": "cannot open x\udcff"})}
+    )
+    report = build_report([result])
+    assert json.loads(report.to_json())["trials"][0]["error"] == "cannot open x\x00ff"
+    out = io.StringIO()
+    Console(file=out, width=200, force_terminal=False).print(render_report(report))
+    assert "cannot open x\\xff" in out.getvalue()

@@ -258,3 +258,18 @@ def test_the_size_limit_is_the_tasks_own(tmp_path: Path) -> None:
         "oversized-file"
     ]
     assert capture_changes(snap, ws, max_file_bytes=4096).paths == ("data.bin",)
+
+
+def test_an_untouched_oversized_file_of_the_base_is_no_change_and_no_entry(
+    tmp_path: Path,
+) -> None:
+    task = load_task(write_task(tmp_path / "tasks", add_task(files={"data.bin": "x" * 2048})))
+    snap = build_snapshot(task.repo_path, None, tmp_path / "snap")
+    ws = copy_snapshot(snap, tmp_path / "ws")
+    untouched = capture_changes(snap, ws, max_file_bytes=1024)
+    assert (untouched.files, untouched.left_out) == ((), ())
+    (ws / "data.bin").write_text("y" * 2048)
+    os.utime(ws / "data.bin", ns=(1, 1))
+    touched = capture_changes(snap, ws, max_file_bytes=1024)
+    assert touched.files == ()  # left out: the base's version stays in the grading copy
+    assert [(i.path, i.code) for i in touched.left_out] == [("data.bin", "oversized-file")]

@@ -6,6 +6,8 @@ import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from harnessdrive.errors import HarnessdriveError
+
 
 class StageFailed(Exception):
     """An unexpected error inside one named stage of a trial (never the agent's doing)."""
@@ -28,4 +30,6 @@ def stage(name: str) -> Iterator[None]:
 
 
 def describe(exc: BaseException) -> str:
+    if isinstance(exc, HarnessdriveError):
+        return str(exc)  # ours: the message says it all
     return "".join(traceback.format_exception_only(type(exc), exc)).strip()

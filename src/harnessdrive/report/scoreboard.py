@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harnessdrive.grading.verdict import Finding
 from harnessdrive.store.results import TrialResult
-from harnessdrive.workspace.names import NameText
+from harnessdrive.workspace.names import NameText, model_json
 
 REPORT_SCHEMA = "harnessdrive-report-1"
 FINISHED_STATUSES = ("completed", "timeout", "crashed")
@@ -122,7 +122,7 @@ class Report(_Model):
     notes: tuple[str, ...]
 
     def to_json(self) -> str:
-        return self.model_dump_json(by_alias=True, indent=2)
+        return model_json(self, by_alias=True)
 
 
 def finished(result: TrialResult) -> bool:

@@ -39,6 +39,7 @@ from harnessdrive.store.store import Store, utc_now
 from harnessdrive.tasks.loading import Task
 from harnessdrive.tasks.view import task_view
 from harnessdrive.workspace.materialize import copy_snapshot
+from harnessdrive.workspace.names import model_json
 from harnessdrive.workspace.setup import run_setup
 
 
@@ -228,7 +229,7 @@ def _execute(
     (scratch / "grading").mkdir()
     outcome = run_attempt(harness, request, snapshot, grading, diff_path=paths.diff)
     with stage("transcript recording"):
-        paths.transcript.write_text(outcome.agent.transcript.model_dump_json(indent=2))
+        paths.transcript.write_text(model_json(outcome.agent.transcript))
     total = now() - began
     return prepared.identity.model_copy(
         update={

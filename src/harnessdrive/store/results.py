@@ -5,17 +5,15 @@ Documented field by field in docs/results.md. ``schema`` changes whenever a fiel
 
 from __future__ import annotations
 
-import json
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-from pydantic_core import PydanticSerializationError
 
 from harnessdrive.grading.verdict import Outcome, StreamKept, Verdict
 from harnessdrive.store.cost import Cost, CostSource
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Usage
-from harnessdrive.workspace.names import NameText, escape_all
+from harnessdrive.workspace.names import NameText, model_json
 
 RESULT_SCHEMA = "harnessdrive-result-1"
 
@@ -108,10 +106,6 @@ class TrialResult(_Model):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     def to_json(self) -> str:
-        try:
-            return self.model_dump_json(by_alias=True, indent=2)
-        except PydanticSerializationError:
-            # A raw byte of a file name in a free-text field (an error message, say): written
-            # the way names are, so the record is never lost (docs/results.md).
-            data = escape_all(self.model_dump(mode="json", by_alias=True))
-            return json.dumps(data, indent=2, ensure_ascii=False)
+        # A raw byte of a file name in a free-text field (an error message, say) is written the
+        # way names are, so the record is never lost (docs/results.md).
+        return model_json(self, by_alias=True)

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
 from harnessdrive.errors import WorkspaceError
-from harnessdrive.workspace.git import git_argv, git_environment
+from harnessdrive.workspace.git import git_argv, git_environment, git_head
 
 _CHUNK = 1024 * 1024
+LOOKUP_LIMIT_BYTES = 16 * 1024 * 1024
+"""The most of one blob :class:`LazyBlobs` returns (what a check reads of a file's content)."""
 
 
 class BlobReader:
@@ -43,11 +45,13 @@ class BlobReader:
 
 
 @contextmanager
-def blob_reader(git_dir: Path) -> Iterator[BlobReader]:
+def blob_reader(git_dir: Path | None = None, *, cwd: Path | None = None) -> Iterator[BlobReader]:
+    """A reader of the repository at ``git_dir`` (or the one ``cwd`` lies in)."""
     with tempfile.TemporaryFile() as errors:
         try:
             proc = subprocess.Popen(
                 git_argv(("cat-file", "--batch"), git_dir, None),
+                cwd=cwd,
                 env=git_environment(),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -56,9 +60,40 @@ def blob_reader(git_dir: Path) -> Iterator[BlobReader]:
         except OSError as exc:
             raise WorkspaceError(f"cannot run git: {exc}") from exc
         try:
-            yield BlobReader(proc, git_dir)
+            yield BlobReader(proc, git_dir or cwd or Path("."))
         finally:
             for stream in (proc.stdin, proc.stdout):
                 if stream is not None:
                     stream.close()
             proc.wait()
+
+
+class LazyBlobs(Mapping[str, bytes]):
+    """Blob contents by id, each read from git when looked up and never kept."""
+
+    def __init__(
+        self,
+        shas: frozenset[str],
+        *,
+        git_dir: Path | None = None,
+        cwd: Path | None = None,
+        limit: int = LOOKUP_LIMIT_BYTES,
+    ) -> None:
+        self._shas = shas
+        self._git_dir = git_dir
+        self._cwd = cwd
+        self._limit = limit
+
+    def __getitem__(self, sha: str) -> bytes:
+        if sha not in self._shas:
+            raise KeyError(sha)
+        data, _ = git_head(
+            "cat-file", "blob", sha, limit=self._limit, git_dir=self._git_dir, cwd=self._cwd
+        )
+        return data
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._shas))
+
+    def __len__(self) -> int:
+        return len(self._shas)

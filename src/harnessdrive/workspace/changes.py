@@ -86,7 +86,7 @@ def capture_changes(
 
     A path left out keeps its base state in the tree (a tracked file replaced by a fifo, say).
     """
-    left_out = tuple(scan_workspace(workspace, max_file_bytes=max_file_bytes))
+    left_out = tuple(scan_workspace(workspace, max_file_bytes=max_file_bytes, base=snapshot.root))
     # Beside the snapshot, inside the run's scratch root: a killed driver leaves nothing elsewhere.
     with tempfile.TemporaryDirectory(prefix="index-", dir=snapshot.shadow.parent) as scratch:
         env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
@@ -113,7 +113,7 @@ def capture_changes(
             raise ChangeError(f"the workspace cannot be read as a change: {exc}") from exc
         tree = git("write-tree", git_dir=shadow, env=env).decode().strip()
     changes = diff_trees(snapshot, snapshot.tree, tree)
-    return replace(changes, left_out=left_out)
+    return replace(changes, left_out=tuple(item for item in left_out if not item.unchanged))
 
 
 def _pathspec_file(left_out: tuple[LeftOut, ...]) -> bytes:

@@ -10,10 +10,12 @@ plain JSON text. On a screen, :func:`shown` escapes what a terminal would mangle
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, PlainSerializer
+from pydantic import BaseModel, BeforeValidator, PlainSerializer
+from pydantic_core import PydanticSerializationError
 
 _ESCAPED_BYTE = re.compile(r"\x00([0-9a-f]{2})")
 _SURROGATE = re.compile(r"[\udc80-\udcff]")
@@ -35,6 +37,16 @@ def escape_all(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [escape_all(item) for item in value]
     return value
+
+
+def model_json(model: BaseModel, *, by_alias: bool = False, indent: int | None = 2) -> str:
+    """``model.model_dump_json``, except that a raw byte of a name in any text field is written
+    the way names are instead of failing: a record is never lost to a name."""
+    try:
+        return model.model_dump_json(by_alias=by_alias, indent=indent)
+    except PydanticSerializationError:
+        data = escape_all(model.model_dump(mode="json", by_alias=by_alias))
+        return json.dumps(data, indent=indent, ensure_ascii=False)
 
 
 def name_from_json(value: object) -> object:

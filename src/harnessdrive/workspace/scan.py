@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Literal
@@ -40,17 +40,39 @@ class LeftOut:
     """Relative to the workspace, ``/``-separated; bytes that are not UTF-8 as surrogate escapes."""
     code: LeftOutCode
     detail: str
+    unchanged: bool = False
+    """An oversized file of the base state, untouched: left out silently (it is no change)."""
 
 
-def scan_workspace(root: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> list[LeftOut]:
-    """Every entry under ``root`` that git must not read, in path order."""
+def scan_workspace(
+    root: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, base: Path | None = None
+) -> list[LeftOut]:
+    """Every entry under ``root`` that git must not read, in path order.
+
+    With ``base`` (the snapshot's files), an oversized file of the same size and modification
+    time as the base's is marked ``unchanged``.
+    """
     found: list[LeftOut] = []
     top = os.fsencode(root)
     pending = [b""]  # a stack, not recursion: a tree may be thousands of folders deep
     while pending:
         rel = pending.pop()
         found.extend(_scan_folder(top, rel, max_file_bytes, pending))
+    if base is not None:
+        found = [_against_base(item, root, base) for item in found]
     return sorted(found, key=lambda item: item.path)
+
+
+def _against_base(item: LeftOut, root: Path, base: Path) -> LeftOut:
+    if item.code != "oversized-file":
+        return item
+    try:
+        mine = (root / item.path).lstat()
+        theirs = (base / item.path).lstat()
+    except OSError:
+        return item
+    same = (mine.st_size, mine.st_mtime_ns) == (theirs.st_size, theirs.st_mtime_ns)
+    return replace(item, unchanged=True) if same and stat.S_ISREG(theirs.st_mode) else item
 
 
 def _scan_folder(

@@ -14,14 +14,16 @@ change what we see.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import shutil
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from harnessdrive.errors import WorkspaceError
+from harnessdrive.workspace.blobs import LazyBlobs, blob_reader
 from harnessdrive.workspace.git import IDENTITY, git, run_git
 from harnessdrive.workspace.ignore import exclude_file_text, is_cache_name
 
@@ -180,42 +182,28 @@ def write_tree_files(repo: Path, treeish: str, root: Path) -> None:
         mode, kind, sha = meta.decode().split(" ")
         if kind == "blob":
             entries.append((mode, sha, path))
-    blobs = read_blobs(repo, {sha for _, sha, _ in entries})
-    for mode, sha, raw_path in entries:
-        target = root / os.fsdecode(raw_path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if mode == "120000":
-            os.symlink(os.fsdecode(blobs[sha]), target)
-        else:
-            target.write_bytes(blobs[sha])
-            if mode == "100755":
-                target.chmod(0o755)
+    # One blob at a time, in chunks: a large repository never sits in memory.
+    with blob_reader(cwd=repo) as blobs:
+        for mode, sha, raw_path in entries:
+            target = root / raw_path.decode("utf-8", "surrogateescape")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if mode == "120000":
+                link = io.BytesIO()
+                blobs.copy(sha, link)
+                os.symlink(link.getvalue(), os.fsencode(target))
+            else:
+                with target.open("wb") as handle:
+                    blobs.copy(sha, handle)
+                if mode == "100755":
+                    target.chmod(0o755)
 
 
-def read_blobs(repo: Path, shas: set[str], *, git_dir: Path | None = None) -> dict[str, bytes]:
-    """Read many blobs with one ``git cat-file --batch``."""
-    if not shas:
-        return {}
-    ordered = sorted(shas)
-    output = git(
-        "cat-file",
-        "--batch",
-        cwd=None if git_dir is not None else repo,
-        git_dir=git_dir,
-        input=("\n".join(ordered) + "\n").encode(),
-    )
-    blobs: dict[str, bytes] = {}
-    offset = 0
-    for sha in ordered:
-        header_end = output.index(b"\n", offset)
-        header = output[offset:header_end].decode().split(" ")
-        if len(header) != 3:
-            raise WorkspaceError(f"object {sha} is missing from {repo}")
-        size = int(header[2])
-        start = header_end + 1
-        blobs[sha] = output[start : start + size]
-        offset = start + size + 1
-    return blobs
+def read_blobs(repo: Path, shas: set[str], *, git_dir: Path | None = None) -> Mapping[str, bytes]:
+    """The blobs ``shas`` by id, each read when it is looked up (and at most its first 16 MiB).
+
+    Nothing is kept: however many there are, one sits in memory at a time.
+    """
+    return LazyBlobs(frozenset(shas), git_dir=git_dir, cwd=None if git_dir is not None else repo)
 
 
 def _folder_entries(source: Path) -> Iterator[tuple[Path, bool]]:

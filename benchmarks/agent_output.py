@@ -1,0 +1,147 @@
+"""What an agent that prints a flood costs: trial folder size and peak memory. Asserts nothing.
+
+    python benchmarks/agent_output.py [--stdout-mb 1024] [--stderr-mb 0] [--sparse-gb 0]
+                                      [--sandbox auto]
+
+Runs ``harnessdrive run`` on a one-task suite whose only agent (the ``command`` harness) prints
+``--stdout-mb`` MB to stdout and ``--stderr-mb`` MB to stderr, optionally leaves a sparse file of
+``--sparse-gb`` GB, and gets the task wrong. While it runs, a thread samples the resident memory
+of the harnessdrive process and every process below it (git, the sandbox, the agent, the tests)
+every 20 ms. Prints the trial folder's size, the peak resident memory of harnessdrive alone, of
+its largest child, and of the whole tree at once, with the goal each should stay under.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import psutil
+import tomli_w
+
+MiB = 1024 * 1024
+BUGGY = "def add(a, b):\n    return a - b\n"
+TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+
+
+class TreeSampler:
+    """Peak resident memory of a process, of its largest descendant, and of the whole tree."""
+
+    def __init__(self, pid: int) -> None:
+        self.root = psutil.Process(pid)
+        self.own = self.child = self.tree = 0
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        while not self._done.is_set():
+            try:
+                own = self.root.memory_info().rss
+                children = self.root.children(recursive=True)
+            except psutil.Error:
+                return
+            sizes = []
+            for proc in children:
+                try:
+                    sizes.append(proc.memory_info().rss)
+                except psutil.Error:
+                    continue
+            self.own = max(self.own, own)
+            self.child = max(self.child, max(sizes, default=0))
+            self.tree = max(self.tree, own + sum(sizes))
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join()
+
+
+def write_suite(root: Path, template: str) -> Path:
+    suite = root / "suite"
+    task = suite / "tasks" / "add"
+    (task / "repo" / "tests").mkdir(parents=True)
+    (task / "repo" / "calc.py").write_text(BUGGY)
+    (task / "repo" / "tests" / "test_add.py").write_text(TEST)
+    spec = {
+        "id": "add",
+        "prompt": "Fix add.",
+        "repo": {"path": "repo"},
+        "grade": {"command": "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {python} -m pytest -q"},
+        "limits": {"agent_timeout": 900},
+    }
+    (task / "task.toml").write_text(tomli_w.dumps(spec))
+    variant = {"harness": "command", "name": "flood", "options": {"template": template}}
+    (suite / "suite.toml").write_text(
+        tomli_w.dumps({"name": "suite", "tasks": ["tasks/*"], "variants": [variant]})
+    )
+    return suite
+
+
+def template(stdout_mb: int, stderr_mb: int, sparse_gb: int) -> str:
+    lines = ["printf 'def add(a, b):\\n    return 0\\n' > calc.py"]
+    if sparse_gb:
+        lines.append(f"truncate -s {sparse_gb}G huge.bin")
+    if stdout_mb:
+        lines.append(f"head -c {stdout_mb * MiB} /dev/zero | tr '\\0' 'o'")
+    if stderr_mb:
+        lines.append(f"head -c {stderr_mb * MiB} /dev/zero | tr '\\0' 'e' >&2")
+    return "\n".join(lines) + "\n"
+
+
+def folder_size(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--stdout-mb", type=int, default=1024)
+    parser.add_argument("--stderr-mb", type=int, default=0)
+    parser.add_argument("--sparse-gb", type=int, default=0)
+    parser.add_argument("--sandbox", default="auto", choices=("auto", "bwrap", "none"))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        suite = write_suite(root, template(args.stdout_mb, args.stderr_mb, args.sparse_gb))
+        results = root / "results"
+        command = [sys.executable, "-m", "harnessdrive.cli", "run", str(suite)]
+        command += ["--results", str(results), "--sandbox", args.sandbox, "--network", "none"]
+        started = time.perf_counter()
+        driver = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        sampler = TreeSampler(driver.pid)
+        _, errors = driver.communicate()
+        sampler.stop()
+        seconds = time.perf_counter() - started
+        # Largest resident set of any process we waited for, down the whole tree (kilobytes).
+        waited_max = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+        if driver.returncode != 0:
+            print(errors.decode(errors="replace")[-2000:])
+            raise SystemExit(f"the run exited {driver.returncode}")
+        trial = results / "trials" / "suite" / "add" / "flood" / "r1"
+        result = json.loads((trial / "result.json").read_text())
+        print(
+            f"agent printed {args.stdout_mb} MB to stdout, {args.stderr_mb} MB to stderr"
+            + (f", left a {args.sparse_gb} GB sparse file" if args.sparse_gb else "")
+        )
+        print(f"outcome: {result['status']} / {result['outcome']} in {seconds:.1f} s")
+        print(f"recorded stdout: {result['agent']['stdout']}")
+        print(f"trial folder: {folder_size(trial) / MiB:.1f} MB (goal: a few tens of MB)")
+        print(f"results folder: {folder_size(results) / MiB:.1f} MB")
+        print(f"peak resident, harnessdrive alone: {sampler.own / MiB:.0f} MB")
+        print(f"peak resident, largest child: {sampler.child / MiB:.0f} MB (sampled)")
+        print(f"peak resident, largest process waited for: {waited_max / MiB:.0f} MB (getrusage)")
+        print(
+            f"peak resident, harnessdrive and all its children at once: "
+            f"{sampler.tree / MiB:.0f} MB (goal: under 500 MB)"
+        )
+
+
+if __name__ == "__main__":
+    main()
