@@ -14,12 +14,14 @@ from harnessdrive.cli.progress import progress_for_terminal
 from harnessdrive.demo.run import demo_run
 from harnessdrive.report.render import render_report
 from harnessdrive.report.scoreboard import build_report
+from harnessdrive.running.never_ran import harnesses_that_never_ran
 from harnessdrive.running.plan import Plan, make_plan
 from harnessdrive.running.run import RunOptions, RunSummary, execute
 from harnessdrive.running.variants import resolve_variants, split_names
 from harnessdrive.tasks.loading import load_suite
 
 EXIT_INTERRUPTED = 130
+EXIT_NEVER_RAN = 1
 
 
 def run(
@@ -120,6 +122,11 @@ def _execute_and_report(plan: Plan, options: RunOptions, json_output: bool) -> N
             "run the same command again to finish."
         )
         raise typer.Exit(EXIT_INTERRUPTED)
+    never_ran = harnesses_that_never_ran(summary, [v.label for v in plan.variants])
+    for label, fix in never_ran.items():
+        print(f"error: {label} never got to run: {fix}", file=sys.stderr)
+    if never_ran:
+        raise typer.Exit(EXIT_NEVER_RAN)
 
 
 def _footer(console: Console, summary: RunSummary) -> None:
