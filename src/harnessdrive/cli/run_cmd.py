@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -56,6 +57,15 @@ def run(
     ] = None,
     allow_unpriced: opt.AllowUnpricedOption = None,
     prices: opt.PricesOption = None,
+    show: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--show",
+            metavar="PATH",
+            help="Show this folder read-only inside every sandbox (a script under /tmp, say); "
+            "repeatable.",
+        ),
+    ] = None,
 ) -> None:
     """Run harnesses on a suite and print the scoreboard. The same command resumes."""
     loaded = load_suite(suite)
@@ -70,6 +80,7 @@ def run(
         max_usd=max_usd,
         allow_unpriced=frozenset(split_names(allow_unpriced or [])),
         price_files=tuple(prices or ()),
+        show=tuple(show or ()),
     )
     plan = make_plan(loaded, variants, repeat)
     _execute_and_report(plan, options, json_output)
