@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Install the pinned agent CLIs used by the `cli` tests into .cache/clis/ (or $HARNESSDRIVE_CLI_CACHE).
+# Install the pinned agent CLIs used by the `cli` tests into .cache/clis/ (or $HARNESSDRIVE_CLI_CACHE),
+# where a harnessdrive run from this checkout also finds them (`harnessdrive install-clis` is the
+# same for an installed harnessdrive, into a user cache).
 # Idempotent: an already stamped version is skipped. Usage: scripts/install_clis.sh [NAME ...]
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"

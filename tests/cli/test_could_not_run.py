@@ -45,6 +45,8 @@ def test_missing_old_and_signed_out_clis_are_could_not_run(
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
     claude = cli_binary("claude")
+    # And no pinned install of any CLI: the only cache searched is an empty one.
+    monkeypatch.setenv("HARNESSDRIVE_CLI_CACHE", str(tmp_path / "no-clis"))
     variants = [
         VariantSpec(harness="pi", name="not-installed"),
         VariantSpec(harness="codex", name="old-version"),
@@ -71,8 +73,10 @@ def test_missing_old_and_signed_out_clis_are_could_not_run(
     assert {by_trial["reference", task].outcome for task in ("first", "second")} == {"pass"}
 
     missing = by_trial["not-installed", "first"].agent
-    assert missing.error is not None and "not found on PATH" in missing.error
-    assert missing.hint is not None and "install pi" in missing.hint
+    assert missing.error is not None and "not found (no pinned install, not on PATH)" in (
+        missing.error
+    )
+    assert missing.hint is not None and "harnessdrive install-clis pi" in missing.hint
     assert "HARNESSDRIVE_PI_BINARY" in missing.hint
 
     old = by_trial["old-version", "first"]

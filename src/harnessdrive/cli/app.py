@@ -15,7 +15,15 @@ import typer
 from typer._click.exceptions import ClickException
 
 from harnessdrive import __version__
-from harnessdrive.cli import check_cmd, estimate_cmd, info_cmd, mine_cmd, report_cmd, run_cmd
+from harnessdrive.cli import (
+    check_cmd,
+    estimate_cmd,
+    info_cmd,
+    install_cmd,
+    mine_cmd,
+    report_cmd,
+    run_cmd,
+)
 from harnessdrive.errors import UserError
 
 EXIT_USAGE = 2
@@ -37,6 +45,7 @@ app.command()(check_cmd.check)
 app.command("mine")(mine_cmd.mine_command)
 app.command()(info_cmd.harnesses)
 app.command()(info_cmd.doctor)
+app.command("install-clis")(install_cmd.install_clis)
 app.command()(report_cmd.index)
 app.command()(info_cmd.schema)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -14,12 +15,14 @@ from harnessdrive.cli.progress import progress_for_terminal
 from harnessdrive.demo.run import demo_run
 from harnessdrive.report.render import render_report
 from harnessdrive.report.scoreboard import build_report
+from harnessdrive.running.never_ran import harnesses_that_never_ran
 from harnessdrive.running.plan import Plan, make_plan
 from harnessdrive.running.run import RunOptions, RunSummary, execute
 from harnessdrive.running.variants import resolve_variants, split_names
 from harnessdrive.tasks.loading import load_suite
 
 EXIT_INTERRUPTED = 130
+EXIT_NEVER_RAN = 1
 
 
 def run(
@@ -54,6 +57,15 @@ def run(
     ] = None,
     allow_unpriced: opt.AllowUnpricedOption = None,
     prices: opt.PricesOption = None,
+    show: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--show",
+            metavar="PATH",
+            help="Show this folder read-only inside every sandbox (a script under /tmp, say); "
+            "repeatable.",
+        ),
+    ] = None,
 ) -> None:
     """Run harnesses on a suite and print the scoreboard. The same command resumes."""
     loaded = load_suite(suite)
@@ -68,6 +80,7 @@ def run(
         max_usd=max_usd,
         allow_unpriced=frozenset(split_names(allow_unpriced or [])),
         price_files=tuple(prices or ()),
+        show=tuple(show or ()),
     )
     plan = make_plan(loaded, variants, repeat)
     _execute_and_report(plan, options, json_output)
@@ -120,6 +133,11 @@ def _execute_and_report(plan: Plan, options: RunOptions, json_output: bool) -> N
             "run the same command again to finish."
         )
         raise typer.Exit(EXIT_INTERRUPTED)
+    never_ran = harnesses_that_never_ran(summary, [v.label for v in plan.variants])
+    for label, fix in never_ran.items():
+        print(f"error: {label} never got to run: {fix}", file=sys.stderr)
+    if never_ran:
+        raise typer.Exit(EXIT_NEVER_RAN)
 
 
 def _footer(console: Console, summary: RunSummary) -> None:

@@ -44,6 +44,7 @@ from harnessdrive.harnesses.endpoint import (
 )
 from harnessdrive.harnesses.fatal import FatalKind, fatal_kind, last_line
 from harnessdrive.harnesses.flags import FlagTable, missing_flags
+from harnessdrive.harnesses.install import install_command
 from harnessdrive.harnesses.recording import SessionLogError
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
@@ -97,12 +98,13 @@ class AgentCli:
         located = locate(self.executables, self.name, None)
         untested = " (untested against a live CLI)" if self.untested else ""
         if located.path is None:
+            _error, fix, _version = self._not_found(located)
             return HarnessInfo(
                 name=self.name,
                 installed=False,
-                detail=f"not on PATH (or set ${binary_variable(self.name)}); "
-                f"supports {self.supports}{untested}",
+                detail=f"supports {self.supports}{untested}",
                 uses_model=True,
+                found=f"not found; {fix}",
             )
         return HarnessInfo(
             name=self.name,
@@ -111,6 +113,7 @@ class AgentCli:
             binary=str(located.path),
             detail=f"supports {self.supports}{untested}",
             uses_model=True,
+            found=f"{located.how}: {located.path}",
         )
 
     def plan_models(self, variant: VariantSpec) -> ModelPlan:
@@ -240,12 +243,14 @@ class AgentCli:
     def _not_found(self, located: Located) -> tuple[str, str, None]:
         names = " or ".join(f"`{name}`" for name in self.executables)
         if located.how == "PATH":
-            return (
-                f"{names} not found on PATH",
-                f"install {self.name} ({names}), put it on PATH, or set "
-                f"${binary_variable(self.name)} to its path",
-                None,
+            install = install_command(self.name)
+            fix = (
+                f"run `{install}`, put {names} on PATH, or set ${binary_variable(self.name)}"
+                if install
+                else f"install {self.name} ({names}), put it on PATH, or set "
+                f"${binary_variable(self.name)} to its path"
             )
+            return (f"{names} not found (no pinned install, not on PATH)", fix, None)
         return (
             f"no executable at the path given by {located.how}",
             f"point {located.how} at the {self.name} executable",
@@ -378,6 +383,8 @@ class AgentCli:
             hint = self.login_hint.format(binary=run.binary.name)
         elif kind == "version":
             hint = f"upgrade `{run.binary.name}` (found version {run.version or 'unknown'})"
+            if install_command(self.name):
+                hint += f", or run `{install_command(self.name)}` for the tested version"
         could_not_run = hint is not None and not transcript.made_model_calls
         return error, hint, could_not_run
 

@@ -29,6 +29,9 @@ class HarnessInfo:
     """What it supports, or why it is not usable here."""
     uses_model: bool = False
     """True when its runs spend model tokens (and so need a price and a spend cap)."""
+    found: str = ""
+    """How its executable was found (``PATH``, a variable, the pinned install), or the fix
+    when it was not; empty for harnesses without one."""
 
 
 Billing = Literal["api", "subscription"]

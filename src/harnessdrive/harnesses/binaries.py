@@ -1,7 +1,8 @@
 """Finding an agent CLI's executable, its version, its ``--help``, and the folders it runs from.
 
 The executable is looked for in this order: the variant's ``binary`` option, the environment
-variable ``HARNESSDRIVE_<NAME>_BINARY``, then PATH. Version and help probes run with a throwaway
+variable ``HARNESSDRIVE_<NAME>_BINARY``, the pinned install of ``harnessdrive install-clis``
+(:mod:`harnessdrive.harnesses.install`), then PATH. Version and help probes run with a throwaway
 HOME (some CLIs create their config folder on any invocation) and are cached per executable file,
 so asking again in every trial costs a stat call.
 """
@@ -18,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harnessdrive.harnesses.install import find_installed
 from harnessdrive.sandbox.mounts import prefix_folders
 
 _PROBE_TIMEOUT = 60.0
@@ -44,19 +46,26 @@ class Located:
     path: Path | None
     """The executable, or None when it was not found."""
     how: str
-    """Where it was looked for, for messages: ``PATH``, ``$HARNESSDRIVE_X_BINARY``, ``option``."""
+    """Where it was found or looked for, for messages: ``PATH``, ``$HARNESSDRIVE_X_BINARY``,
+    the variant's option, or :data:`PINNED`."""
+
+
+PINNED = "the pinned install (harnessdrive install-clis)"
 
 
 def locate(
     names: Sequence[str], harness: str, explicit: str | None, env: dict[str, str] | None = None
 ) -> Located:
-    """The executable of a CLI: the ``binary`` option, then the variable, then PATH."""
+    """The executable of a CLI: the ``binary`` option, the variable, the pinned install, PATH."""
     source = os.environ if env is None else env
     if explicit:
         return Located(_resolve_command(explicit, source), "the variant's 'binary' option")
     variable = binary_variable(harness)
     if source.get(variable):
         return Located(_resolve_command(source[variable], source), f"${variable}")
+    pinned = find_installed(harness, source)
+    if pinned is not None:
+        return Located(pinned, PINNED)
     for name in names:
         found = shutil.which(name, path=source.get("PATH"))
         if found:

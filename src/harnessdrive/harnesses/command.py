@@ -7,7 +7,13 @@ Variant options:
 - ``stdin_prompt`` (default false): feed the prompt on standard input instead of /dev/null;
 - ``env``: names of variables to pass through from the caller (the CLI's API key, say);
 - ``set_env``: variables to set;
-- ``version_command``: a command whose first output line is the CLI's version.
+- ``version_command``: a command whose first output line is the CLI's version;
+- ``show``: further folders (or files) the agent may read, by absolute or ``~`` path: a script
+  kept under /tmp, say. Each is shown read-only at its own path; a path that would show the
+  results folder, the suite or the hidden files is refused before the run starts.
+
+When the command fails and a path the template names exists here but not inside the sandbox,
+the error says so, with the fix, and the trial is ``could_not_run``.
 
 The prompt goes by file or stdin, never by argv: an agent's ``pkill -f`` on its own argv must not
 hit its harness.
@@ -24,6 +30,7 @@ from typing import Any
 from harnessdrive.errors import UserError
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, HarnessInfo
 from harnessdrive.harnesses.fatal import fatal_hint, last_line
+from harnessdrive.harnesses.template_paths import show_option, unseen_hint, unseen_paths
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.commands import render, shell_argv
 from harnessdrive.sandbox.env import base_environment
@@ -31,7 +38,7 @@ from harnessdrive.sandbox.limits import describe
 from harnessdrive.sandbox.runner import Isolation
 from harnessdrive.tasks.models import VariantSpec
 
-_OPTIONS = frozenset({"template", "stdin_prompt", "env", "set_env", "version_command"})
+_OPTIONS = frozenset({"template", "stdin_prompt", "env", "set_env", "version_command", "show"})
 
 
 class CommandHarness:
@@ -58,6 +65,7 @@ class CommandHarness:
         template = variant.options.get("template")
         if not isinstance(template, str) or not template.strip():
             raise UserError(f"variant {variant.label}: the command harness needs a 'template'")
+        show_option(variant.options.get("show"), variant.label)
 
     def run(self, request: AgentRequest) -> AgentRun:
         options = request.variant.options
@@ -79,6 +87,12 @@ class CommandHarness:
         )
         started = now()
         request.logs.mkdir(parents=True, exist_ok=True)
+        isolation = Isolation(
+            writable=(request.workspace, request.home, request.tmp),
+            readonly=(request.prompt_file, *request.readonly),
+            tools=show_option(options.get("show"), request.variant.label),
+            network=request.network,
+        )
         result = request.sandbox.run(
             shell_argv(command),
             cwd=request.workspace,
@@ -87,22 +101,30 @@ class CommandHarness:
             stdout=request.stdout,
             stderr=request.stderr,
             stdin=request.prompt_file if options.get("stdin_prompt") else None,
-            isolation=Isolation(
-                writable=(request.workspace, request.home, request.tmp),
-                readonly=(request.prompt_file, *request.readonly),
-                network=request.network,
-            ),
+            isolation=isolation,
             stop=request.stop,
         )
         error = None
         hint = None
+        could_not_run = False
         if result.limit is not None:
             error = describe(result.limit, request.sandbox.settings.limits)
         elif result.exit_code not in (0, None) and not result.timed_out and not result.stopped:
             error = last_line(request.stderr.read_text(errors="replace")) or (
                 f"exited with {result.exit_code}"
             )
-            hint = fatal_hint(error, _binary(template))
+            unseen = unseen_paths(
+                template,
+                request.sandbox,
+                cwd=request.workspace,
+                env=env,
+                isolation=isolation,
+                scratch=request.tmp,
+            )
+            if unseen:
+                hint, could_not_run = unseen_hint(unseen), True
+            else:
+                hint = fatal_hint(error, _binary(template))
         return AgentRun(
             exit_code=result.exit_code,
             timed_out=result.timed_out,
@@ -111,6 +133,7 @@ class CommandHarness:
             error=error,
             hint=hint,
             limit=result.limit,
+            could_not_run=could_not_run,
             version=_version(options.get("version_command")),
             stdout_record=result.stdout_record,
             stderr_record=result.stderr_record,

@@ -24,7 +24,12 @@ from harnessdrive.running.plan import Plan, PlannedTrial
 from harnessdrive.running.pricing import PlanPricing, price_variants, today
 from harnessdrive.running.progress import Progress, SilentProgress
 from harnessdrive.running.reaper import Reaper
-from harnessdrive.running.sandbox_choice import private_paths, refuse_unsandboxed, secret_paths
+from harnessdrive.running.sandbox_choice import (
+    checked_shows,
+    private_paths,
+    refuse_unsandboxed,
+    secret_paths,
+)
 from harnessdrive.running.snapshots import SnapshotCache
 from harnessdrive.running.spend import SpendGate
 from harnessdrive.running.trial import (
@@ -95,6 +100,7 @@ def is_done(result: TrialResult | None, trial: PlannedTrial) -> bool:
 def execute(plan: Plan, options: RunOptions, progress: Progress | None = None) -> RunSummary:
     progress = progress or SilentProgress()
     refuse_unsandboxed(options.sandbox, plan.harnesses)
+    shown = checked_shows(options.show, plan.variants, plan.suite, options.results)
     book = PriceBook.load(options.price_files, extra_records=options.price_records)
     # Unpriced models and a missing cap stop the run here, before anything is touched.
     _plan_pricing(plan, options, book).check(options.max_usd)
@@ -124,7 +130,7 @@ def execute(plan: Plan, options: RunOptions, progress: Progress | None = None) -
             options.sandbox,
             hidden=secret_paths(plan.suite, options.results, scratch_root),
             private=private_paths(),
-            shown=options.show,
+            shown=shown,
         )
         summary.sandbox = sandbox.name
         ctx = TrialContext(

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from harnessdrive.errors import UserError
 from harnessdrive.harnesses.base import Harness
+from harnessdrive.harnesses.template_paths import show_option
+from harnessdrive.sandbox.mounts import is_inside
 from harnessdrive.sandbox.runner import SandboxKind, sandbox_problem
+from harnessdrive.sandbox.sealed import registered_results_folders
 from harnessdrive.tasks.loading import Suite
+from harnessdrive.tasks.models import VariantSpec
 
 INSTALL_BUBBLEWRAP = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)"
 
@@ -74,3 +78,40 @@ def describe_auto() -> str:
         "or say --sandbox none to run them unprotected; the built-in scripted agents (the demo) "
         "still run, without a sandbox"
     )
+
+
+def checked_shows(
+    shown: Sequence[Path], variants: Sequence[VariantSpec], suite: Suite, results: Path
+) -> tuple[Path, ...]:
+    """``--show`` paths, made absolute, after checking them and every variant's ``show``.
+
+    A path that is, holds or lies inside the results folder (or any other known results
+    folder), the suite, a task, a repository or a hidden file is refused, and so are ``/`` and
+    any folder that holds the whole HOME.
+    """
+    own: list[Path] = []
+    for path in shown:
+        full = Path(os.path.expanduser(path)).absolute()
+        if not full.exists():
+            raise UserError(f"--show {path}: no such file or folder")
+        own.append(full)
+    named = [(f"--show {p}", p) for p in own]
+    for variant in variants:
+        named += [
+            (f"variant {variant.label}: show {p}", p)
+            for p in show_option(variant.options.get("show"), variant.label)
+        ]
+    secrets = [*secret_paths(suite, results, results), *map(Path, registered_results_folders())]
+    secret_texts = [os.path.realpath(p) for p in secrets]
+    home = os.path.realpath(os.path.expanduser("~"))
+    for what, path in named:
+        real = os.path.realpath(path)
+        if real == "/" or is_inside(home, real):
+            raise UserError(f"{what}: would show the whole HOME or system; name a folder inside")
+        for secret in secret_texts:
+            if is_inside(real, secret) or is_inside(secret, real):
+                raise UserError(
+                    f"{what}: would show {secret} (the results, the suite, a repository or the "
+                    "hidden files) to the agent; name another folder"
+                )
+    return tuple(own)

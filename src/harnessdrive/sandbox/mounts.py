@@ -156,7 +156,9 @@ def _visible_already(path: str) -> bool:
 
 
 def _usable(show: _Show) -> bool:
-    if show.dest == "/" or not os.path.isdir(show.source):
+    if show.dest == "/":
+        return False
+    if not os.path.isdir(show.source) and not (show.trusted and os.path.isfile(show.source)):
         return False
     if show.source == show.dest and _visible_already(show.dest):
         return False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -9,6 +10,8 @@ import pytest
 
 from harnessdrive.errors import UserError
 from harnessdrive.harnesses.binaries import (
+    PINNED,
+    Located,
     Probe,
     binary_variable,
     install_roots,
@@ -19,6 +22,7 @@ from harnessdrive.harnesses.binaries import (
 from harnessdrive.harnesses.endpoint import parse_endpoint, require, resolve
 from harnessdrive.harnesses.fatal import fatal_kind
 from harnessdrive.harnesses.flags import Flag, FlagTable, missing_flags
+from harnessdrive.harnesses.install import CACHE_ENV, PINS, STAMP_NAME
 from harnessdrive.harnesses.registry import BUILTIN, get_harness
 from harnessdrive.tasks.models import VariantSpec
 
@@ -43,12 +47,20 @@ def test_flag_table_checks_only_listed_flags_that_are_passed() -> None:
     assert missing_flags("│ --model -m <str> │", ["--model"]) == []
 
 
-def test_locate_prefers_the_option_then_the_variable_then_path(tmp_path: Path) -> None:
+def test_locate_prefers_the_option_the_variable_the_pinned_install_then_path(
+    tmp_path: Path,
+) -> None:
     on_path = executable(tmp_path / "path" / "pi", "#!/bin/sh\n")
     by_variable = executable(tmp_path / "var" / "pi", "#!/bin/sh\n")
     by_option = executable(tmp_path / "opt" / "pi", "#!/bin/sh\n")
-    env = {"PATH": str(on_path.parent)}
+    cache = tmp_path / "cache"
+    env = {"PATH": str(on_path.parent), CACHE_ENV: str(cache)}
     assert locate(("pi",), "pi", None, env).path == on_path
+    pin = PINS["pi"]
+    pinned = executable(cache / pin.folder_name / pin.executable, "#!/bin/sh\n")
+    stamp = {"package": pin.package, "version": pin.version}
+    (cache / pin.folder_name / STAMP_NAME).write_text(json.dumps(stamp))
+    assert locate(("pi",), "pi", None, env) == Located(pinned, PINNED)
     env[binary_variable("pi")] = str(by_variable)
     assert locate(("pi",), "pi", None, env) == locate(("pi",), "pi", None, env)
     assert locate(("pi",), "pi", None, env).path == by_variable
