@@ -15,6 +15,7 @@ from pathlib import Path
 
 from harnessdrive.errors import GradingError, HarnessdriveError, SetupFailedError
 from harnessdrive.grading.junit import read_junit
+from harnessdrive.grading.scope import scope_findings
 from harnessdrive.grading.tamper import find_tampering, needs_content
 from harnessdrive.grading.verdict import Finding, GradingRun, Outcome, SetupRun, Verdict
 from harnessdrive.sandbox.clock import now
@@ -91,7 +92,7 @@ def grade(setup: GradingSetup, changes: Changes) -> Verdict:
             new_content=read_blobs(setup.snapshot.root, wanted, git_dir=setup.snapshot.shadow),
             read_base=lambda path: _read_base(setup.snapshot, path),
         )
-    )
+    ) + tuple(scope_findings(changes, spec.scope, exempt=(*spec.protected, *spec.restored)))
     copy = setup.scratch / "grading-copy"
     setup.logs.mkdir(parents=True, exist_ok=True)
     try:
@@ -167,7 +168,8 @@ def _run_tests(
     # Read-only inside the sandbox: code under test cannot rewrite the hidden tests as it runs.
     with_hidden = replace(isolation, readonly=(*isolation.readonly, *injected))
     hidden = _run_command(setup, copy, spec.command, "tests", env, with_hidden)
-    verdict: Outcome = "tampered" if findings else "pass" if hidden.succeeded else "fail"
+    tampered = any(finding.tampers for finding in findings)
+    verdict: Outcome = "tampered" if tampered else "pass" if hidden.succeeded else "fail"
     return Verdict(
         outcome=verdict,
         visible=visible,
