@@ -9,12 +9,13 @@ from pydantic import ValidationError
 
 from harnessdrive.errors import TaskFormatError
 from harnessdrive.grading.verdict import Finding, GradingRun, Verdict
-from harnessdrive.running.fixtures import disagreements
+from harnessdrive.running.fixtures import apply_fixture, disagreements
 from harnessdrive.tasks import load_task
 from harnessdrive.tasks.check_models import CheckSpec, FixtureSpec
 from harnessdrive.testing.suites import write_task
 from harnessdrive.workspace.changes import Changes, FileChange
-from tests.conftest import add_task
+from harnessdrive.workspace.snapshot import build_snapshot
+from tests.conftest import ADD_FIXED, add_task
 
 
 def fixture(**values: object) -> FixtureSpec:
@@ -150,3 +151,24 @@ def test_more_lines_than_reference_needs_a_reference() -> None:
         "no reference solution's diff to compare with"
     ]
     assert disagreements(spec, verdict, changes(1, 30), 29) == []
+
+
+def test_a_patch_that_does_not_apply_is_reported_not_raised(tmp_path: Path) -> None:
+    folder = write_with_fixtures(tmp_path, [{"patch": "selftest/naive.patch", "expect": "fail"}])
+    (folder / "selftest" / "naive.patch").write_text(
+        "--- a/nowhere.py\n+++ b/nowhere.py\n@@ -1 +1 @@\n-old\n+new\n"
+    )
+    task = load_task(folder)
+    snapshot = build_snapshot(task.repo_path, None, tmp_path / "snap")
+    applied = apply_fixture(task.fixtures[0], snapshot, tmp_path / "scratch")
+    assert applied.changes is None
+    assert applied.error is not None and applied.error.startswith("cannot apply naive: ")
+
+
+def test_an_overlay_fixture_is_captured_as_a_change(tmp_path: Path) -> None:
+    folder = write_with_fixtures(tmp_path, [{"overlay": "selftest/rewritten", "expect": "pass"}])
+    (folder / "selftest" / "rewritten" / "calc.py").write_text(ADD_FIXED)
+    task = load_task(folder)
+    snapshot = build_snapshot(task.repo_path, None, tmp_path / "snap")
+    applied = apply_fixture(task.fixtures[0], snapshot, tmp_path / "scratch")
+    assert applied.changes is not None and applied.changes.paths == ("calc.py",)
