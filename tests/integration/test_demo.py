@@ -94,6 +94,7 @@ def test_demo_rerun_resumes_without_running_anything(
     assert {p: p.stat().st_mtime_ns for p in demo_results.rglob("result.json")} == before
 
 
+@pytest.mark.timeout(900)  # 29 gradings: the built-in cases and 13 fixtures on four tasks
 def test_check_runs_every_demo_fixture_and_all_agree(capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
     assert run_cli(["check", str(DEMO_SUITE), "--json"]) == 0
