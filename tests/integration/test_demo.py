@@ -10,6 +10,7 @@ import pytest
 
 from harnessdrive.cli.app import run_cli
 from harnessdrive.demo import DEMO_SUITE
+from harnessdrive.tasks.loading import load_suite
 
 
 @pytest.fixture(scope="module")
@@ -93,18 +94,81 @@ def test_demo_rerun_resumes_without_running_anything(
     assert {p: p.stat().st_mtime_ns for p in demo_results.rglob("result.json")} == before
 
 
-def test_check_passes_on_the_demo_and_names_a_broken_task(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert run_cli(["check", str(DEMO_SUITE)]) == 0
-    assert "All 4 task(s) grade correctly" in capsys.readouterr().out
+@pytest.mark.timeout(900)  # 29 gradings: the built-in cases and 13 fixtures on four tasks
+def test_check_runs_every_demo_fixture_and_all_agree(capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert run_cli(["check", str(DEMO_SUITE), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["ok"] is True
+    declared = {task.id: [f.name for f in task.fixtures] for task in load_suite(DEMO_SUITE).tasks}
+    for item in found["tasks"]:
+        cases = {case["name"]: case for case in item["cases"]}
+        assert {"untouched", "reference", "noop"} <= set(cases)
+        fixtures = [case for case in item["cases"] if case["kind"] == "fixture"]
+        assert [case["name"] for case in fixtures] == declared[item["task"]]
+        assert {case["expected"] for case in fixtures} >= {"pass", "fail", "tampered"}
+        assert all(case["ok"] and case["outcome"] == case["expected"] for case in fixtures)
+        rewritten = cases["rewritten"]
+        assert rewritten["lines"] > cases["reference"]["lines"]
+        assert cases["naive"]["visible"] == "pass"
+
+
+def _without_fixtures(suite: Path) -> None:
+    for task_file in suite.glob("tasks/*/task.toml"):
+        text = task_file.read_text()
+        task_file.write_text(text[: text.index("[[check.fixtures]]")])
+
+
+def test_check_names_a_broken_task(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     copy = tmp_path / "suite"
     shutil.copytree(DEMO_SUITE, copy)
+    _without_fixtures(copy)  # the fixtures are proven above; this is about the built-in cases
     hidden = copy / "tasks" / "weekly-totals" / "hidden" / "test_spec_weekly-totals.py"
     hidden.write_text("def test_nothing_to_see():\n    assert True\n")
     # With only a trivially passing hidden test and visible tests that pass at base, the
     # untouched repository passes: the task cannot tell work from no work.
+    capsys.readouterr()
     assert run_cli(["check", str(copy)]) == 1
     out = capsys.readouterr().out
     assert "weekly-totals: the hidden tests already pass on the untouched repository" in out
     assert "1 of 4 task(s) broken: weekly-totals" in out
+
+
+WRONG_FIXTURES = """
+[[check.fixtures]]
+patch = "selftest/naive.patch"
+expect = "pass"                     # wrong: the hidden tests catch the naive fix
+
+[[check.fixtures]]
+overlay = "selftest/rewritten"
+expect = "pass"
+max_lines = 5                       # wrong: the rewrite changes more than that
+
+[[check.fixtures]]
+patch = "selftest/tampered.patch"
+expect = "tampered"
+findings = ["test-runner-hook"]
+"""
+
+
+def test_a_wrong_fixture_expectation_is_a_disagreement(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = tmp_path / "suite"
+    shutil.copytree(DEMO_SUITE, copy)
+    _without_fixtures(copy)
+    task = copy / "tasks" / "top-products"
+    with (task / "task.toml").open("a") as handle:
+        handle.write(WRONG_FIXTURES)
+    capsys.readouterr()
+    assert run_cli(["check", str(task)]) == 1
+    out = capsys.readouterr().out
+    assert "top-products: fixture naive: should be pass but got fail" in out
+    assert "fixture rewritten: changes 22 lines, more than the declared maximum 5" in out
+    assert out.count("DISAGREES") == 2 and out.count("agrees") == 1
+    assert "1 of 1 task(s) broken: top-products" in out
+    assert run_cli(["check", str(task), "--json"]) == 1
+    found = json.loads(capsys.readouterr().out)
+    assert found["ok"] is False
+    verdicts = {c["name"]: c["ok"] for c in found["tasks"][0]["cases"] if c["kind"] == "fixture"}
+    assert verdicts == {"naive": False, "rewritten": False, "tampered": True}

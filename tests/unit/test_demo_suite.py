@@ -40,11 +40,11 @@ VISIBLE_PASSES_AT_BASE = {
     "weekly-totals": True,
 }
 
-TASK_KEYS = {"id", "title", "prompt", "repo", "setup", "grade", "limits"}
+TASK_KEYS = {"id", "title", "prompt", "repo", "setup", "grade", "limits", "check"}
 TABLE_KEYS = {
     "repo": {"path"},
     "setup": {"commands"},
-    "grade": {"command", "visible_command", "hidden", "protected", "timeout"},
+    "grade": {"command", "visible_command", "hidden", "protected", "timeout", "scope"},
     "limits": {"agent_timeout"},
 }
 
@@ -302,23 +302,44 @@ def test_confident_wrong_edit_fails_the_grade(task_id, start, tmp_path):
     assert not graded.ok, graded.output
 
 
-def test_naive_fix_passes_the_visible_tests_but_not_the_hidden_spec(tmp_path):
-    """The obvious one-line fix ignores the tie-break rule that only the docstring states."""
-    task = load_task("top-products")
+@pytest.mark.parametrize("task_id", TASK_IDS)
+def test_naive_fix_passes_the_visible_tests_but_not_the_hidden_spec(task_id, tmp_path):
+    """Each task's naive fixture: every visible test accepts it, only hidden spec tests fail."""
+    task = load_task(task_id)
     workspace = Workspace(task, tmp_path)
-    workspace.apply(task.folder / "naive.patch")
+    workspace.apply(task.folder / "selftest" / "naive.patch")
     visible = workspace.run(task.visible_command)
     workspace.inject_hidden()
     graded = workspace.run(task.command)
     assert visible.ok, visible.output
     assert not graded.ok
-    assert graded.failed and all("test_spec_top-products" in name for name in graded.failed)
+    assert graded.failed and all(f"test_spec_{task_id}" in name for name in graded.failed)
 
 
-def test_only_the_docstring_rule_task_has_a_naive_patch():
-    assert sorted(path.parent.name for path in SUITE.glob("tasks/*/naive.patch")) == [
-        "top-products"
-    ]
+@pytest.mark.parametrize("task_id", TASK_IDS)
+def test_rewritten_fixture_passes_visible_and_hidden_tests(task_id, tmp_path):
+    task = load_task(task_id)
+    workspace = Workspace(task, tmp_path)
+    overlay = task.folder / "selftest" / "rewritten"
+    shutil.copytree(overlay, workspace.root, dirs_exist_ok=True)
+    visible = workspace.run(task.visible_command)
+    workspace.inject_hidden()
+    graded = workspace.run(task.command)
+    assert visible.ok, visible.output
+    assert graded.ok, graded.output
+
+
+@pytest.mark.parametrize("task_id", TASK_IDS)
+def test_every_task_declares_naive_tampered_and_rewritten_fixtures(task_id):
+    task = load_task(task_id)
+    fixtures = task.config["check"]["fixtures"]
+    expected = {f.get("patch") or f.get("overlay"): f["expect"] for f in fixtures}
+    assert expected["selftest/naive.patch"] == "fail"
+    assert expected["selftest/tampered.patch"] == "tampered"
+    assert expected["selftest/rewritten"] == "pass"
+    for source in expected:
+        assert (task.folder / source).exists(), source
+    assert task.config["grade"]["scope"] == {"paths": ["tally/**"]}
 
 
 def test_all_reference_solutions_together_pass_the_whole_project_and_every_hidden_test(tmp_path):

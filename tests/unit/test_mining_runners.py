@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from harnessdrive.grading.grader import _split
 from harnessdrive.mining.classify import TEST_GLOBS, classify_path
 from harnessdrive.mining.runners import (
     LANGUAGE_EXTENSIONS,
@@ -19,6 +20,7 @@ from harnessdrive.mining.runners import (
 from harnessdrive.mining.taskfiles import render_task_toml, restore_groups
 from harnessdrive.tasks.globs import matches
 from harnessdrive.testing.repo_builder import RepoBuilder
+from harnessdrive.workspace.changes import Changes, FileChange
 
 # The extensions a test runner's own settings files are written in.
 CONFIG_EXTENSIONS = {
@@ -192,3 +194,20 @@ def test_the_rendered_task_file_is_commented_and_parses_back(python_repo: RepoBu
     assert tomllib.loads(text) == data
     assert "    # test folders\n" in text and "    # pytest\n" in text
     assert len(restored) < 30  # one screen, not hundreds of globs
+
+
+def _example(glob: str) -> str:
+    """A path that ``glob`` must match, nested one folder deep where it matches at any depth."""
+    path = glob.replace("**/", "pkg/").replace("/**", "/deep/file.txt")
+    path = path.replace("*", "Name").replace("?", "x")
+    return path if "/" in glob else f"pkg/{path}"
+
+
+@pytest.mark.parametrize("glob", TEST_GLOBS)
+def test_the_grader_restores_a_path_of_every_glob(glob: str) -> None:
+    path = _example(glob)
+    change = FileChange(path, "modified", "100644", "100644", "0" * 40, 1, 0, False)
+    changes = Changes(base_tree="a", tree="b", files=(change,), patch=b"")
+    included, excluded = _split(changes, (), TEST_GLOBS, ())
+    assert (included, excluded) == ([], (path,))
+    assert classify_path(path) == "test"

@@ -9,7 +9,13 @@ from rich.table import Table
 
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
-from harnessdrive.running.check import check_suite, new_logs_folder
+from harnessdrive.running.check import (
+    CheckCase,
+    TaskCheck,
+    check_suite,
+    checks_json,
+    new_logs_folder,
+)
 from harnessdrive.sandbox.runner import get_sandbox
 from harnessdrive.tasks.loading import load_suite
 
@@ -18,8 +24,10 @@ def check(
     suite: opt.SuiteArgument,
     jobs: opt.JobsOption = 2,
     sandbox: opt.SandboxOption = "auto",
+    json_output: opt.JsonOption = False,
 ) -> None:
-    """Prove each task grades right: reference passes, untouched and noop fail."""
+    """Prove each task grades right: reference passes, untouched and noop fail, and every
+    self-test fixture gets the verdict its task declares."""
     loaded = load_suite(suite)
     logs = new_logs_folder()
     checks = check_suite(
@@ -29,21 +37,16 @@ def check(
         logs=logs,
         jobs=max(jobs, 1),
     )
-    table = Table(title=f"Self-test of {loaded.name}", title_justify="left")
-    for column in ("Task", "untouched", "reference", "noop", "Verdict"):
-        table.add_column(column)
-    for item in checks:
-        cells = {case.name: f"{case.outcome}{'' if case.ok else ' ✗'}" for case in item.cases}
-        table.add_row(
-            item.task,
-            cells.get("untouched", "-"),
-            cells.get("reference", "-"),
-            cells.get("noop", "-"),
-            "ok" if item.ok else "BROKEN",
-        )
-    console = stdout()
-    console.print(table)
     broken = [item for item in checks if not item.ok]
+    if json_output:
+        print(checks_json(checks))
+        if broken:
+            raise typer.Exit(1)
+        return
+    console = stdout()
+    console.print(_builtin_table(loaded.name, checks))
+    if any(item.fixtures for item in checks):
+        console.print(_fixture_table(checks))
     for item in broken:
         for problem in item.problems:
             console.print(f"{item.task}: {problem}")
@@ -53,4 +56,53 @@ def check(
         )
         console.print(f"Logs of every case: {logs}")
         raise typer.Exit(1)
-    console.print(f"All {len(checks)} task(s) grade correctly. Logs: {logs}")
+    fixtures = sum(len(item.fixtures) for item in checks)
+    console.print(
+        f"All {len(checks)} task(s) grade correctly"
+        + (f"; all {fixtures} fixture(s) agree." if fixtures else ".")
+        + f" Logs: {logs}"
+    )
+
+
+def _builtin_table(name: str, checks: list[TaskCheck]) -> Table:
+    table = Table(title=f"Self-test of {name}", title_justify="left")
+    for column in ("Task", "untouched", "reference", "noop", "Fixtures", "Verdict"):
+        table.add_column(column)
+    for item in checks:
+        cells = {case.name: _mark(case) for case in item.cases if case.kind == "builtin"}
+        agreeing = sum(case.ok for case in item.fixtures)
+        table.add_row(
+            item.task,
+            cells.get("untouched", "-"),
+            cells.get("reference", "-"),
+            cells.get("noop", "-"),
+            f"{agreeing} of {len(item.fixtures)} agree" if item.fixtures else "-",
+            "ok" if item.ok else "BROKEN",
+        )
+    return table
+
+
+def _fixture_table(checks: list[TaskCheck]) -> Table:
+    table = Table(title="Self-test fixtures", title_justify="left")
+    for column in ("Task", "Fixture", "Expected", "Got", "Visible", "Files", "Lines", "Verdict"):
+        table.add_column(column, justify="right" if column in ("Files", "Lines") else "left")
+    for item in checks:
+        for case in item.fixtures:
+            visible = "-"
+            if case.visible_expected is not None:
+                visible = f"{case.visible or '-'} (want {case.visible_expected})"
+            table.add_row(
+                item.task,
+                case.name,
+                case.expected,
+                case.outcome,
+                visible,
+                "-" if case.files is None else str(case.files),
+                "-" if case.lines is None else str(case.lines),
+                "agrees" if case.ok else "DISAGREES",
+            )
+    return table
+
+
+def _mark(case: CheckCase) -> str:
+    return f"{case.outcome}{'' if case.ok else ' ✗'}"

@@ -18,13 +18,21 @@ class _Model(BaseModel):
 
 
 class Finding(_Model):
-    """One sign that the agent tried to pass without doing the work."""
+    """One sign that the agent tried to pass without doing the work, or strayed."""
 
     code: str
     """Stable identifier, e.g. ``protected-path``; documented in docs/security.md."""
     path: NameText | None = None
     """A file name: raw bytes that are not UTF-8 are escaped in JSON (docs/results.md)."""
     detail: NameText = ""
+    severity: Literal["tamper", "report"] = "tamper"
+    """``tamper`` makes the outcome ``tampered``; ``report`` is listed and the tests decide
+    (an ``out-of-scope`` change, unless the task says it tampers). Results stored before this
+    field existed hold only tampering findings, so it defaults to ``tamper``."""
+
+    @property
+    def tampers(self) -> bool:
+        return self.severity == "tamper"
 
 
 class StreamKept(_Model):

@@ -25,7 +25,7 @@ from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.process import ProcessResult
 from harnessdrive.sandbox.runner import Isolation
 from harnessdrive.tasks.globs import matches
-from harnessdrive.tasks.loading import Task
+from harnessdrive.tasks.loading import Solution, Task
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Event, Transcript
 from harnessdrive.workspace.git import git
@@ -212,17 +212,22 @@ def run_as_agent(request: AgentRequest, argv: list[str]) -> ProcessResult:
 
 def apply_solution(task: Task, workspace: Path) -> list[str]:
     """Apply a task's reference solution to a workspace; returns the files it touched."""
-    solution = task.solution
-    if solution is None:
+    if task.solution is None:
         raise HarnessError(f"task {task.id} has no reference solution")
-    if solution.patch is not None:
-        git("apply", "--whitespace=nowarn", str(solution.patch), cwd=workspace)
-        return solution_files(task)
-    assert solution.overlay is not None
+    return apply_change(task.solution, workspace)
+
+
+def apply_change(change: Solution, workspace: Path) -> list[str]:
+    """Apply a patch or overlay (a solution or a self-test fixture); the files it touched."""
+    if change.patch is not None:
+        git("apply", "--whitespace=nowarn", str(change.patch), cwd=workspace)
+        text = change.patch.read_text(encoding="utf-8", errors="replace")
+        return list(dict.fromkeys(_PATCH_TARGET.findall(text)))
+    assert change.overlay is not None
     touched = []
-    for path in sorted(solution.overlay.rglob("*")):
+    for path in sorted(change.overlay.rglob("*")):
         if path.is_file():
-            rel = path.relative_to(solution.overlay).as_posix()
+            rel = path.relative_to(change.overlay).as_posix()
             (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, workspace / rel)
             touched.append(rel)

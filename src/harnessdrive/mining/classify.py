@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Literal
 
 from harnessdrive.mining.runners import all_runner_globs
-from harnessdrive.tasks.globs import compile_globs
+from harnessdrive.tasks.globs import compile_globs, compile_names
 
 FileKind = Literal["test", "doc", "source", "other"]
 
@@ -147,7 +147,10 @@ def _anchored(patterns: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{p})" for p in patterns))
 
 
-_TEST_PATH = compile_globs(TEST_GLOBS)
+# Split for speed: folder names by set, file names by one expression, the few globs that
+# name a folder (``.mvn/maven.config``) on the whole path.
+_TEST_NAME = compile_names([g for g in TEST_NAME_GLOBS if "/" not in g])
+_TEST_PATH = compile_globs([g for g in TEST_NAME_GLOBS if "/" in g])
 _DEPENDENCY_NAME = _anchored(DEPENDENCY_FILE_PATTERNS)
 _DOC_STEMS = frozenset(DOC_FILE_STEMS)
 
@@ -167,7 +170,11 @@ def _is_doc_name(name: str) -> bool:
 def classify_path(path: str) -> FileKind:
     """The kind of a repository path: ``test``, ``doc``, ``source`` or ``other``."""
     *folders, name = path.split("/")
-    if _TEST_PATH.match(path):
+    if (
+        _TEST_NAME.fullmatch(name)
+        or any(folder in TEST_FOLDERS for folder in folders)
+        or _TEST_PATH.match(path)
+    ):
         return "test"
     extension = _extension(name)
     if (

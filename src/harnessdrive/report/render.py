@@ -10,6 +10,10 @@ from harnessdrive.report.scoreboard import HarnessRow, Report
 from harnessdrive.workspace.names import encodable, shown
 
 _STYLE = {"pass": "green", "fail": "red", "tampered": "magenta bold"}
+_SCOPE_LEGEND = (
+    " Out of scope: trials that changed files outside the task's scope (reported; the tests "
+    "still decided unless the task says such a change tampers)."
+)
 
 
 def render_report(report: Report) -> RenderableType:
@@ -28,7 +32,7 @@ def render_report(report: Report) -> RenderableType:
             "Min: median agent minutes. Tokens: median tokens per trial. $/pass: all spend on "
             "the compared tasks, failed trials included, per pass. Lines: median lines "
             "changed. No run: trials that could not run. (!): a cost more than 2% from the "
-            "harness's own figure.",
+            "harness's own figure." + (_SCOPE_LEGEND if _scoped(report) else ""),
             style="dim",
         )
     )
@@ -67,7 +71,12 @@ def _harness_table(report: Report) -> Table:
         "No run",
     ):
         table.add_column(name, justify="right", no_wrap=True)
+    # Only suites whose tasks name a scope can stray from it; others keep the table narrow.
+    scoped = _scoped(report)
+    if scoped:
+        table.add_column("Out of scope", justify="right", no_wrap=True)
     for rank, row in enumerate(report.harnesses, 1):
+        scope_cell = [str(row.out_of_scope)] if scoped else []
         table.add_row(
             str(rank),
             row.variant,
@@ -81,8 +90,13 @@ def _harness_table(report: Report) -> Table:
             str(row.tampered),
             str(row.timeouts),
             str(row.could_not_run),
+            *scope_cell,
         )
     return table
+
+
+def _scoped(report: Report) -> bool:
+    return any(row.out_of_scope for row in report.harnesses)
 
 
 def _broken_table(rows: tuple[HarnessRow, ...]) -> Table:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harnessdrive.grading.scope import OUT_OF_SCOPE
 from harnessdrive.grading.verdict import Finding
 from harnessdrive.store.results import TrialResult
 from harnessdrive.workspace.names import NameText, model_json
@@ -54,6 +55,8 @@ class HarnessRow(_Model):
     """Median tokens (every tier) of the finished trials on the compared tasks that logged usage."""
     cost_mismatches: int = 0
     """Trials on the compared tasks whose cost is more than 2% from the harness's own figure."""
+    out_of_scope: int = 0
+    """Finished trials on the compared tasks that changed files outside the task's scope."""
 
 
 class TaskCell(_Model):
@@ -202,7 +205,13 @@ def _harness_row(variant: str, results: list[TrialResult], compared: set[str]) -
         first_error=next((e for e in errors if e), None),
         median_tokens=_median([r.agent.usage.total for r in scored if r.agent.calls]),
         cost_mismatches=sum(r.cost.mismatch for r in on_compared),
+        out_of_scope=sum(_out_of_scope(r) for r in scored),
     )
+
+
+def _out_of_scope(result: TrialResult) -> bool:
+    grading = result.grading
+    return grading is not None and any(f.code == OUT_OF_SCOPE for f in grading.findings)
 
 
 def _cell(results: list[TrialResult]) -> TaskCell:

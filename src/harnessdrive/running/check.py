@@ -2,16 +2,20 @@
 
 For every task: the reference solution must pass; the untouched repository and the ``noop``
 agent must fail. A task whose hidden tests already pass on the untouched repository is broken:
-every agent, even one that does nothing, would score a pass.
+every agent, even one that does nothing, would score a pass. Then every self-test fixture the
+task declares (``[[check.fixtures]]``) is graded and held to its declared verdict, visible
+result and diff bounds; one that disagrees breaks the task too.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import Literal
 
 from harnessdrive.errors import GradingError, HarnessdriveError
 from harnessdrive.grading.grader import GradingSetup, grade
@@ -19,10 +23,11 @@ from harnessdrive.grading.verdict import Verdict
 from harnessdrive.harnesses.base import AgentRequest, Harness
 from harnessdrive.harnesses.scripted import NoopAgent, ReferenceAgent
 from harnessdrive.protocols.single import agent_status
+from harnessdrive.running.fixtures import apply_fixture, disagreements, visible_word
 from harnessdrive.running.snapshots import SnapshotCache
 from harnessdrive.sandbox.runner import Sandbox
 from harnessdrive.sandbox.scratch import make_scratch_root
-from harnessdrive.tasks.loading import Suite, Task
+from harnessdrive.tasks.loading import Fixture, Suite, Task
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.tasks.view import task_view
 from harnessdrive.workspace.changes import Changes, capture_changes
@@ -33,14 +38,23 @@ from harnessdrive.workspace.snapshot import Snapshot
 @dataclass(frozen=True)
 class CheckCase:
     name: str
-    """``untouched``, ``reference`` or ``noop``."""
+    """``untouched``, ``reference``, ``noop``, or the fixture's name."""
     expected: str
     outcome: str
     detail: str = ""
+    kind: Literal["builtin", "fixture"] = "builtin"
+    visible_expected: str | None = None
+    visible: str | None = None
+    """``pass`` or ``fail`` from the visible command, where it ran."""
+    files: int | None = None
+    lines: int | None = None
+    """Files changed and lines added plus deleted, for a case that changed something."""
+    disagreements: tuple[str, ...] = ()
+    """How a fixture differs from what the task declares."""
 
     @property
     def ok(self) -> bool:
-        return self.outcome == self.expected
+        return self.outcome == self.expected and not self.disagreements
 
 
 @dataclass
@@ -52,6 +66,29 @@ class TaskCheck:
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    @property
+    def fixtures(self) -> list[CheckCase]:
+        return [case for case in self.cases if case.kind == "fixture"]
+
+
+def checks_json(checks: list[TaskCheck]) -> str:
+    """The self-test as JSON: each task with its cases, its problems and whether it is ok."""
+    return json.dumps(
+        {
+            "ok": all(item.ok for item in checks),
+            "tasks": [
+                {
+                    "task": item.task,
+                    "ok": item.ok,
+                    "problems": item.problems,
+                    "cases": [{**asdict(case), "ok": case.ok} for case in item.cases],
+                }
+                for item in checks
+            ],
+        },
+        indent=2,
+    )
 
 
 def new_logs_folder() -> Path:
@@ -113,19 +150,87 @@ def _check_task(
         report.problems.append(
             f"the untouched repository could not be graded: {_detail(untouched)}"
         )
+    reference_lines = None
     for agent, expected in ((ReferenceAgent(), "pass"), (NoopAgent(), "fail")):
         if agent.name == "reference" and task.solution is None:
             report.problems.append("no reference solution (solution/solution.patch or solution/)")
             continue
-        verdict = _run_agent(
+        verdict, changes = _run_agent(
             agent, task, snapshots, sandbox, python, folders.case(agent.name), untouched
         )
-        report.cases.append(CheckCase(agent.name, expected, verdict.outcome, _detail(verdict)))
+        if agent.name == "reference" and changes is not None:
+            reference_lines = changes.lines_changed
+        report.cases.append(
+            CheckCase(
+                agent.name,
+                expected,
+                verdict.outcome,
+                _detail(verdict),
+                files=len(changes.files) if changes else None,
+                lines=changes.lines_changed if changes else None,
+            )
+        )
         if verdict.outcome != expected:
             report.problems.append(
                 f"{agent.name} should {expected} but got {verdict.outcome}: {_detail(verdict)}"
             )
+    for number, fixture in enumerate(task.fixtures):
+        case = _check_fixture(
+            fixture,
+            task,
+            snapshot,
+            sandbox,
+            python,
+            folders.case(f"fixture{number}-{fixture.name}"),
+            reference_lines,
+        )
+        report.cases.append(case)
+        report.problems.extend(f"fixture {case.name}: {problem}" for problem in case.disagreements)
     return report
+
+
+def _check_fixture(
+    fixture: Fixture,
+    task: Task,
+    snapshot: Snapshot,
+    sandbox: Sandbox,
+    python: str,
+    folders: _Folders,
+    reference_lines: int | None,
+) -> CheckCase:
+    spec = fixture.spec
+    folders.scratch.mkdir(parents=True)
+    applied = apply_fixture(fixture, snapshot, folders.scratch)
+    if applied.changes is None:
+        error = applied.error or "cannot apply"
+        return CheckCase(
+            fixture.name,
+            spec.expect,
+            "not_graded",
+            error,
+            "fixture",
+            visible_expected=spec.visible,
+            disagreements=(error,),
+        )
+    grading = _Folders(folders.scratch / "grading", folders.logs)
+    setup = replace(
+        _grading(task, snapshot, sandbox, python, grading),
+        run_visible=spec.visible is not None,
+    )
+    verdict = _grade(setup, applied.changes)
+    found = disagreements(spec, verdict, applied.changes, reference_lines)
+    return CheckCase(
+        fixture.name,
+        spec.expect,
+        verdict.outcome,
+        _detail(verdict),
+        "fixture",
+        visible_expected=spec.visible,
+        visible=visible_word(verdict),
+        files=len(applied.changes.files),
+        lines=applied.changes.lines_changed,
+        disagreements=tuple(found),
+    )
 
 
 def _grade_untouched(
@@ -145,7 +250,7 @@ def _run_agent(
     python: str,
     folders: _Folders,
     untouched: Verdict,
-) -> Verdict:
+) -> tuple[Verdict, Changes | None]:
     scratch = folders.scratch
     snapshot = snapshots.get(task)
     workspace = copy_snapshot(snapshot, scratch / "workspace")
@@ -170,11 +275,12 @@ def _run_agent(
     run = agent.run(request)
     changes = capture_changes(snapshot, workspace)
     if agent_status(run, changes) == "could_not_run":
-        return Verdict(outcome="not_graded", error=run.error or "the agent could not run")
+        return Verdict(outcome="not_graded", error=run.error or "the agent could not run"), None
     if not changes:
-        return untouched  # the same input as the untouched repository gets the same verdict
+        # The same input as the untouched repository gets the same verdict.
+        return untouched, changes
     grading = _Folders(scratch / "grading", folders.logs)
-    return _grade(_grading(task, snapshot, sandbox, python, grading), changes)
+    return _grade(_grading(task, snapshot, sandbox, python, grading), changes), changes
 
 
 def _grading(

@@ -23,6 +23,10 @@ def _regex(pattern: str) -> str:
         pattern = "**/" + pattern
     if pattern.endswith("/"):
         pattern += "**"
+    return _translate(pattern)
+
+
+def _translate(pattern: str) -> str:
     out = []
     i = 0
     while i < len(pattern):
@@ -52,3 +56,10 @@ def compile_globs(patterns: Iterable[str]) -> re.Pattern[str]:
     """One expression whose ``match`` succeeds on a path exactly when one of ``patterns`` does."""
     alternatives = "|".join(f"(?:{_regex(pattern)})" for pattern in patterns)
     return re.compile(f"(?:{alternatives})\\Z" if alternatives else "(?!)", re.DOTALL)
+
+
+def compile_names(patterns: Iterable[str]) -> re.Pattern[str]:
+    """One expression whose ``fullmatch`` succeeds on a file name (no folder) that one of the
+    slash-free ``patterns`` matches: faster than :func:`compile_globs` on whole paths."""
+    alternatives = "|".join(f"(?:{_translate(pattern.strip())})" for pattern in patterns)
+    return re.compile(alternatives or "(?!)", re.DOTALL)

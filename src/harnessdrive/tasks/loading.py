@@ -12,6 +12,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from harnessdrive.errors import TaskFormatError, UserError
+from harnessdrive.tasks.check_models import FixtureSpec
 from harnessdrive.tasks.models import SuiteSpec, TaskSpec, VariantSpec
 
 SUITE_FILE = "suite.toml"
@@ -36,6 +37,18 @@ class Solution:
 
 
 @dataclass(frozen=True)
+class Fixture:
+    """A self-test change from ``[[check.fixtures]]``, its file or folder resolved."""
+
+    spec: FixtureSpec
+    change: Solution
+
+    @property
+    def name(self) -> str:
+        return self.spec.label
+
+
+@dataclass(frozen=True)
 class Task:
     spec: TaskSpec
     folder: Path
@@ -47,6 +60,8 @@ class Task:
     """Changes whenever anything that defines the task changes; guards resumed results."""
     shared: tuple[Path, ...] = ()
     """``setup.shared`` resolved: folders its commands and agent may read, never change."""
+    fixtures: tuple[Fixture, ...] = ()
+    """Self-test changes for ``check``; they never reach a trial."""
 
     @property
     def id(self) -> str:
@@ -112,6 +127,7 @@ def load_task(folder: Path) -> Task:
     hidden = _hidden_files(folder, spec, task_file)
     solution = _solution(folder)
     shared = _shared_folders(folder, spec, task_file, repo_path, hidden, solution)
+    fixtures = _fixtures(folder, spec, task_file)
     return Task(
         spec=spec,
         folder=folder,
@@ -121,6 +137,7 @@ def load_task(folder: Path) -> Task:
         solution=solution,
         fingerprint=_fingerprint(task_file, prompt, repo_path, hidden, solution),
         shared=shared,
+        fixtures=fixtures,
     )
 
 
@@ -225,6 +242,26 @@ def _solution(folder: Path) -> Solution | None:
     if (solution_dir / SOLUTION_PATCH).is_file():
         return Solution(patch=solution_dir / SOLUTION_PATCH)
     return Solution(overlay=solution_dir)
+
+
+def _fixtures(folder: Path, spec: TaskSpec, task_file: Path) -> tuple[Fixture, ...]:
+    fixtures = []
+    for item in spec.check.fixtures:
+        where = f"{task_file}: check fixture {item.label!r}"
+        if item.visible is not None and spec.grade.visible_command is None:
+            raise TaskFormatError(f"{where} sets 'visible' but the task has no visible_command")
+        if item.patch is not None:
+            patch = (folder / item.patch).resolve()
+            if not patch.is_file():
+                raise TaskFormatError(f"{where}: patch file not found: {item.patch}")
+            fixtures.append(Fixture(spec=item, change=Solution(patch=patch)))
+        else:
+            assert item.overlay is not None
+            overlay = (folder / item.overlay).resolve()
+            if not overlay.is_dir():
+                raise TaskFormatError(f"{where}: overlay folder not found: {item.overlay}")
+            fixtures.append(Fixture(spec=item, change=Solution(overlay=overlay)))
+    return tuple(fixtures)
 
 
 def _task_folders(suite_dir: Path, patterns: tuple[str, ...]) -> list[Path]:

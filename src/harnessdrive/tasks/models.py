@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from harnessdrive.tasks.check_models import CheckSpec, ScopeSpec
+
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 
 
@@ -76,6 +78,8 @@ class GradeSpec(_Spec):
     """Seconds for each grading command."""
     junit: bool = True
     """Count passed/total from a junit report where the runner can write one."""
+    scope: ScopeSpec | None = None
+    """The files the change is about; a change elsewhere is an ``out-of-scope`` finding."""
 
 
 class LimitsSpec(_Spec):
@@ -105,6 +109,8 @@ class TaskSpec(_Spec):
     setup: SetupSpec = SetupSpec()
     grade: GradeSpec
     limits: LimitsSpec = LimitsSpec()
+    check: CheckSpec = CheckSpec()
+    """Self-test fixtures for ``harnessdrive check``."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Free-form data kept with the task (mined tasks store their commit here)."""
 
