@@ -36,6 +36,7 @@ from harnessdrive.sandbox.tree import (
     end_namespace,
     kill_tree,
     namespace_of,
+    start_ticks,
     tree_pids,
 )
 
@@ -166,6 +167,7 @@ def _run(
             raise SandboxError(f"cannot start {argv[0]}: {exc}") from exc
         finally:
             _close_all(handed)
+        born = start_ticks(proc.pid)  # not reaped yet, so still readable
         if limits is not None and prlimit is None:
             _limit_after_start(proc.pid, limits)
         timed_out = False
@@ -211,6 +213,7 @@ def _run(
                 sweep=launch.sweep,
                 # Once reaped, its pid may belong to someone else: only its group is still ours.
                 tree=proc.poll() is None and not namespace_ended,
+                born_after=born,
             )
             end_namespace(namespace)
             with contextlib.suppress(subprocess.TimeoutExpired):
