@@ -32,7 +32,8 @@ from harnessdrive.workspace.materialize import (
     remove_entry,
     write_file,
 )
-from harnessdrive.workspace.setup import run_setup
+from harnessdrive.workspace.setup import SetupOutcome, run_setup
+from harnessdrive.workspace.setup_reuse import SetupStates, reuse_setup
 from harnessdrive.workspace.snapshot import Snapshot, read_blobs
 
 _PYTEST = re.compile(r"(^|[\s/;&|(])(py\.?test|-m\s+pytest)\b")
@@ -76,6 +77,8 @@ class GradingSetup:
     """False skips the visible command: its counts never decide the outcome."""
     readonly: tuple[Path, ...] = ()
     """Paths the setup and test commands may read beyond the task's own view (tasks/view.py)."""
+    setup_states: SetupStates | None = None
+    """Setup results to reuse (workspace/setup_reuse.py); None runs setup in every copy."""
 
 
 def grade(setup: GradingSetup, changes: Changes) -> Verdict:
@@ -128,20 +131,38 @@ def _run_tests(
         readonly=(*view.readonly, *setup.readonly),
         network="none",
     )
-    values = view.values(copy)
     setup_run = None
     setup_log = setup.logs / "grade-setup.log"
+    changed_dependencies = any(matches(change.path, DEPENDENCY_NAMES) for change in included)
     if setup.task.spec.setup.commands:
-        outcome = run_setup(
-            setup.task.spec.setup.commands,
-            root=copy,
-            sandbox=setup.sandbox,
-            env=env,
-            timeout=setup.task.spec.setup.timeout,
+
+        def run_in(root: Path, setup_home: Path, log: Path) -> SetupOutcome:
+            return run_setup(
+                setup.task.spec.setup.commands,
+                root=root,
+                sandbox=setup.sandbox,
+                env=base_environment(setup_home, tmp),
+                timeout=setup.task.spec.setup.timeout,
+                log=log,
+                isolation=replace(
+                    isolation,
+                    writable=(root, setup_home, tmp, outputs),
+                    network=setup.task.spec.setup.network,
+                ),
+                values=view.values(root),
+                stop=setup.stop,
+            )
+
+        outcome = reuse_setup(
+            setup.setup_states,
+            setup.task,
+            setup.snapshot,
+            copy,
+            python=setup.python,
+            home=home,
             log=setup_log,
-            isolation=replace(isolation, network=setup.task.spec.setup.network),
-            values=values,
-            stop=setup.stop,
+            run=run_in,
+            same_dependencies=not changed_dependencies,
         )
         setup_run = SetupRun(
             commands=outcome.commands,
@@ -152,7 +173,7 @@ def _run_tests(
         if outcome.stopped:
             raise GradingError("stopped during setup")
         if not outcome.ok:
-            if any(matches(change.path, DEPENDENCY_NAMES) for change in included):
+            if changed_dependencies:
                 return Verdict(
                     outcome="fail",
                     findings=findings,
