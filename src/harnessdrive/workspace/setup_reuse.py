@@ -9,9 +9,10 @@ what it added is copied into each agent workspace and grading copy of the run:
   change touches a dependency file is in a state of its own: its setup runs there, as before.
 - The state lives in the run's scratch folder (``setup-states/<key>/``) and goes with it.
 - Only additions are reused. A setup that changed or deleted a file of the base, wrote to its
-  HOME (anything but ``.cache``), or left a binary file that names the prototype's path runs in
-  every copy instead. Text files that name that path (scripts, ``.pth`` files, ``pyvenv.cfg``)
-  name the copy instead, and so do links. Bytecode is left out: it is compiled again.
+  HOME (anything but ``.cache`` and ``.npm``), or left a binary file that names the prototype's
+  path runs in every copy instead. Text files that name that path (scripts, ``.pth`` files,
+  ``pyvenv.cfg``) name the copy instead, and so do links. Bytecode is left out: it is compiled
+  again.
 - ``setup.reuse = false`` opts a task out: a setup whose result depends on the project's own
   files (a non-editable install, say) must run in each copy.
 """
@@ -37,6 +38,8 @@ RunSetup = Callable[[Path, Path, Path], SetupOutcome]
 """Runs the task's setup in a copy: ``(copy, home, log)`` -> outcome."""
 
 _SKIPPED_DIRS = frozenset({"__pycache__"})
+# What package managers keep in HOME that never changes what a copy holds.
+_CACHE_HOMES = frozenset({".cache", ".npm"})
 
 
 @dataclass(frozen=True)
@@ -150,7 +153,7 @@ def apply_state(state: SetupState, copy: Path) -> None:
 
 
 def _wrote_home(home: Path) -> bool:
-    return any(entry.name != ".cache" for entry in home.iterdir())
+    return any(entry.name not in _CACHE_HOMES for entry in home.iterdir())
 
 
 def _added(base: Path, prototype: Path, outcome: SetupOutcome, log: Path) -> SetupState | None:
