@@ -47,7 +47,8 @@ from harnessdrive.workspace.materialize import (
     remove_entry,
     write_file,
 )
-from harnessdrive.workspace.setup import run_setup
+from harnessdrive.workspace.setup import SetupOutcome, run_setup
+from harnessdrive.workspace.setup_reuse import SetupStates, reuse_setup
 from harnessdrive.workspace.snapshot import Snapshot, read_blobs
 
 _PYTEST = re.compile(r"(^|[\s/;&|(])(py\.?test|-m\s+pytest)\b")
@@ -91,6 +92,8 @@ class GradingSetup:
     """False skips the visible command: its counts never decide the outcome."""
     readonly: tuple[Path, ...] = ()
     """Paths the setup and test commands may read beyond the task's own view (tasks/view.py)."""
+    setup_states: SetupStates | None = None
+    """Setup results to reuse (workspace/setup_reuse.py); None runs setup in every copy."""
 
 
 def grade(setup: GradingSetup, changes: Changes) -> Verdict:
@@ -144,20 +147,38 @@ def _run_tests(
         readonly=(*view.readonly, *setup.readonly, runner_folder),
         network="none",
     )
-    values = view.values(copy)
     setup_run = None
     setup_log = setup.logs / "grade-setup.log"
+    changed_dependencies = any(matches(change.path, DEPENDENCY_NAMES) for change in included)
     if setup.task.spec.setup.commands:
-        outcome = run_setup(
-            setup.task.spec.setup.commands,
-            root=copy,
-            sandbox=setup.sandbox,
-            env=env,
-            timeout=setup.task.spec.setup.timeout,
+
+        def run_in(root: Path, setup_home: Path, log: Path) -> SetupOutcome:
+            return run_setup(
+                setup.task.spec.setup.commands,
+                root=root,
+                sandbox=setup.sandbox,
+                env=base_environment(setup_home, tmp),
+                timeout=setup.task.spec.setup.timeout,
+                log=log,
+                isolation=replace(
+                    isolation,
+                    writable=(root, setup_home, tmp, outputs),
+                    network=setup.task.spec.setup.network,
+                ),
+                values=view.values(root),
+                stop=setup.stop,
+            )
+
+        outcome = reuse_setup(
+            setup.setup_states,
+            setup.task,
+            setup.snapshot,
+            copy,
+            python=setup.python,
+            home=home,
             log=setup_log,
-            isolation=replace(isolation, network=setup.task.spec.setup.network),
-            values=values,
-            stop=setup.stop,
+            run=run_in,
+            same_dependencies=not changed_dependencies,
         )
         setup_run = SetupRun(
             commands=outcome.commands,
@@ -168,7 +189,7 @@ def _run_tests(
         if outcome.stopped:
             raise GradingError("stopped during setup")
         if not outcome.ok:
-            if any(matches(change.path, DEPENDENCY_NAMES) for change in included):
+            if changed_dependencies:
                 return Verdict(
                     outcome="fail",
                     findings=findings,
@@ -181,7 +202,7 @@ def _run_tests(
     if spec.visible_command and setup.run_visible:
         visible, _ = _run_command(setup, copy, spec.visible_command, "visible", env, isolation)
     # Canaries of known outcome go into the hidden test files: the witness of an honest run.
-    canaries = plant_canaries(setup.task, values)
+    canaries = plant_canaries(setup.task, view.values(copy))
     injected = tuple(
         write_file(copy, item.target, canaries.contents[item.target]) for item in setup.task.hidden
     )

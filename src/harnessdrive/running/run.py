@@ -45,6 +45,7 @@ from harnessdrive.store.atomic import write_atomic
 from harnessdrive.store.lock import ResultsLock
 from harnessdrive.store.results import TrialResult
 from harnessdrive.store.store import Store, utc_now
+from harnessdrive.workspace.setup_reuse import SetupStates
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -146,6 +147,7 @@ def execute(plan: Plan, options: RunOptions, progress: Progress | None = None) -
             stop=StopToken(),
             reaper=None if options.keep else Reaper(scratch_root / "trash"),
             costing=Costing(pricing, book),
+            setup_states=SetupStates(scratch_root / "setup-states"),
         )
         try:
             with _stop_on_signals(ctx.stop):

@@ -40,7 +40,8 @@ from harnessdrive.tasks.loading import Task
 from harnessdrive.tasks.view import task_view
 from harnessdrive.workspace.materialize import copy_snapshot
 from harnessdrive.workspace.names import model_json
-from harnessdrive.workspace.setup import run_setup
+from harnessdrive.workspace.setup import SetupOutcome, run_setup
+from harnessdrive.workspace.setup_reuse import SetupStates, reuse_setup
 
 
 @dataclass
@@ -59,6 +60,8 @@ class TrialContext:
     """Deletes scratch folders in the background; without one they are deleted in place."""
     costing: Costing = field(default_factory=Costing)
     """Prices each trial (running/costing.py); the default prices nothing."""
+    setup_states: SetupStates | None = None
+    """Setup results shared by the trials of a run (workspace/setup_reuse.py)."""
 
 
 @dataclass(frozen=True)
@@ -170,20 +173,33 @@ def _execute(
     view = task_view(task, ctx.python)
     if task.spec.setup.commands:
         setup_log = paths.root / "setup.log"
-        setup = run_setup(
-            task.spec.setup.commands,
-            root=workspace,
-            sandbox=sandbox,
-            env=base_environment(home, tmp),
-            timeout=task.spec.setup.timeout,
+
+        def run_in(root: Path, setup_home: Path, log: Path) -> SetupOutcome:
+            return run_setup(
+                task.spec.setup.commands,
+                root=root,
+                sandbox=sandbox,
+                env=base_environment(setup_home, tmp),
+                timeout=task.spec.setup.timeout,
+                log=log,
+                isolation=Isolation(
+                    writable=(root, setup_home, tmp),
+                    readonly=view.readonly,
+                    network=task.spec.setup.network,
+                ),
+                values=view.values(root),
+                stop=ctx.stop,
+            )
+
+        setup = reuse_setup(
+            ctx.setup_states,
+            task,
+            snapshot,
+            workspace,
+            python=ctx.python,
+            home=home,
             log=setup_log,
-            isolation=Isolation(
-                writable=(workspace, home, tmp),
-                readonly=view.readonly,
-                network=task.spec.setup.network,
-            ),
-            values=view.values(workspace),
-            stop=ctx.stop,
+            run=run_in,
         )
         setup_seconds = setup.seconds
         if not setup.ok:
@@ -225,6 +241,7 @@ def _execute(
         python=ctx.python,
         stop=ctx.stop,
         keep_copy=True,  # the whole scratch folder goes once the trial is recorded
+        setup_states=ctx.setup_states,
     )
     (scratch / "grading").mkdir()
     outcome = run_attempt(harness, request, snapshot, grading, diff_path=paths.diff)

@@ -37,6 +37,7 @@ from harnessdrive.sandbox.tree import (
     end_namespace,
     kill_tree,
     namespace_of,
+    start_ticks,
     tree_pids,
 )
 
@@ -176,6 +177,7 @@ def _run(
             _close_all(handed)
         out.started()
         err.started()
+        born = start_ticks(proc.pid)  # not reaped yet, so still readable
         if limits is not None and prlimit is None:
             _limit_after_start(proc.pid, limits)
         timed_out = False
@@ -221,6 +223,7 @@ def _run(
                 sweep=launch.sweep,
                 # Once reaped, its pid may belong to someone else: only its group is still ours.
                 tree=proc.poll() is None and not namespace_ended,
+                born_after=born,
             )
             end_namespace(namespace)
             with contextlib.suppress(subprocess.TimeoutExpired):

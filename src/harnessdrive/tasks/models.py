@@ -42,6 +42,9 @@ class SetupSpec(_Spec):
     shared: tuple[str, ...] = ()
     """Folders outside the repository that setup, the agent and the tests may read but never
     change (a mined suite's shared test environments); relative to the task folder."""
+    reuse: bool = True
+    """Run setup once per dependency state and copy what it added into every fresh copy. Say
+    ``false`` when its result depends on the project's own files (a non-editable install)."""
 
 
 class HiddenFile(_Spec):

@@ -1,0 +1,284 @@
+"""harnessdrive next to Harness Lab 0.3.0 on Harness Lab's own demo suite, alternating.
+
+    python benchmarks/peer_overhead.py [--rounds 2] [--repeat 5] [--python312 PATH]
+                                       [--harnesslab-venv DIR] [--profile]
+
+1. Installs Harness Lab 0.3.0 from PyPI into a scratch virtual environment (it needs Python
+   3.12: found with ``pyenv`` or on PATH, or named with ``--python312``). ``--harnesslab-venv``
+   reuses an environment that already has it.
+2. Ports the three tasks of its bundled ``demo`` suite to task.toml form, at benchmark time,
+   from the installed files: the same prompt, fixture repository, visible and hidden unittest
+   commands, injected hidden tests, protected ``tests/`` and reference overlay. Nothing of
+   Harness Lab is kept in this repository.
+3. Runs ``reference`` and ``noop`` x ``--repeat`` on every task (30 sequential trials by
+   default) with each tool, alternating: Harness Lab, harnessdrive ``--sandbox none``,
+   harnessdrive under bubblewrap, ``--rounds`` times. Each is a fresh CLI process with a fresh
+   results folder, timed from start to exit.
+4. Prints every time, the medians and the ratios (target: harnessdrive at most 0.5x Harness
+   Lab's time with ``--sandbox none``, at most 0.6x under bubblewrap), then each Python test
+   command's time inside harnessdrive (median of what result.json recorded) next to the same
+   command run bare in a prepared copy (best of several; target within 1.1x), and the per-trial
+   phases result.json records.
+
+``--profile`` also runs one harnessdrive round in this process under cProfile and prints the
+functions that took longest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import glob
+import json
+import os
+import pstats
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+HARNESSLAB = "harnesslab==0.3.0"
+VARIANTS = {"reference": "fake-reference", "noop": "fake-noop"}
+BARE_RUNS = 7
+
+# Reads the installed demo suite with Harness Lab's own YAML reader; prints it as JSON.
+_READ_DEMO = """
+import json, pathlib, sys, yaml, harnesslab
+demo = pathlib.Path(harnesslab.__file__).parent / "bundled" / "suites" / "demo"
+suite = yaml.safe_load((demo / "suite.yaml").read_text())
+tasks = [yaml.safe_load((demo / t).read_text()) for t in suite["tasks"]]
+json.dump({"folder": str(demo), "tasks": tasks}, sys.stdout)
+"""
+
+
+def find_python312(given: str | None) -> str:
+    if given:
+        return given
+    found = shutil.which("python3.12")
+    if found:
+        return found
+    try:
+        root = subprocess.run(
+            ["pyenv", "root"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        root = str(Path.home() / ".pyenv")
+    candidates = sorted(glob.glob(os.path.join(root, "versions", "3.12*", "bin", "python3.12")))
+    if not candidates:
+        sys.exit("Harness Lab needs Python 3.12: install one or pass --python312 PATH")
+    return candidates[-1]
+
+
+def install_harnesslab(python312: str, venv: Path) -> Path:
+    subprocess.run([python312, "-m", "venv", str(venv)], check=True)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
+    subprocess.run([*pip, "--disable-pip-version-check", HARNESSLAB], check=True)
+    return venv
+
+
+def port_demo(venv: Path, root: Path) -> Path:
+    """The demo's three tasks as a harnessdrive suite under ``root``."""
+    out = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", _READ_DEMO], capture_output=True, text=True, check=True
+    )
+    demo = json.loads(out.stdout)
+    folder = Path(demo["folder"])
+    suite = root / "port"
+    project = suite / "project"
+    shutil.copytree(folder / "fixture_repo", project, ignore=shutil.ignore_patterns("__pycache__"))
+    names = []
+    for spec in demo["tasks"]:
+        verification = spec["verification"]
+        task = suite / "tasks" / spec["id"]
+        hidden = []
+        for item in verification.get("inject", []):
+            source = folder / "tasks" / item["source"]
+            if not item["dest"].startswith("tests/"):
+                continue  # the score script: only Harness Lab's score_command reads it
+            target = task / "hidden" / item["source"].split("/", 1)[1]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+            hidden.append({"source": target.relative_to(task).as_posix(), "target": item["dest"]})
+        overlay = spec["reference_solution"]["overlay"]
+        shutil.copytree(
+            folder / "tasks" / overlay,
+            task / "solution",
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
+        data: dict[str, Any] = {
+            "id": spec["id"],
+            "title": spec["name"],
+            "prompt": spec["prompt"],
+            "repo": {"path": "../../project"},
+            "grade": {
+                "command": verification["command"],
+                "visible_command": verification["visible_command"],
+                "hidden": hidden,
+                "protected": [p.rstrip("/") + "/**" for p in verification["protected_paths"]],
+                "timeout": float(verification["timeout_seconds"]),
+            },
+        }
+        (task / "task.toml").write_text(tomli_w.dumps(data), encoding="utf-8")
+        names.append(spec["id"])
+    (suite / "suite.toml").write_text(
+        tomli_w.dumps({"name": "hl-demo", "tasks": [f"tasks/{n}" for n in names]})
+    )
+    return suite
+
+
+def timed(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
+    started = time.perf_counter()
+    result = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - started
+    if result.returncode != 0:
+        sys.exit(
+            f"{' '.join(argv[:3])} ... failed:\n{result.stdout[-2000:]}{result.stderr[-2000:]}"
+        )
+    return seconds
+
+
+def run_harnesslab(venv: Path, work: Path, repeat: int) -> float:
+    home = work / "hl-home"
+    argv = [
+        str(venv / "bin" / "harnesslab"), "--home", str(home), "run", "demo",
+        "--variants", ",".join(VARIANTS.values()), "-r", str(repeat), "-p", "1", "-y",
+    ]  # fmt: skip
+    return timed(argv, work)
+
+
+def harnessdrive_argv(suite: Path, results: Path, repeat: int, sandbox: str) -> list[str]:
+    return [
+        "run", str(suite), "--harness", ",".join(VARIANTS), "--repeat", str(repeat),
+        "--jobs", "1", "--sandbox", sandbox, "--results", str(results), "--json",
+    ]  # fmt: skip
+
+
+def run_harnessdrive(suite: Path, results: Path, repeat: int, sandbox: str) -> float:
+    argv = [
+        sys.executable,
+        "-m",
+        "harnessdrive",
+        *harnessdrive_argv(suite, results, repeat, sandbox),
+    ]
+    seconds = timed(argv, suite.parent)
+    outcomes = {(r["variant_label"], r["outcome"]) for r in trial_results(results)}
+    if outcomes != {("reference", "pass"), ("noop", "fail")}:
+        sys.exit(f"harnessdrive ({sandbox}) graded wrongly: {sorted(outcomes)}")
+    return seconds
+
+
+def trial_results(results: Path) -> list[dict[str, Any]]:
+    return [json.loads(p.read_text()) for p in sorted(results.glob("trials/**/result.json"))]
+
+
+def bare_seconds(command: str, cwd: Path) -> float:
+    times = []
+    for _ in range(BARE_RUNS):
+        started = time.perf_counter()
+        subprocess.run(["bash", "-c", command], cwd=cwd, capture_output=True, check=False)
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def command_times(suite: Path, results: list[Path], work: Path) -> None:
+    """Each grading command inside harnessdrive next to the same command started bare."""
+    print("\nPython test commands: inside harnessdrive (median) vs bare (best of"
+          f" {BARE_RUNS}), reference trials")  # fmt: skip
+    for task in sorted((suite / "tasks").iterdir()):
+        spec = tomllib.loads((task / "task.toml").read_text())
+        copy = work / "bare" / task.name
+        shutil.copytree(suite / "project", copy)
+        shutil.copytree(task / "solution", copy, dirs_exist_ok=True)
+        visible_bare = bare_seconds(spec["grade"]["visible_command"], copy)
+        for item in spec["grade"]["hidden"]:
+            shutil.copyfile(task / item["source"], copy / item["target"])
+        hidden_bare = bare_seconds(spec["grade"]["command"], copy)
+        for label, bare in (("visible", visible_bare), ("hidden", hidden_bare)):
+            inside = [
+                r["grading"][label]["seconds"]
+                for folder in results
+                for r in trial_results(folder)
+                if r["task"] == task.name and r["variant_label"] == "reference"
+            ]
+            median = statistics.median(inside)
+            print(
+                f"  {task.name:30} {label:7} {median * 1000:6.0f} ms vs {bare * 1000:6.0f} ms"
+                f"  ratio {median / bare:.2f}x (target <= 1.10x)"
+            )
+
+
+def phases(results: list[Path]) -> None:
+    rows = [r["seconds"] for folder in results for r in trial_results(folder)]
+    print("\nPer-trial phases as result.json records them (median over every trial):")
+    for key in ("agent", "grading", "overhead", "total"):
+        values = [row.get(key) or 0.0 for row in rows]
+        print(f"  {key:9} {statistics.median(values) * 1000:7.1f} ms")
+
+
+def profile_once(suite: Path, work: Path, repeat: int) -> None:
+    from harnessdrive.cli.app import run_cli
+
+    results = work / "profile-results"
+    profiler = cProfile.Profile()
+    profiler.enable()
+    run_cli(harnessdrive_argv(suite, results, repeat, "bwrap"))
+    profiler.disable()
+    print("\ncProfile of one harnessdrive round under bubblewrap (cumulative, top 25):")
+    pstats.Stats(profiler, stream=sys.stdout).sort_stats("cumulative").print_stats(25)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--python312", help="a Python 3.12 interpreter for Harness Lab")
+    parser.add_argument("--harnesslab-venv", type=Path, help="an environment that has it")
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="hd-peer-") as tmp:
+        work = Path(tmp)
+        venv = args.harnesslab_venv or install_harnesslab(
+            find_python312(args.python312), work / "hl-venv"
+        )
+        suite = port_demo(venv, work)
+        trials = 3 * len(VARIANTS) * args.repeat
+        print(f"{trials} sequential trials per round, {args.rounds} rounds, alternating")
+        times: dict[str, list[float]] = {"harnesslab": [], "none": [], "bwrap": []}
+        kept: list[Path] = []
+        for number in range(args.rounds):
+            round_dir = work / f"round{number}"
+            round_dir.mkdir()
+            times["harnesslab"].append(run_harnesslab(venv, round_dir, args.repeat))
+            for sandbox in ("none", "bwrap"):
+                results = round_dir / f"hd-{sandbox}"
+                times[sandbox].append(run_harnessdrive(suite, results, args.repeat, sandbox))
+                kept.append(results)
+            print(
+                f"  round {number + 1}: Harness Lab {times['harnesslab'][-1]:.1f} s,"
+                f" harnessdrive none {times['none'][-1]:.1f} s,"
+                f" bwrap {times['bwrap'][-1]:.1f} s"
+            )
+        peer = statistics.median(times["harnesslab"])
+        for sandbox, target in (("none", 0.5), ("bwrap", 0.6)):
+            ours = statistics.median(times[sandbox])
+            print(
+                f"harnessdrive --sandbox {sandbox}: {ours:.1f} s vs Harness Lab {peer:.1f} s"
+                f" = {ours / peer:.2f}x (target <= {target}x)"
+            )
+        command_times(suite, kept, work)
+        phases(kept)
+        if args.profile:
+            profile_once(suite, work, args.repeat)
+        # The mining comparison (both tools mining one real repository's newest commits with
+        # the same test command) is added here, from benchmarks/mining_peer.py.
+
+
+if __name__ == "__main__":
+    main()
