@@ -115,6 +115,7 @@ def mine(
         test_command_source=command.source,
     )
     scratch = Path(tempfile.mkdtemp(prefix="harnessdrive-mine-"))
+    slots = RunSlots(options.jobs)
     checker = Checker(
         repo=Path(scan.repo),
         settings=settings,
@@ -126,7 +127,7 @@ def mine(
         logs=suite / "logs",
         stop=stop,
         fast_reject=options.fast_reject,
-        slots=RunSlots(options.jobs),
+        slots=slots,
         ranks={c.id: index for index, c in enumerate(scan.candidates)},
     )
     try:
@@ -145,6 +146,7 @@ def mine(
                 # last runs.
                 jobs=IN_PROGRESS_PER_SLOT * options.jobs,
                 progress=progress,
+                settled=slots.close_after,
             )
         kept = outcome.kept
         for result in kept:

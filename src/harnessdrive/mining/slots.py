@@ -18,6 +18,10 @@ Rank = tuple[int, int]
 """(the commit's place, newest first; the step's place within the commit)."""
 
 
+class NotNeeded(Exception):
+    """The commit lies past the last one a one-at-a-time run would check: its result is unused."""
+
+
 class RunSlots:
     def __init__(self, size: int) -> None:
         if size < 1:
@@ -27,11 +31,19 @@ class RunSlots:
         self._waiting: list[tuple[Rank, int]] = []
         self._tickets = itertools.count()
         self._changed = threading.Condition()
+        self._last: int | None = None
 
     @property
     def waiting(self) -> int:
         with self._changed:
             return len(self._waiting)
+
+    def close_after(self, place: int) -> None:
+        """From now on a step of a commit after ``place`` raises :class:`NotNeeded` instead of
+        waiting for a slot (``--max`` tasks are kept among the commits up to ``place``)."""
+        with self._changed:
+            self._last = place if self._last is None else min(self._last, place)
+            self._changed.notify_all()
 
     @contextmanager
     def held(self, rank: Rank) -> Iterator[None]:
@@ -40,6 +52,11 @@ class RunSlots:
         with self._changed:
             heapq.heappush(self._waiting, entry)
             while self._free == 0 or self._waiting[0] != entry:
+                if self._last is not None and rank[0] > self._last:
+                    self._waiting.remove(entry)
+                    heapq.heapify(self._waiting)
+                    self._changed.notify_all()
+                    raise NotNeeded
                 self._changed.wait()
             heapq.heappop(self._waiting)
             self._free -= 1
