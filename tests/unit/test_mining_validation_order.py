@@ -9,6 +9,7 @@ import pytest
 
 from harnessdrive.mining.candidate import Candidate
 from harnessdrive.mining.checks import CandidateResult, RejectReason
+from harnessdrive.mining.slots import RunSlots
 from harnessdrive.mining.summary import CheckRecord
 from harnessdrive.mining.validation import validate
 from harnessdrive.sandbox.process import StopToken
@@ -86,3 +87,43 @@ def test_an_interruption_stops_the_running_checks() -> None:
     with pytest.raises(KeyboardInterrupt):
         validate([candidate(n) for n in range(3)], checker, max_tasks=1)
     assert checker.stop.stopped
+
+
+def test_a_commit_past_the_last_one_needed_gives_up_its_wait_for_a_slot() -> None:
+    """Commit 0 completes --max 1 while commit 1 waits for the only slot: 1 is never run."""
+    slots = RunSlots(1)
+    blocker_holds = threading.Event()
+    release = threading.Event()
+    ran: list[int] = []
+
+    def block() -> None:
+        with slots.held((-1, 0)):
+            blocker_holds.set()
+            release.wait(timeout=30)
+
+    class SlotChecker(ScriptedChecker):
+        def check(self, item: Candidate) -> CandidateResult:
+            number = int(item.commit, 16)
+            if number == 0:  # kept once commit 1 is queued behind the blocker
+                while slots.waiting == 0:
+                    time.sleep(0.001)
+                return CandidateResult(item, None, CheckRecord(), None)
+            with slots.held((number, 0)):
+                ran.append(number)
+            return CandidateResult(item, "tests pass before the fix", CheckRecord(), None)
+
+    def settled(place: int) -> None:
+        slots.close_after(place)
+        release.set()
+
+    blocker = threading.Thread(target=block)
+    blocker.start()
+    blocker_holds.wait(timeout=30)
+    checker = SlotChecker(good=set())
+    outcome = validate(
+        [candidate(n) for n in range(2)], checker, max_tasks=1, jobs=2, settled=settled
+    )
+    blocker.join()
+    assert numbers(outcome.results) == [0]
+    assert ran == []
+    assert slots.waiting == 0

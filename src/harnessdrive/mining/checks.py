@@ -15,7 +15,11 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, get_args
 
@@ -26,6 +30,7 @@ from harnessdrive.harnesses.scripted import apply_solution
 from harnessdrive.mining.candidate import Candidate
 from harnessdrive.mining.environments import EnvironmentStore
 from harnessdrive.mining.focus import focused_command
+from harnessdrive.mining.slots import Rank, RunSlots
 from harnessdrive.mining.summary import CheckRecord, RunRecord
 from harnessdrive.mining.taskfiles import TaskSettings, write_task_folder
 from harnessdrive.sandbox.clock import now
@@ -46,6 +51,8 @@ RejectReason = Literal[
     "the fix trips a tamper check",
 ]
 REJECT_REASONS: tuple[RejectReason, ...] = get_args(RejectReason)  # in the order above
+ROUND_SIZE = 2
+"""Whole-suite runs per round: before and after the fix."""
 
 
 class Stopped(Exception):
@@ -100,6 +107,10 @@ class Checker:
     logs: Path
     stop: StopToken
     fast_reject: bool = True
+    slots: RunSlots | None = None
+    """Shared by every commit in progress; None runs one step after another, unbounded."""
+    ranks: Mapping[str, int] = field(default_factory=dict)
+    """Each candidate's place, newest first: its steps get a free slot before newer ones'."""
 
     def check(self, candidate: Candidate) -> CandidateResult:
         started = now()
@@ -119,6 +130,7 @@ class Checker:
 
     def _check(self, candidate: Candidate, folder: Path, work: Path, logs: Path) -> CandidateResult:
         check = CheckRecord()
+        rank = self.ranks.get(candidate.id, 0)
 
         def rejected(reason: RejectReason, detail: str = "") -> CandidateResult:
             return CandidateResult(candidate, reason, check, None, environments, detail=detail)
@@ -133,17 +145,22 @@ class Checker:
             gold = capture_changes(snapshot, gold_copy)
         except (HarnessdriveError, OSError) as exc:
             return rejected("could not copy the commit", str(exc))
-        if self.store is not None:
-            # The environments before the change and after it (the gold patch may change them).
-            states = (
-                ("before", snapshot.root, lambda: copy_snapshot(snapshot, work / "env")),
-                ("after", gold_copy, lambda: gold_copy),
-            )
-            for state, files, prototype in states:
-                prepared = self.store.prepare(files, prototype, logs)
-                environments = tuple(dict.fromkeys((*environments, *prepared.keys)))
-                if not prepared.ok:
-                    return rejected("setup command failed", f"{state}: {prepared.error}")
+
+        def prepared(state: str, files: Path, prototype: Callable[[], Path]) -> str | None:
+            """Build what ``files`` need; the error when that fails."""
+            nonlocal environments
+            if self.store is None:
+                return None
+            with self._slot((rank, 0)):
+                outcome = self.store.prepare(files, prototype, logs)
+            environments = tuple(dict.fromkeys((*environments, *outcome.keys)))
+            return None if outcome.ok else f"{state}: {outcome.error}"
+
+        # The parent's environments now; the commit's (its gold patch may change the manifests)
+        # only for a candidate that the fast check leaves standing.
+        error = prepared("before", snapshot.root, lambda: copy_snapshot(snapshot, work / "env"))
+        if error is not None:
+            return rejected("setup command failed", error)
         empty = Changes(base_tree=snapshot.tree, tree=snapshot.tree, files=(), patch=b"")
 
         if self.fast_reject:
@@ -151,21 +168,24 @@ class Checker:
             focused = focused_command(self.settings.test_command, existing)
             if focused is not None:
                 narrowed = _with_command(task, focused)
-                outcome = self._run(narrowed, snapshot, empty, "focused", work, logs)
+                with self._slot((rank, 0)):
+                    outcome = self._run(narrowed, snapshot, empty, "focused", work, logs)
                 check = check.model_copy(update={"focused": outcome.record})
                 if outcome.setup_failed:
                     return rejected("setup command failed")
                 if outcome.passed:
                     return rejected("tests pass before the fix", "its own tests pass alone")
 
+        error = prepared("after", gold_copy, lambda: gold_copy)
+        if error is not None:
+            return rejected("setup command failed", error)
         steps: tuple[tuple[str, Changes], ...] = (
             ("before", empty),
             ("after", gold),
             ("before_again", empty),
             ("after_again", gold),
         )
-        for label, changes in steps:
-            outcome = self._run(task, snapshot, changes, label, work, logs)
+        for label, outcome in self._whole_suite(task, snapshot, steps, work, logs, rank):
             check = check.model_copy(update={label: outcome.record})
             if outcome.setup_failed:
                 return rejected("setup command failed", label)
@@ -173,6 +193,60 @@ class Checker:
             if reason is not None:
                 return rejected(reason, label)
         return CandidateResult(candidate, None, check, folder, environments)
+
+    def _whole_suite(
+        self,
+        task: Task,
+        snapshot: Snapshot,
+        steps: Sequence[tuple[str, Changes]],
+        work: Path,
+        logs: Path,
+        rank: int,
+    ) -> list[tuple[str, TestOutcome]]:
+        """The whole-suite runs in judging order, up to and including the first that rejects.
+
+        With shared slots the runs of both rounds wait for slots at once (earlier steps first),
+        so they use whatever slots other commits leave free; a step of the second round starts
+        only after the same step of the first round has ended, so a fix that leaves state
+        behind (a file outside the copy, say) still shows up as flaky. A step starts only while
+        no earlier step has rejected; every step before the deciding one has run, so the verdict
+        and the record are those of running the steps one after another.
+        """
+        results: dict[int, TestOutcome] = {}
+        first_rejection = [len(steps)]
+        guard = threading.Lock()
+        ended = [threading.Event() for _ in steps]
+        rounds = ROUND_SIZE
+
+        def step(index: int) -> None:
+            label, changes = steps[index]
+            try:
+                if index >= rounds:
+                    ended[index - rounds].wait()
+                with self._slot((rank, index + 1)):
+                    with guard:
+                        if first_rejection[0] < index:
+                            return
+                    outcome = self._run(task, snapshot, changes, label, work, logs)
+                with guard:
+                    results[index] = outcome
+                    if outcome.setup_failed or _judge(label, outcome) is not None:
+                        first_rejection[0] = min(first_rejection[0], index)
+            finally:
+                ended[index].set()
+
+        if self.slots is None:
+            for index in range(len(steps)):
+                step(index)
+        else:
+            with ThreadPoolExecutor(len(steps), thread_name_prefix="mine-run") as pool:
+                for future in [pool.submit(step, index) for index in range(len(steps))]:
+                    future.result()
+        last = first_rejection[0]
+        return [(steps[i][0], results[i]) for i in range(min(last + 1, len(steps)))]
+
+    def _slot(self, rank: Rank) -> AbstractContextManager[None]:
+        return nullcontext() if self.slots is None else self.slots.held(rank)
 
     def _run(
         self,

@@ -20,6 +20,7 @@ from harnessdrive.mining.checks import CandidateResult, Checker
 from harnessdrive.mining.environments import EnvironmentStore, needs_for, python_test_command
 from harnessdrive.mining.history import ScanResult, scan_history
 from harnessdrive.mining.since import DEFAULT_SINCE
+from harnessdrive.mining.slots import RunSlots
 from harnessdrive.mining.suite_folder import (
     default_suite_folder,
     prepare_suite_folder,
@@ -52,6 +53,7 @@ DEFAULT_TEST_TIMEOUT = 600.0
 # Two common CLIs, each pinned to a model with a bundled price so the estimate has a figure.
 NEXT_STEP_VARIANTS = "claude,codex --model claude=claude-sonnet-4-5 --model codex=gpt-5"
 ENVIRONMENTS_FOLDER = "envs"
+IN_PROGRESS_PER_SLOT = 2
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,7 @@ def mine(
         shared=(str(store.root),) if store.setup_command() else (),
     )
     scratch = Path(tempfile.mkdtemp(prefix="harnessdrive-mine-"))
+    slots = RunSlots(options.jobs)
     checker = Checker(
         repo=Path(scan.repo),
         settings=settings,
@@ -125,6 +128,8 @@ def mine(
         logs=suite / "logs",
         stop=stop,
         fast_reject=options.fast_reject,
+        slots=slots,
+        ranks={c.id: index for index, c in enumerate(scan.candidates)},
     )
     try:
         head: HeadCheck | None = None
@@ -137,8 +142,12 @@ def mine(
                 scan.candidates,
                 checker,
                 max_tasks=options.max_tasks,
-                jobs=options.jobs,
+                # Twice as many commits in progress as slots: one commit's git work and copies
+                # overlap with another's tests, and no slot idles while a commit waits for its
+                # last runs.
+                jobs=IN_PROGRESS_PER_SLOT * options.jobs,
                 progress=progress,
+                settled=slots.close_after,
             )
         kept = outcome.kept
         for result in kept:

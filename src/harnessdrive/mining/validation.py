@@ -23,6 +23,7 @@ from harnessdrive.errors import GradingError, HarnessdriveError, SetupFailedErro
 from harnessdrive.grading.grader import GradingSetup, grade
 from harnessdrive.mining.candidate import Candidate
 from harnessdrive.mining.checks import REJECT_REASONS, CandidateResult, Checker, RejectReason
+from harnessdrive.mining.slots import NotNeeded
 from harnessdrive.mining.summary import RunRecord
 from harnessdrive.mining.taskfiles import setup_table
 from harnessdrive.sandbox.clock import now
@@ -180,8 +181,13 @@ def validate(
     max_tasks: int,
     jobs: int = 1,
     progress: Progress | None = None,
+    settled: Callable[[int], None] | None = None,
 ) -> ValidationOutcome:
-    """Check candidates newest first until ``max_tasks`` are kept (at most 3 x ``max_tasks``)."""
+    """Check candidates newest first until ``max_tasks`` are kept (at most 3 x ``max_tasks``).
+
+    ``settled`` hears the place of the last candidate a one-at-a-time run would check, once it
+    is known; a check of a later candidate may then raise :class:`NotNeeded`.
+    """
     started = now()
     order = list(candidates[: 3 * max_tasks])
     results: dict[int, CandidateResult] = {}
@@ -199,9 +205,15 @@ def validate(
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
                 index = running.pop(future)
-                results[index] = future.result()
+                try:
+                    results[index] = future.result()
+                except NotNeeded:
+                    continue
                 if progress is not None:
                     progress(index + 1, len(order), results[index])
+            last = _last_needed(results, max_tasks)
+            if last is not None and settled is not None:
+                settled(last)
     except BaseException:
         checker.stop.stop()  # ends every test still running; their copies are then removed
         pool.shutdown(wait=True, cancel_futures=True)
@@ -215,3 +227,15 @@ def validate(
         elif result.folder is not None:  # checked past where a one-at-a-time run stops
             shutil.rmtree(result.folder, ignore_errors=True)
     return ValidationOutcome(tuple(counted), round(now() - started, 3))
+
+
+def _last_needed(results: dict[int, CandidateResult], max_tasks: int) -> int | None:
+    """The place of the candidate that completes ``max_tasks`` kept among all before it."""
+    kept = 0
+    index = 0
+    while index in results:
+        kept += results[index].kept
+        if kept >= max_tasks:
+            return index
+        index += 1
+    return None

@@ -1,0 +1,139 @@
+"""Validation's step order: the fast check first, then both whole-suite rounds.
+
+The same candidates are checked one step after another (no slots) and with the whole-suite runs
+waiting for shared slots at once; the verdicts and the recorded runs must be the same, and the
+fast check must never let a candidate through whose whole suite fails with the fix.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from harnessdrive.mining.checks import CandidateResult, Checker
+from harnessdrive.mining.history import scan_history
+from harnessdrive.mining.slots import RunSlots
+from harnessdrive.mining.taskfiles import TaskSettings
+from harnessdrive.sandbox.process import StopToken
+from harnessdrive.sandbox.runner import get_sandbox
+from harnessdrive.testing.repo_builder import RepoBuilder
+
+TEST_COMMAND = "{python} -m unittest discover -s tests -q"
+CALC = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
+
+
+def unit_test(name: str, body: str) -> str:
+    return (
+        f"import unittest\n\nimport calc\n\n\nclass {name}(unittest.TestCase):\n"
+        f"    def test_it(self):\n        {body}\n"
+    )
+
+
+def build(path: Path) -> dict[str, str]:
+    repo = RepoBuilder(path)
+    calc = CALC
+    repo.commit(
+        "Start",
+        {
+            "calc.py": calc,
+            "tests/test_mul.py": unit_test("Mul", "self.assertEqual(calc.mul(2, 3), 6)"),
+        },
+    )
+    sha = {}
+    calc = calc.replace("return a - b", "return a + b")
+    sha["good"] = repo.commit(
+        "Fix add",
+        {
+            "calc.py": calc,
+            "tests/test_add.py": unit_test("Add", "self.assertEqual(calc.add(2, 3), 5)"),
+        },
+    )
+    # Its own test fails before and passes after, but the fix breaks mul: the whole suite fails.
+    broken = calc.replace("return a * b", "return a ** b") + "\n\ndef neg(x):\n    return -x\n"
+    sha["breaks-the-suite"] = repo.commit(
+        "Add neg",
+        {
+            "calc.py": broken,
+            "tests/test_neg.py": unit_test("Neg", "self.assertEqual(calc.neg(2), -2)"),
+        },
+    )
+    calc += "\n\ndef neg(x):\n    return -x\n"
+    repo.commit("Mend mul", {"calc.py": calc})
+    calc += "\n# the identity\n"
+    sha["passes-before"] = repo.commit(
+        "Test zero",
+        {
+            "calc.py": calc,
+            "tests/test_zero.py": unit_test("Zero", "self.assertEqual(calc.add(0, 0), 0)"),
+        },
+    )
+    repo.checkout()
+    repo.close()
+    return sha
+
+
+def check_all(repo: Path, work: Path, slots: RunSlots | None) -> dict[str, CandidateResult]:
+    scan = scan_history(repo, "2000-01-01")
+    checker = Checker(
+        repo=repo,
+        settings=TaskSettings(test_command=TEST_COMMAND, setup_command=None, test_timeout=60),
+        store=None,
+        sandbox=get_sandbox("none"),
+        python=sys.executable,
+        staging=work / "staging",
+        scratch=work / "scratch",
+        logs=work / "logs",
+        stop=StopToken(),
+        slots=slots,
+        ranks={c.id: i for i, c in enumerate(scan.candidates)},
+    )
+    return {c.commit: checker.check(c) for c in scan.candidates}
+
+
+Checked = tuple[dict[str, str], dict[str, dict[str, CandidateResult]]]
+"""The candidates by name, and their results by the way they were checked."""
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory: pytest.TempPathFactory) -> Checked:
+    root = tmp_path_factory.mktemp("order")
+    sha = build(root / "calc")
+    results = {
+        "one after another": check_all(root / "calc", root / "sequential", None),
+        "shared slots": check_all(root / "calc", root / "slots", RunSlots(2)),
+    }
+    return sha, results
+
+
+@pytest.mark.parametrize("way", ["one after another", "shared slots"])
+def test_each_candidate_gets_the_verdict_of_the_whole_suite(checked: Checked, way: str) -> None:
+    sha, results = checked
+    verdicts = {name: results[way][commit].reason for name, commit in sha.items()}
+    assert verdicts == {
+        "good": None,
+        "breaks-the-suite": "tests fail with the fix",
+        "passes-before": "tests pass before the fix",
+    }
+
+
+def test_the_fast_check_let_the_suite_breaker_through_to_the_whole_suite(checked: Checked) -> None:
+    sha, results = checked
+    record = results["shared slots"][sha["breaks-the-suite"]].check
+    assert record.focused is not None and record.focused.exit_code != 0
+    assert record.before is not None and record.before.exit_code != 0
+    assert record.after is not None and record.after.exit_code != 0
+    assert record.before_again is None and record.after_again is None
+
+
+def test_shared_slots_record_the_same_runs_as_one_after_another(checked: Checked) -> None:
+    _, results = checked
+
+    def runs(result: CandidateResult) -> dict[str, int | None]:
+        return {label: run.exit_code for label, run in result.check if run is not None}
+
+    sequential, shared = results["one after another"], results["shared slots"]
+    assert {c: runs(r) for c, r in shared.items()} == {c: runs(r) for c, r in sequential.items()}
+    good = next(r for r in shared.values() if r.kept)
+    assert set(runs(good)) == {"focused", "before", "after", "before_again", "after_again"}
