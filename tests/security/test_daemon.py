@@ -15,6 +15,7 @@ import pytest
 from harnessdrive.testing.suites import write_suite
 from tests.conftest import add_task
 from tests.sandboxes import require_bwrap
+from tests.trial_results import planned_folder
 
 pytestmark = [pytest.mark.security, pytest.mark.slow]
 
@@ -38,7 +39,7 @@ def test_a_daemon_dies_with_its_trial(tmp_path: Path, sandbox: str) -> None:
     ]  # fmt: skip
     driver = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     seen: dict[int, float] = {}
-    result = results / "trials/suite/add/daemon/r1/result.json"
+    result = planned_folder(results, suite, "add/daemon/r1") / "result.json"
     deadline = time.monotonic() + 120
     while not result.exists() and time.monotonic() < deadline:
         for proc in psutil.process_iter(["cmdline", "create_time"]):
@@ -58,4 +59,4 @@ def test_a_daemon_dies_with_its_trial(tmp_path: Path, sandbox: str) -> None:
         assert not alive, f"daemon {pid} outlived its trial"
     driver.communicate(timeout=120)
     assert driver.returncode == 0
-    assert os.path.exists(results / "trials/suite/add/later/r1/result.json")
+    assert os.path.exists(planned_folder(results, suite, "add/later/r1") / "result.json")

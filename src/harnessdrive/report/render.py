@@ -13,6 +13,10 @@ _STYLE = {"pass": "green", "fail": "red", "tampered": "magenta bold"}
 
 def render_report(report: Report) -> RenderableType:
     parts: list[RenderableType] = [Text(report.headline, style="bold")]
+    if report.run_id:
+        parts.append(Text(f"Run {report.run_id} of suite {report.suite_id or report.suite}"))
+    for line in report.mixed:
+        parts.append(Text(f"Mixed: {line}", style="yellow"))
     if report.harnesses:
         parts.append(_harness_table(report))
     if report.could_not_run:
@@ -21,16 +25,24 @@ def render_report(report: Report) -> RenderableType:
         parts.append(_task_table(report))
     for note in report.notes:
         parts.append(Text(f"- {note}", style="dim"))
-    parts.append(
-        Text(
-            "Min: median agent minutes. Tokens: median tokens per trial. $/pass: all spend on "
-            "the compared tasks, failed trials included, per pass. Lines: median lines "
-            "changed. No run: trials that could not run. (!): a cost more than 2% from the "
-            "harness's own figure.",
-            style="dim",
-        )
-    )
+    parts.append(Text(_legend(report), style="dim"))
     return Group(*parts)
+
+
+def _legend(report: Report) -> str:
+    legend = (
+        "Visible, Hidden: trials that passed the tests the agent could see, and the hidden "
+        "tests that decide. Min: median agent minutes. Tokens: median tokens per trial. "
+        "$/pass: all spend on the compared tasks, failed trials included, per pass. Lines: "
+        "median lines changed. No run: trials that could not run. (!): a cost more than 2% "
+        "from the harness's own figure."
+    )
+    if any(row.unmeasured for row in report.harnesses):
+        legend += (
+            " +k*: k trials whose cost is not a full measurement (estimated, unmeasured, "
+            "unpriced, or from a cut-off run); they count what they were charged."
+        )
+    return legend
 
 
 def _harness_table(report: Report) -> Table:
@@ -41,6 +53,8 @@ def _harness_table(report: Report) -> Table:
     for name in (
         "Passed",
         "Rate",
+        "Visible",
+        "Hidden",
         "Min",
         "Tokens",
         "$/pass",
@@ -57,6 +71,8 @@ def _harness_table(report: Report) -> Table:
             ", ".join(row.versions) or "-",
             f"{row.passed} of {row.trials}",
             _percent(row.pass_rate),
+            _of(row.visible_passed, row.visible_trials),
+            _of(row.hidden_passed, row.hidden_trials),
             _number(row.median_minutes, 2),
             _tokens(row.median_tokens),
             _cost(row),
@@ -69,12 +85,15 @@ def _harness_table(report: Report) -> Table:
 
 
 def _broken_table(rows: tuple[HarnessRow, ...]) -> Table:
-    table = Table(title="Could not run", title_justify="left")
+    table = Table(title="No verdict: could not run, or not graded", title_justify="left")
     table.add_column("Harness")
-    table.add_column("Trials")
+    table.add_column("No run", justify="right")
+    table.add_column("Not graded", justify="right")
     table.add_column("Error or fix")
     for row in rows:
-        table.add_row(row.variant, str(row.could_not_run), row.first_error or "-")
+        table.add_row(
+            row.variant, str(row.could_not_run), str(row.not_graded), row.first_error or "-"
+        )
     return table
 
 
@@ -99,7 +118,7 @@ def _task_table(report: Report) -> Table:
 def _cost(row: HarnessRow) -> str:
     text = "-" if row.cost_per_pass is None else f"${row.cost_per_pass:.2f}"
     if row.unmeasured:
-        text += f" +{row.unmeasured} not measured"
+        text += f" +{row.unmeasured}*"
     if row.cost_mismatches:
         text += " (!)"
     return text
@@ -113,6 +132,10 @@ def _tokens(value: float | None) -> str:
     if value >= 1_000:
         return f"{value / 1_000:.0f}k"
     return f"{value:.0f}"
+
+
+def _of(passed: int, trials: int) -> str:
+    return f"{passed} of {trials}" if trials else "-"
 
 
 def _percent(value: float | None) -> str:

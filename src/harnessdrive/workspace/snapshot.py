@@ -64,6 +64,13 @@ def source_key(repo_path: Path, ref: str | None) -> str:
     return digest.hexdigest()[:20]
 
 
+def check_source(repo_path: Path, ref: str | None) -> None:
+    """Raise :class:`WorkspaceError` now for a git source whose ref does not resolve, rather
+    than in every trial."""
+    if _is_git_source(repo_path, ref):
+        _resolve(repo_path, ref or "HEAD")
+
+
 def build_snapshot(repo_path: Path, ref: str | None, dest: Path) -> Snapshot:
     """Materialise the task's base state under ``dest`` (which must not exist yet).
 
