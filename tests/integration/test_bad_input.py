@@ -78,6 +78,7 @@ BAD_INPUTS = [
     (["schema", "tsak"], "unknown schema 'tsak' (did you mean 'task'?)"),
     (["run", "{bad_ref}", "-H", "reference"], "g/task.toml: git rev-parse failed"),
     (["run", "{suite}", "-H", "reference", "--repeat", "-1"], "--repeat must be at least 1"),
+    (["run", "{suite}", "-H", "reference", "--allow-unpriced", "refrence"], "(did you mean"),
 ]
 
 
