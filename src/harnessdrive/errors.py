@@ -18,7 +18,6 @@ Anything else that escapes is a bug and keeps its traceback.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 
@@ -76,5 +75,7 @@ class CouldNotRunError(HarnessError):
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:
     """`` (did you mean 'x'?)`` for the known name closest to a mistyped one, else ``""``."""
+    import difflib  # only an error message needs it; keep it off the start-up path
+
     close = difflib.get_close_matches(name, [str(k) for k in known], n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""

@@ -16,6 +16,7 @@ from harnessdrive.running.doctor import check_tools, harness_infos
 from harnessdrive.running.estimate import Estimate
 from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks.models import SuiteSpec, TaskSpec
+from harnessdrive.tasks.schema import json_schema
 
 SCHEMAS: dict[str, type[BaseModel]] = {
     "task": TaskSpec,
@@ -58,7 +59,7 @@ def schema(
             f"unknown schema {kind!r}{did_you_mean(kind, SCHEMAS)}; choose one of "
             f"{', '.join(SCHEMAS)}"
         )
-    print(json.dumps(model.model_json_schema(by_alias=True), indent=2))
+    print(json.dumps(json_schema(model), indent=2))
 
 
 def _harness_table() -> Table:

@@ -11,7 +11,7 @@ CountSource = Literal["junit", "exit_code"]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class Finding(_Model):

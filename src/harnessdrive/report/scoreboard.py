@@ -27,7 +27,7 @@ FINISHED_STATUSES = ("completed", "timeout", "crashed")
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class HarnessRow(_Model):
@@ -112,9 +112,7 @@ class TrialRow(_Model):
 
 
 class Report(_Model):
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, populate_by_name=True, use_attribute_docstrings=True
-    )
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     schema_: str = Field(default=REPORT_SCHEMA, alias="schema")
     run_id: str | None

@@ -27,7 +27,7 @@ ESTIMATE_SCHEMA = "harnessdrive-estimate-1"
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class ModelPriceRow(_Model):
@@ -72,9 +72,7 @@ class VariantEstimate(_Model):
 
 
 class Estimate(_Model):
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, populate_by_name=True, use_attribute_docstrings=True
-    )
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     schema_: str = Field(default=ESTIMATE_SCHEMA, alias="schema")
     suite: str

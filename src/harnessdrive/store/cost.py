@@ -18,7 +18,7 @@ MEASURED_SOURCES: tuple[CostSource, ...] = ("computed", "reported", "none")
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class PriceUsed(_Model):

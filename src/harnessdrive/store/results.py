@@ -32,7 +32,7 @@ Status = Literal["completed", "timeout", "crashed", "could_not_run", "interrupte
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class Timing(_Model):
@@ -103,9 +103,7 @@ class TrialResult(_Model):
     """A hash of the suite's spec and its tasks' fingerprints when the trial was planned."""
     harnessdrive_version: str | None = None
 
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, populate_by_name=True, use_attribute_docstrings=True
-    )
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     def to_json(self) -> str:
         return self.model_dump_json(by_alias=True, indent=2)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -47,6 +48,7 @@ def suite_version(suite: Suite) -> str:
     return digest.hexdigest()[:12]
 
 
+@cache
 def harnessdrive_version() -> str:
     try:
         return version("harnessdrive")
