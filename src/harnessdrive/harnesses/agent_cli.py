@@ -141,7 +141,8 @@ class AgentCli:
                 raise UserError(f"variant {label}: {self.name} has no reasoning-effort setting")
             if variant.effort not in self.efforts:
                 raise UserError(
-                    f"variant {label}: {self.name} has no effort {variant.effort!r}; "
+                    f"variant {label}: {self.name} has no effort {variant.effort!r}"
+                    f"{did_you_mean(variant.effort, self.efforts)}; "
                     f"its ladder is {', '.join(self.efforts)}"
                 )
         options = variant.options
