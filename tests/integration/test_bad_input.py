@@ -39,6 +39,7 @@ def folders(tmp_path: Path) -> dict[str, str]:
         tmp_path, [add_task("g", extra={"repo": {"ref": "no-such-ref"}})], name="g"
     )
     subprocess.run(["git", "init", "-q", str(bad_ref / "tasks" / "g" / "repo")], check=True)
+    no_repo = write_suite(tmp_path, [add_task("n", extra={"repo": {"ref": "main"}})], name="n")
     return {
         "suite": str(suite),
         "file": str(a_file),
@@ -49,6 +50,7 @@ def folders(tmp_path: Path) -> dict[str, str]:
         "option_typo": str(option_typo),
         "scripted_options": str(scripted_options),
         "bad_ref": str(bad_ref),
+        "no_repo": str(no_repo),
         "key_typo": str(
             write_suite(tmp_path, [add_task("k", extra={"grade": {"comand": "x"}})], name="k")
         ),
@@ -76,7 +78,8 @@ BAD_INPUTS = [
     (["run", "{suite}", "-H", "noop", "--sandbox", "bwarp"], "(did you mean 'bwrap'?)"),
     (["run", "{suite}", "-H", "noop", "--network", "loopbak"], "(did you mean 'loopback'?)"),
     (["schema", "tsak"], "unknown schema 'tsak' (did you mean 'task'?)"),
-    (["run", "{bad_ref}", "-H", "reference"], "g/task.toml: git rev-parse failed"),
+    (["run", "{bad_ref}", "-H", "reference"], "g/task.toml: 'no-such-ref' names no commit in"),
+    (["run", "{no_repo}", "-H", "reference"], "n/task.toml: not a git repository"),
     (["run", "{suite}", "-H", "reference", "--repeat", "-1"], "--repeat must be at least 1"),
     (["run", "{suite}", "-H", "reference", "--allow-unpriced", "refrence"], "(did you mean"),
 ]

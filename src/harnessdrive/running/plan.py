@@ -10,14 +10,14 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from harnessdrive.errors import TaskFormatError, UserError, WorkspaceError
+from harnessdrive.errors import TaskFormatError, UserError
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.harnesses.registry import get_harness
 from harnessdrive.store.paths import trial_id
 from harnessdrive.tasks.identity import harnessdrive_version, suite_identity, suite_version
 from harnessdrive.tasks.loading import Suite, Task
 from harnessdrive.tasks.models import VariantSpec
-from harnessdrive.workspace.snapshot import check_source
+from harnessdrive.workspace.snapshot import unreadable_sources
 
 
 @dataclass(frozen=True)
@@ -91,11 +91,11 @@ def make_plan(suite: Suite, variants: tuple[VariantSpec, ...], repeat: int) -> P
 
 def _check_sources(suite: Suite) -> None:
     """A task whose repository or ref cannot be read is bad input, not an error per trial."""
-    for task in {(t.repo_path, t.spec.repo.ref): t for t in suite.tasks}.values():
-        try:
-            check_source(task.repo_path, task.spec.repo.ref)
-        except WorkspaceError as exc:
-            raise TaskFormatError(f"{task.folder / 'task.toml'}: {exc}") from None
+    problems = unreadable_sources((t.repo_path, t.spec.repo.ref) for t in suite.tasks)
+    for task in suite.tasks:
+        problem = problems.get((task.repo_path, task.spec.repo.ref))
+        if problem:
+            raise TaskFormatError(f"{task.folder / 'task.toml'}: {problem}")
 
 
 def _check_takes_model(variant: VariantSpec, harness: Harness) -> None:
