@@ -19,6 +19,8 @@ Anything else that escapes is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 
 class HarnessdriveError(Exception):
     """Base class of every error harnessdrive raises on purpose."""
@@ -78,3 +80,11 @@ class CouldNotRunError(HarnessError):
     def __init__(self, message: str, hint: str | None = None) -> None:
         super().__init__(message)
         self.hint = hint
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the known name closest to a mistyped one, else ``""``."""
+    import difflib  # only an error message needs it; keep it off the start-up path
+
+    close = difflib.get_close_matches(name, [str(k) for k in known], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""

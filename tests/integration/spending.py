@@ -20,6 +20,7 @@ from harnessdrive.testing.prices import (
     write_mock_prices,
 )
 from harnessdrive.testing.suites import TaskFiles, write_suite
+from tests.trial_results import trial_folder
 
 SPENDER = "harnessdrive.testing.agents:SpendingAgent"
 
@@ -78,7 +79,7 @@ def run_suite(
 
 
 def result_json(results: Path, trial_id: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((results / "trials" / trial_id / "result.json").read_text())
+    data: dict[str, Any] = json.loads((trial_folder(results, trial_id) / "result.json").read_text())
     return data
 
 

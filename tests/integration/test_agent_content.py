@@ -21,6 +21,7 @@ from harnessdrive.testing.repo_builder import RepoBuilder
 from harnessdrive.testing.suites import write_suite, write_task
 from harnessdrive.workspace.names import name_bytes, name_from_json, shown
 from tests.conftest import add_task
+from tests.trial_results import trial_folder
 
 WRONG = "printf 'def add(a, b):\\n    return 0\\n' > calc.py\n"
 NAMES = (
@@ -90,7 +91,7 @@ def test_hostile_content_is_graded_recorded_reported_and_never_run_again(tmp_pat
     run = _harnessdrive("run", str(suite), "--results", str(results), "--network", "none")
     assert run.returncode == 0, run.stderr[-2000:]
 
-    trials = results / "trials" / "suite" / "add"
+    trials = trial_folder(results, "suite/add/reference/r1").parent.parent
     recorded = {
         folder.name: TrialResult.model_validate(
             json.loads((folder / "r1" / "result.json").read_text())
@@ -170,7 +171,7 @@ def test_a_machinery_failure_says_which_machinery_failed(tmp_path: Path) -> None
     run = _harnessdrive("run", str(suite), "--results", str(results), "--cmd", "agent=true")
     assert run.returncode == 0, run.stderr[-2000:]
     result = TrialResult.model_validate_json(
-        (results / "trials" / "suite" / "add" / "agent" / "r1" / "result.json").read_text()
+        (trial_folder(results, "suite/add/agent/r1") / "result.json").read_text()
     )
     assert (result.status, result.outcome) == ("could_not_run", "not_graded")
     assert (result.agent.error or "").startswith("snapshot build failed: ")

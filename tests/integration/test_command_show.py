@@ -16,6 +16,7 @@ from harnessdrive.store.results import TrialResult
 from harnessdrive.testing.suites import write_suite
 from tests.conftest import ADD_FIXED, add_task
 from tests.sandboxes import require_bwrap
+from tests.trial_results import trial_folder
 
 pytestmark = pytest.mark.slow
 
@@ -47,7 +48,7 @@ def harnessdrive(machine: dict[str, Path], *args: str) -> subprocess.CompletedPr
 
 
 def result(results: Path, variant: str) -> TrialResult:
-    path = results / "trials" / "suite" / "add" / variant / "r1" / "result.json"
+    path = trial_folder(results, f"suite/add/{variant}/r1") / "result.json"
     return TrialResult.model_validate_json(path.read_text())
 
 

@@ -11,6 +11,7 @@ import pytest
 from harnessdrive.cli.app import run_cli
 from harnessdrive.demo import DEMO_SUITE
 from harnessdrive.tasks.loading import load_suite
+from tests.trial_results import trial_folder
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +70,7 @@ def test_report_json_lists_every_trial_with_its_facts(
 
 
 def test_each_trial_folder_holds_its_artifacts(demo_results: Path) -> None:
-    folder = demo_results / "trials" / "demo" / "top-products" / "reference" / "r1"
+    folder = trial_folder(demo_results, "demo/top-products/reference/r1")
     names = {p.name for p in folder.iterdir()}
     assert {
         "result.json",

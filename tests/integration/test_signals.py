@@ -18,6 +18,7 @@ from harnessdrive.testing.suites import write_suite
 from tests.conftest import add_task
 from tests.integration.test_crash_recovery import our_processes
 from tests.sandboxes import require_bwrap
+from tests.trial_results import trial_folder, trial_id_of
 from tests.waiting import DEADLINE, descendants_running, wait_until
 
 
@@ -56,7 +57,7 @@ def test_a_stop_signal_records_interrupted_and_the_same_command_resumes(
     out, err = driver.communicate(timeout=DEADLINE)  # how fast: benchmarks/stopping.py
     assert driver.returncode == 130, err
     assert "run the same command again" in out
-    result = json.loads((results / "trials/suite/add/slow/r1/result.json").read_text())
+    result = json.loads((trial_folder(results, "suite/add/slow/r1") / "result.json").read_text())
     assert result["status"] == "interrupted" and result["outcome"] == "not_graded"
     assert result["cost"]["source"] == "unmeasured"  # what it spent: nothing measurable here
     assert not list((results / "inflight").glob("*.json"))
@@ -64,7 +65,7 @@ def test_a_stop_signal_records_interrupted_and_the_same_command_resumes(
 
     again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr
-    latest = Store(results).latest("suite/add/slow/r1")
+    latest = Store(results).latest(trial_id_of(results, "suite/add/slow/r1"))
     assert latest is not None and latest.outcome == "pass" and latest.attempt == 2
     assert list(system_tmp.iterdir()) == []
 

@@ -25,6 +25,7 @@ from tests.integration.spending import (
     spender,
     write_prices,
 )
+from tests.trial_results import trial_folder
 from tests.waiting import wait_until
 
 
@@ -54,20 +55,21 @@ def test_a_cap_that_fits_part_of_a_suite_skips_the_rest_then_a_higher_cap_runs_o
     assert skipped["cost"]["charged_usd"] == 0
     # Each trial was offered what was left under the cap.
     offered = [
-        json.loads((results / f"trials/suite/t{i}/paid/r1/spender.json").read_text())
+        json.loads((trial_folder(results, f"suite/t{i}/paid/r1") / "spender.json").read_text())
         for i in (0, 1)
     ]
     assert [o["budget_usd"] for o in offered] == [0.5, 0.2]
     assert first.spend is not None and "2 trial(s) skipped at the cap" in first.spend
 
     done_before = {
-        i: (results / f"trials/suite/t{i}/paid/r1/result.json").read_bytes() for i in (0, 1)
+        i: (trial_folder(results, f"suite/t{i}/paid/r1") / "result.json").read_bytes()
+        for i in (0, 1)
     }
     second = run_suite(suite, results, prices=prices, max_usd=2)
     assert [r.status for r in second.trials] == ["completed"] * 4
     assert second.ran == 2 and second.already_done == 2
     for i, data in done_before.items():
-        assert (results / f"trials/suite/t{i}/paid/r1/result.json").read_bytes() == data
+        assert (trial_folder(results, f"suite/t{i}/paid/r1") / "result.json").read_bytes() == data
     assert [r.attempt for r in second.trials] == [1, 1, 2, 2]
     assert counted(results) == 1.20
 

@@ -18,6 +18,7 @@ from tests.integration.spending import (
     spender,
     write_prices,
 )
+from tests.trial_results import trial_folder
 
 # harnessdrive.testing.prices.EXAMPLE_CALLS as SpendingAgent options; its docstring has the hand
 # computation: 0.1425 + 0.264 (over mock-big's 200k long-context threshold) + 0.017 = 0.4235.
@@ -61,7 +62,7 @@ def test_two_models_and_a_long_context_call_cost_the_hand_computation(tmp_path: 
     assert (far["usd"], far["reported_usd"], far["mismatch"]) == (TOTAL, 0.40, True)
     assert "more than 2% apart" in far["note"]
 
-    ledger = json.loads((results / "trials/suite/t0/near/r1/cost.json").read_text())
+    ledger = json.loads((trial_folder(results, "suite/t0/near/r1") / "cost.json").read_text())
     assert [call["long_context"] for call in ledger["calls"]] == [False, True, False]
     assert ledger["priced_total"] == "0.4235"
 

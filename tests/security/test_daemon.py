@@ -15,6 +15,7 @@ import pytest
 from harnessdrive.testing.suites import write_suite
 from tests.conftest import add_task
 from tests.sandboxes import require_bwrap
+from tests.trial_results import planned_folder
 from tests.waiting import DEADLINE, wait_until
 
 pytestmark = [pytest.mark.security, pytest.mark.slow]
@@ -69,7 +70,7 @@ def test_a_daemon_dies_with_its_trial(tmp_path: Path, sandbox: str) -> None:
 
     (first, *_) = wait_until(daemons, "the daemon", process=driver)
     drop_marker(first)
-    result = results / "trials/suite/add/daemon/r1/result.json"
+    result = planned_folder(results, suite, "add/daemon/r1") / "result.json"
     wait_until(result.exists, "the daemon's trial recorded", process=driver)
     later_agent = wait_until(lambda: agents_with(f"{token}-later"), "the later agent")
     assert driver.poll() is None, "the run should still be going"
@@ -85,4 +86,4 @@ def test_a_daemon_dies_with_its_trial(tmp_path: Path, sandbox: str) -> None:
     drop_marker(later_agent[0])
     driver.communicate(timeout=DEADLINE)
     assert driver.returncode == 0
-    assert os.path.exists(results / "trials/suite/add/later/r1/result.json")
+    assert os.path.exists(planned_folder(results, suite, "add/later/r1") / "result.json")

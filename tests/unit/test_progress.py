@@ -5,7 +5,9 @@ import io
 from rich.console import Console
 
 from harnessdrive.cli.progress import LiveProgress
+from harnessdrive.grading.verdict import Verdict
 from harnessdrive.running.progress import PlainProgress, describe
+from tests.trial_results import trial_result
 from tests.unit.test_scoreboard import trial
 
 
@@ -31,3 +33,14 @@ def test_describe_names_the_fix_for_a_harness_that_could_not_run() -> None:
         update={"agent": result.agent.model_copy(update={"hint": "sign in: run `a` once"})}
     )
     assert describe(hinted) == "could not run: sign in: run `a` once"
+
+
+def test_a_trial_the_grader_could_not_evaluate_reads_as_on_the_scoreboard() -> None:
+    result = trial_result(
+        "t",
+        "a",
+        status="completed",
+        outcome="not_graded",
+        grading=Verdict(outcome="not_graded", error="setup failed in the grading copy"),
+    )
+    assert describe(result) == "not graded: setup failed in the grading copy"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harnessdrive.errors import LockedError
+from harnessdrive.errors import LockedError, UserError
 from harnessdrive.store.atomic import write_atomic
 from harnessdrive.store.index import dump
 from harnessdrive.store.inflight import SCRATCH_MARKER, InflightRecord
@@ -40,7 +40,7 @@ def test_result_json_round_trips_with_its_schema_version(tmp_path: Path) -> None
     store = Store(tmp_path)
     store.record(result())
     data = json.loads((tmp_path / "trials/s/t/v/r1/result.json").read_text())
-    assert data["schema"] == "harnessdrive-result-1"
+    assert data["schema"] == "harnessdrive-result-2"
     assert store.latest("s/t/v/r1") == result()
 
 
@@ -140,3 +140,38 @@ def test_inflight_left_by_a_killed_driver_becomes_an_interrupted_result(tmp_path
     assert not_ours.exists()  # never delete a folder we did not make
     assert not list((tmp_path / "results" / "inflight").iterdir())
     assert store.recover_inflight() == []
+
+
+def test_a_result_of_schema_1_loads_and_one_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.record(result())
+    path = tmp_path / "trials/s/t/v/r1/result.json"
+    data = json.loads(path.read_text())
+    for key in ("suite_id", "suite_folder", "suite_version", "harnessdrive_version"):
+        data.pop(key)
+    path.write_text(json.dumps({**data, "schema": "harnessdrive-result-1"}))
+    assert store.latest("s/t/v/r1") == result(schema_="harnessdrive-result-1")
+    path.write_text(json.dumps({**data, "schema": "harnessdrive-result-99", "later": 1}))
+    with pytest.raises(UserError, match=r"newer harnessdrive.*harnessdrive-result-99"):
+        store.sync_index()
+
+
+def test_attempts_lists_previous_ones_first(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.begin_attempt("s/t/v/r1")
+    store.record(result(status="interrupted", run_id="one"))
+    store.begin_attempt("s/t/v/r1")
+    store.record(result(attempt=2, run_id="two"))
+    assert [(r.attempt, r.run_id) for r in store.attempts("s/t/v/r1")] == [(1, "one"), (2, "two")]
+
+
+def test_an_index_migrated_by_a_newer_harnessdrive_is_refused_and_can_be_rebuilt(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path)
+    store.record(result())
+    store.db.execute("INSERT INTO _migrations VALUES ('_m999_later')")
+    store.close()
+    with pytest.raises(UserError, match=r"newer harnessdrive.*index --rebuild"):
+        Store(tmp_path).sync_index()
+    assert Store(tmp_path).rebuild_index() == 1

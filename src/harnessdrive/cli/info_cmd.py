@@ -10,12 +10,13 @@ from pydantic import BaseModel
 from rich.table import Table
 
 from harnessdrive.cli.output import stdout
-from harnessdrive.errors import UserError
+from harnessdrive.errors import UserError, did_you_mean
 from harnessdrive.report.scoreboard import Report
 from harnessdrive.running.doctor import check_tools, harness_infos
 from harnessdrive.running.estimate import Estimate
 from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks.models import SuiteSpec, TaskSpec
+from harnessdrive.tasks.schema import json_schema
 
 SCHEMAS: dict[str, type[BaseModel]] = {
     "task": TaskSpec,
@@ -54,8 +55,11 @@ def schema(
     """Print the JSON Schema of a file format."""
     model = SCHEMAS.get(kind)
     if model is None:
-        raise UserError(f"unknown schema {kind!r}; choose one of {', '.join(SCHEMAS)}")
-    print(json.dumps(model.model_json_schema(by_alias=True), indent=2))
+        raise UserError(
+            f"unknown schema {kind!r}{did_you_mean(kind, SCHEMAS)}; choose one of "
+            f"{', '.join(SCHEMAS)}"
+        )
+    print(json.dumps(json_schema(model), indent=2))
 
 
 def _harness_table() -> Table:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from harnessdrive.errors import UserError
+from harnessdrive.errors import UserError, did_you_mean
 from harnessdrive.sandbox.runner import Network, SandboxKind
 
 DEFAULT_RESULTS = Path(".harnessdrive")
@@ -88,12 +88,16 @@ def timeout(value: float | None) -> float | None:
 def sandbox_kind(value: str) -> SandboxKind:
     kinds: dict[str, SandboxKind] = {"auto": "auto", "bwrap": "bwrap", "none": "none"}
     if value not in kinds:
-        raise UserError(f"--sandbox must be auto, bwrap or none, not {value!r}")
+        raise UserError(
+            f"--sandbox must be auto, bwrap or none, not {value!r}{did_you_mean(value, kinds)}"
+        )
     return kinds[value]
 
 
 def network(value: str) -> Network:
     kinds: dict[str, Network] = {"host": "host", "loopback": "loopback", "none": "none"}
     if value not in kinds:
-        raise UserError(f"--network must be host, loopback or none, not {value!r}")
+        raise UserError(
+            f"--network must be host, loopback or none, not {value!r}{did_you_mean(value, kinds)}"
+        )
     return kinds[value]

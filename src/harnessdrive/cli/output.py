@@ -9,7 +9,7 @@ def stdout() -> Console:
     """Rich on a terminal; plain ASCII at a fixed width for pipes and logs."""
     console = Console(highlight=False)
     if not console.is_terminal:
-        console = Console(highlight=False, width=120, no_color=True, safe_box=True)
+        console = Console(highlight=False, width=140, no_color=True, safe_box=True)
     return console
 
 

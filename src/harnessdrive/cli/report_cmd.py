@@ -8,9 +8,9 @@ import typer
 
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
-from harnessdrive.errors import UserError
 from harnessdrive.report.loading import load_report
 from harnessdrive.report.render import render_report
+from harnessdrive.store.folder import check_for_reading
 from harnessdrive.store.store import Store
 
 
@@ -38,8 +38,7 @@ def index(
     results: opt.ResultsOption = opt.DEFAULT_RESULTS,
 ) -> None:
     """Check or rebuild the SQLite index of a results folder."""
-    if not results.is_dir():
-        raise UserError(f"no results folder at {results}")
+    check_for_reading(results)
     store = Store(results)
     try:
         if rebuild:

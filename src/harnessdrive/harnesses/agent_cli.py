@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
-from harnessdrive.errors import HarnessError, UserError
+from harnessdrive.errors import HarnessError, UserError, did_you_mean
 from harnessdrive.harnesses.base import (
     AgentRequest,
     AgentRun,
@@ -133,17 +133,19 @@ class AgentCli:
         label = variant.label
         unknown = set(variant.options) - COMMON_OPTIONS - self.options
         if unknown:
-            known = ", ".join(sorted(COMMON_OPTIONS | self.options))
+            names = sorted(COMMON_OPTIONS | self.options)
+            hint = did_you_mean(min(unknown), names)
             raise UserError(
                 f"variant {label}: unknown option(s) for {self.name}: "
-                f"{', '.join(sorted(unknown))} (known: {known})"
+                f"{', '.join(sorted(unknown))}{hint} (known: {', '.join(names)})"
             )
         if variant.effort is not None:
             if not self.efforts:
                 raise UserError(f"variant {label}: {self.name} has no reasoning-effort setting")
             if variant.effort not in self.efforts:
                 raise UserError(
-                    f"variant {label}: {self.name} has no effort {variant.effort!r}; "
+                    f"variant {label}: {self.name} has no effort {variant.effort!r}"
+                    f"{did_you_mean(variant.effort, self.efforts)}; "
                     f"its ladder is {', '.join(self.efforts)}"
                 )
         options = variant.options

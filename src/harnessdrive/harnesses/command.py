@@ -27,7 +27,7 @@ import subprocess
 from collections.abc import Mapping
 from typing import Any
 
-from harnessdrive.errors import UserError
+from harnessdrive.errors import UserError, did_you_mean
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, HarnessInfo
 from harnessdrive.harnesses.fatal import fatal_hint, last_line
 from harnessdrive.harnesses.template_paths import show_option, unseen_hint, unseen_paths
@@ -58,9 +58,11 @@ class CommandHarness:
     def check_variant(self, variant: VariantSpec) -> None:
         unknown = set(variant.options) - _OPTIONS
         if unknown:
+            first = min(unknown)
             raise UserError(
                 f"variant {variant.label}: unknown option(s) for the command harness: "
-                f"{', '.join(sorted(unknown))}"
+                f"{', '.join(sorted(unknown))}{did_you_mean(first, _OPTIONS)} "
+                f"(known: {', '.join(sorted(_OPTIONS))})"
             )
         template = variant.options.get("template")
         if not isinstance(template, str) or not template.strip():

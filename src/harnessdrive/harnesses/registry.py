@@ -7,7 +7,7 @@ from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import cast
 
-from harnessdrive.errors import UnknownHarnessError
+from harnessdrive.errors import UnknownHarnessError, did_you_mean
 from harnessdrive.harnesses.base import Harness
 
 ENTRY_POINT_GROUP = "harnessdrive.harnesses"
@@ -47,8 +47,10 @@ def get_harness(name: str) -> Harness:
     table = available()
     target = table.get(name) or (name if ":" in name else None)
     if target is None:
-        known = ", ".join(table)
-        raise UnknownHarnessError(f"unknown harness {name!r}; known harnesses: {known}")
+        raise UnknownHarnessError(
+            f"unknown harness {name!r}{did_you_mean(name, table)}; known harnesses: "
+            f"{', '.join(table)}"
+        )
     module_name, _, attribute = target.partition(":")
     try:
         factory = cast(

@@ -18,7 +18,7 @@ import re
 import shutil
 from pathlib import Path
 
-from harnessdrive.errors import HarnessError
+from harnessdrive.errors import HarnessError, UserError
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, HarnessInfo
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
@@ -59,7 +59,11 @@ class _ScriptedAgent:
         )
 
     def check_variant(self, variant: VariantSpec) -> None:
-        return None
+        if variant.options:
+            raise UserError(
+                f"variant {variant.label}: {self.name} takes no options, got "
+                f"{', '.join(sorted(variant.options))}"
+            )
 
     def run(self, request: AgentRequest) -> AgentRun:
         started = now()
@@ -120,7 +124,11 @@ class BreakerAgent(_ScriptedAgent):
             path = request.workspace / rel
             if path.is_file() and _short_circuit_first_function(path):
                 return [rel]
-        raise HarnessError("found no Python function to break")
+        raise HarnessError(
+            "breaker edits Python only, and this task has no Python function to break (in its "
+            "reference solution's .py files or the repository's); leave breaker out of "
+            "non-Python suites"
+        )
 
 
 class TampererAgent(_ScriptedAgent):

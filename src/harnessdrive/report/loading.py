@@ -6,8 +6,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harnessdrive.errors import UserError
+from harnessdrive.errors import UserError, did_you_mean
 from harnessdrive.report.scoreboard import Report, build_report
+from harnessdrive.store.folder import check_for_reading
+from harnessdrive.store.results import TrialResult
+from harnessdrive.store.schema import RUN_SCHEMA, refuse_newer
 from harnessdrive.store.store import Store
 from harnessdrive.tasks.models import VariantSpec
 
@@ -19,30 +22,60 @@ def list_runs(results: Path) -> list[dict[str, Any]]:
     if store.paths.runs.is_dir():
         for path in store.paths.runs.glob("*.json"):
             try:
-                runs.append(json.loads(path.read_text()))
+                run = json.loads(path.read_text())
             except (OSError, ValueError):
                 continue
+            refuse_newer(run, RUN_SCHEMA, path)
+            runs.append(run)
     return sorted(runs, key=lambda run: str(run.get("updated", "")), reverse=True)
 
 
 def load_report(results: Path, run_id: str | None = None) -> Report:
-    if not results.is_dir():
-        raise UserError(f"no results folder at {results}")
+    check_for_reading(results)
     runs = list_runs(results)
     if not runs:
-        raise UserError(f"no runs recorded in {results}")
+        unreadable = sorted(Store(results).paths.runs.glob("*.json"))
+        detail = f" (cannot read {unreadable[0]})" if unreadable else ""
+        raise UserError(f"no runs recorded in {results}{detail}")
     if run_id is None:
         run = runs[0]
     else:
         matches = [r for r in runs if str(r.get("run_id", "")).startswith(run_id)]
         if len(matches) != 1:
-            known = ", ".join(str(r.get("run_id")) for r in runs)
+            ids = [str(r.get("run_id")) for r in runs]
             what = "no run" if not matches else "more than one run"
-            raise UserError(f"{what} matches {run_id!r}; runs here: {known}")
+            hint = did_you_mean(run_id, ids) if not matches else ""
+            raise UserError(f"{what} matches {run_id!r}{hint}; runs here: {', '.join(ids)}")
         run = matches[0]
     store = Store(results)
-    results_list = [r for t in run.get("trials", []) if (r := store.latest(t)) is not None]
+    counted = run.get("attempts")
+    if not isinstance(counted, dict):
+        counted = {}
+    results_list = [
+        r
+        for t in run.get("trials", [])
+        if (r := counted_attempt(store, t, run.get("run_id"), counted.get(t))) is not None
+    ]
     variants = [VariantSpec.model_validate(v).label for v in run.get("variants", [])]
     return build_report(
         results_list, variants=variants, run_id=run.get("run_id"), suite=run.get("suite")
     )
+
+
+def counted_attempt(
+    store: Store, trial_id: str, run_id: object, attempt: object
+) -> TrialResult | None:
+    """The attempt of a trial that a run counted.
+
+    A run manifest names it; one without (a run killed before it finished, or written before
+    manifests did) counts this run's newest attempt, else the trial's latest one (a result
+    recorded earlier in the same suite that the run resumed from).
+    """
+    attempts = store.attempts(trial_id)
+    named = [r for r in attempts if r.attempt == attempt]
+    if named:
+        return named[-1]
+    own = [r for r in attempts if r.run_id == run_id]
+    if own:
+        return own[-1]
+    return attempts[-1] if attempts and attempt is None else None

@@ -18,6 +18,10 @@ _SCOPE_LEGEND = (
 
 def render_report(report: Report) -> RenderableType:
     parts: list[RenderableType] = [Text(report.headline, style="bold")]
+    if report.run_id:
+        parts.append(Text(f"Run {report.run_id} of suite {report.suite_id or report.suite}"))
+    for line in report.mixed:
+        parts.append(Text(f"Mixed: {line}", style="yellow"))
     if report.harnesses:
         parts.append(_harness_table(report))
     if report.could_not_run:
@@ -27,16 +31,26 @@ def render_report(report: Report) -> RenderableType:
     for note in report.notes:
         parts.append(Text(f"- {encodable(note)}", style="dim"))
     parts.extend(_path_lines(report))
-    parts.append(
-        Text(
-            "Min: median agent minutes. Tokens: median tokens per trial. $/pass: all spend on "
-            "the compared tasks, failed trials included, per pass. Lines: median lines "
-            "changed. No run: trials that could not run. (!): a cost more than 2% from the "
-            "harness's own figure." + (_SCOPE_LEGEND if _scoped(report) else ""),
-            style="dim",
-        )
-    )
+    parts.append(Text(_legend(report), style="dim"))
     return Group(*parts)
+
+
+def _legend(report: Report) -> str:
+    legend = (
+        "Visible, Hidden: trials that passed the tests the agent could see, and the hidden "
+        "tests that decide. Min: median agent minutes. Tokens: median tokens per trial. "
+        "$/pass: all spend on the compared tasks, failed trials included, per pass. Lines: "
+        "median lines changed. No run: trials that could not run. (!): a cost more than 2% "
+        "from the harness's own figure."
+    )
+    if any(row.unmeasured for row in report.harnesses):
+        legend += (
+            " +k*: k trials whose cost is not a full measurement (estimated, unmeasured, "
+            "unpriced, or from a cut-off run); they count what they were charged."
+        )
+    if _scoped(report):
+        legend += _SCOPE_LEGEND
+    return legend
 
 
 def _path_lines(report: Report) -> list[RenderableType]:
@@ -62,6 +76,8 @@ def _harness_table(report: Report) -> Table:
     for name in (
         "Passed",
         "Rate",
+        "Visible",
+        "Hidden",
         "Min",
         "Tokens",
         "$/pass",
@@ -83,6 +99,8 @@ def _harness_table(report: Report) -> Table:
             ", ".join(row.versions) or "-",
             f"{row.passed} of {row.trials}",
             _percent(row.pass_rate),
+            _of(row.visible_passed, row.visible_trials),
+            _of(row.hidden_passed, row.hidden_trials),
             _number(row.median_minutes, 2),
             _tokens(row.median_tokens),
             _cost(row),
@@ -100,12 +118,18 @@ def _scoped(report: Report) -> bool:
 
 
 def _broken_table(rows: tuple[HarnessRow, ...]) -> Table:
-    table = Table(title="Could not run", title_justify="left")
+    table = Table(title="No verdict: could not run, or not graded", title_justify="left")
     table.add_column("Harness")
-    table.add_column("Trials")
+    table.add_column("No run", justify="right")
+    table.add_column("Not graded", justify="right")
     table.add_column("Error or fix")
     for row in rows:
-        table.add_row(row.variant, str(row.could_not_run), encodable(row.first_error or "-"))
+        table.add_row(
+            row.variant,
+            str(row.could_not_run),
+            str(row.not_graded),
+            encodable(row.first_error or "-"),
+        )
     return table
 
 
@@ -130,7 +154,7 @@ def _task_table(report: Report) -> Table:
 def _cost(row: HarnessRow) -> str:
     text = "-" if row.cost_per_pass is None else f"${row.cost_per_pass:.2f}"
     if row.unmeasured:
-        text += f" +{row.unmeasured} not measured"
+        text += f" +{row.unmeasured}*"
     if row.cost_mismatches:
         text += " (!)"
     return text
@@ -144,6 +168,10 @@ def _tokens(value: float | None) -> str:
     if value >= 1_000:
         return f"{value / 1_000:.0f}k"
     return f"{value:.0f}"
+
+
+def _of(passed: int, trials: int) -> str:
+    return f"{passed} of {trials}" if trials else "-"
 
 
 def _percent(value: float | None) -> str:

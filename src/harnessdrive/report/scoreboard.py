@@ -6,7 +6,7 @@ hide a task from the others. Rank: most passes, then lowest cost per pass.
 
 Cost per pass is everything charged on the compared tasks, failed trials included, divided by the
 passes. A trial whose cost is not a full measurement (estimated, unmeasured, unpriced, or priced
-from a cut-off run's calls) still counts what it was charged and is shown as "+k not measured".
+from a cut-off run's calls) still counts what it was charged and is shown as "+k*", footnoted.
 """
 
 from __future__ import annotations
@@ -18,6 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harnessdrive.grading.scope import OUT_OF_SCOPE
 from harnessdrive.grading.verdict import Finding
+from harnessdrive.report.mix import describe_mix
+from harnessdrive.report.reasons import failure_reason, is_not_graded, status_word
+from harnessdrive.report.visibility import split_counts
 from harnessdrive.store.results import TrialResult
 from harnessdrive.workspace.names import NameText, model_json
 
@@ -43,7 +46,7 @@ class HarnessRow(_Model):
     trial passed or no cost was measured at all."""
     total_cost: float
     unmeasured: int
-    """Trials on the compared tasks whose cost is not a full measurement ("+k not measured")."""
+    """Trials on the compared tasks whose cost is not a full measurement ("+k*")."""
     median_lines_changed: float | None
     tampered: int
     timeouts: int
@@ -57,6 +60,16 @@ class HarnessRow(_Model):
     """Trials on the compared tasks whose cost is more than 2% from the harness's own figure."""
     out_of_scope: int = 0
     """Finished trials on the compared tasks that changed files outside the task's scope."""
+    visible_passed: int = 0
+    visible_trials: int = 0
+    """Finished trials on the compared tasks that ran the visible tests; ``visible_passed`` of
+    them passed those."""
+    hidden_passed: int = 0
+    hidden_trials: int = 0
+    """Finished trials on the compared tasks that ran the hidden tests; ``hidden_passed`` of
+    them passed those."""
+    not_graded: int = 0
+    """Trials the agent ran but the grader could not evaluate, over the whole run."""
 
 
 class TaskCell(_Model):
@@ -123,6 +136,11 @@ class Report(_Model):
     tasks: tuple[TaskRow, ...]
     trials: tuple[TrialRow, ...]
     notes: tuple[str, ...]
+    suite_id: str | None = None
+    """The suite's identity (``<suite>@<hash of its folder>``) when every trial shares one."""
+    mixed: tuple[str, ...] = ()
+    """Each way the counted trials differ: other runs, suites, suite versions, sandboxes,
+    harnessdrive versions, task versions."""
 
     def to_json(self) -> str:
         return model_json(self, by_alias=True)
@@ -174,6 +192,8 @@ def build_report(
         tasks=task_rows,
         trials=tuple(_trial_row(r) for r in results),
         notes=tuple(_notes(results, tasks, compared, broken)),
+        suite_id=ids.pop() if len(ids := {r.suite_id for r in results}) == 1 else None,
+        mixed=describe_mix(results, run_id),
     )
 
 
@@ -185,7 +205,7 @@ def _harness_row(variant: str, results: list[TrialResult], compared: set[str]) -
     total_cost = round(sum(r.cost.charged_usd for r in on_compared), 6)
     measured = any(r.cost.measured for r in on_compared)
     cost_per_pass = round(total_cost / passed, 6) if passed and measured else None
-    errors = [r.agent.hint or r.agent.error for r in results if r.status == "could_not_run"]
+    errors = [failure_reason(r) for r in results]
     return HarnessRow(
         variant=variant,
         harness=results[0].harness if results else variant,
@@ -206,6 +226,8 @@ def _harness_row(variant: str, results: list[TrialResult], compared: set[str]) -
         median_tokens=_median([r.agent.usage.total for r in scored if r.agent.calls]),
         cost_mismatches=sum(r.cost.mismatch for r in on_compared),
         out_of_scope=sum(_out_of_scope(r) for r in scored),
+        **split_counts(scored),
+        not_graded=sum(is_not_graded(r) for r in results),
     )
 
 
@@ -239,7 +261,7 @@ def _exit_code_only(result: TrialResult) -> bool:
 
 def _word(result: TrialResult) -> str:
     if not finished(result):
-        return result.status.replace("_", " ")
+        return status_word(result)
     word: str = result.outcome
     if result.status == "timeout":
         word += " (time limit)"
@@ -315,7 +337,8 @@ def _notes(
     if skipped:
         notes.append(f"{skipped} trial(s) were skipped; the same command runs them again.")
     for row in broken:
-        notes.append(f"{row.variant} could not run: {row.first_error or 'see agent.stderr'}.")
+        what = "could not run" if row.could_not_run else "got no verdict"
+        notes.append(f"{row.variant} {what}: {row.first_error or 'see agent.stderr'}.")
     ungraded = [r for r in results if r.outcome == "not_graded" and r.grading and r.grading.error]
     if ungraded:
         first = ungraded[0].grading.error if ungraded[0].grading else None

@@ -10,12 +10,14 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from harnessdrive.errors import UserError
+from harnessdrive.errors import TaskFormatError, UserError
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.harnesses.registry import get_harness
 from harnessdrive.store.paths import trial_id
+from harnessdrive.tasks.identity import harnessdrive_version, suite_identity, suite_version
 from harnessdrive.tasks.loading import Suite, Task
 from harnessdrive.tasks.models import VariantSpec
+from harnessdrive.workspace.snapshot import unreadable_sources
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,10 @@ class PlannedTrial:
     task: Task
     variant: VariantSpec
     repetition: int
+    suite_id: str = ""
+    """The suite's identity (:mod:`harnessdrive.tasks.identity`): the first part of the trial id."""
+    suite_version: str = ""
+    suite_folder: str = ""
 
 
 @dataclass(frozen=True)
@@ -54,14 +60,20 @@ def make_plan(suite: Suite, variants: tuple[VariantSpec, ...], repeat: int) -> P
     for variant in variants:
         if variant.harness not in harnesses:
             harnesses[variant.harness] = get_harness(variant.harness)
+        _check_takes_model(variant, harnesses[variant.harness])
         harnesses[variant.harness].check_variant(variant)
+    _check_sources(suite)
+    identity, version = suite_identity(suite), suite_version(suite)
     trials = tuple(
         PlannedTrial(
-            trial_id=trial_id(suite.name, task.id, variant.label, rep),
+            trial_id=trial_id(identity, task.id, variant.label, rep),
             suite=suite.name,
             task=task,
             variant=variant,
             repetition=rep,
+            suite_id=identity,
+            suite_version=version,
+            suite_folder=str(suite.folder),
         )
         for task in suite.tasks
         for rep in range(1, repeat + 1)
@@ -77,10 +89,48 @@ def make_plan(suite: Suite, variants: tuple[VariantSpec, ...], repeat: int) -> P
     )
 
 
+def _check_sources(suite: Suite) -> None:
+    """A task whose repository or ref cannot be read is bad input, not an error per trial."""
+    problems = unreadable_sources((t.repo_path, t.spec.repo.ref) for t in suite.tasks)
+    for task in suite.tasks:
+        problem = problems.get((task.repo_path, task.spec.repo.ref))
+        if problem:
+            raise TaskFormatError(f"{task.folder / 'task.toml'}: {problem}")
+
+
+def _check_takes_model(variant: VariantSpec, harness: Harness) -> None:
+    """A model or effort given to a harness that runs no model would only rename the arm."""
+    setting = ("model", variant.model) if variant.model else ("effort", variant.effort)
+    if setting[1] and not harness.info().uses_model:
+        raise UserError(
+            f"harness {variant.harness!r} runs no model, so it takes no {setting[0]} "
+            f"(variant {variant.label!r} sets {setting[0]} {setting[1]!r})"
+        )
+
+
+def planned_identity(trial: PlannedTrial) -> dict[str, str]:
+    """The result fields that say which suite, which version of it and which harnessdrive."""
+    return {
+        "suite_id": trial.suite_id,
+        "suite_folder": trial.suite_folder,
+        "suite_version": trial.suite_version,
+        "harnessdrive_version": harnessdrive_version(),
+    }
+
+
+def run_identity(suite: Suite) -> dict[str, str]:
+    """What a run manifest says about the suite it ran, besides its name and folder."""
+    return {
+        "suite_id": suite_identity(suite),
+        "suite_version": suite_version(suite),
+        "harnessdrive_version": harnessdrive_version(),
+    }
+
+
 def run_id_for(suite: Suite, variants: tuple[VariantSpec, ...], repeat: int) -> str:
     """The same command on the same suite gets the same run id, so it resumes."""
     identity = {
-        "suite": suite.name,
+        "suite": suite_identity(suite),
         "folder": str(suite.folder),
         "variants": [v.model_dump(mode="json") for v in variants],
         "repeat": repeat,

@@ -17,7 +17,7 @@ from decimal import Decimal
 from harnessdrive.accounting import PriceBook, PriceRecord
 from harnessdrive.accounting.charge import ChargePolicy, exact
 from harnessdrive.accounting.estimate import CostRange, assumed_range, observed_range
-from harnessdrive.errors import BudgetError, UserError
+from harnessdrive.errors import BudgetError, UserError, did_you_mean
 from harnessdrive.harnesses.base import (
     Harness,
     HarnessInfo,
@@ -169,7 +169,10 @@ def price_variants(
     known = {v.label for v in variants} | {v.harness for v in variants}
     stray = sorted(allowed - known)
     if stray:
-        raise UserError(f"--allow-unpriced names no harness of this run: {', '.join(stray)}")
+        raise UserError(
+            f"--allow-unpriced names no harness of this run: {', '.join(stray)}"
+            f"{did_you_mean(stray[0], known)}"
+        )
     past = list(history)
     priced: dict[str, VariantPricing] = {}
     for variant in variants:

@@ -26,7 +26,7 @@ def describe(result: TrialResult) -> str:
         return f"could not run: {reason}"
     if result.status in ("interrupted", "skipped"):
         return result.status + (f": {result.note}" if result.note else "")
-    text: str = result.outcome
+    text = result.outcome.replace("_", " ")  # "not graded", as the scoreboard says
     if result.status in ("timeout", "crashed"):
         text += f" ({result.status})"
     if result.grading and result.grading.findings:

@@ -20,7 +20,7 @@ from types import FrameType
 
 from harnessdrive.accounting import PriceBook, PriceRecord
 from harnessdrive.running.costing import NO_MODEL, Costing
-from harnessdrive.running.plan import Plan, PlannedTrial
+from harnessdrive.running.plan import Plan, PlannedTrial, run_identity
 from harnessdrive.running.pricing import PlanPricing, price_variants, today
 from harnessdrive.running.progress import Progress, SilentProgress
 from harnessdrive.running.reaper import Reaper
@@ -42,8 +42,10 @@ from harnessdrive.sandbox.process import StopToken
 from harnessdrive.sandbox.runner import Network, SandboxKind, get_sandbox
 from harnessdrive.sandbox.scratch import keep_scratch_root, make_scratch_root, sweep_stale_scratch
 from harnessdrive.store.atomic import write_atomic
+from harnessdrive.store.folder import check_for_writing
 from harnessdrive.store.lock import ResultsLock
 from harnessdrive.store.results import TrialResult
+from harnessdrive.store.schema import RUN_SCHEMA
 from harnessdrive.store.store import Store, utc_now
 from harnessdrive.workspace.setup_reuse import SetupStates
 
@@ -100,6 +102,7 @@ def is_done(result: TrialResult | None, trial: PlannedTrial) -> bool:
 
 def execute(plan: Plan, options: RunOptions, progress: Progress | None = None) -> RunSummary:
     progress = progress or SilentProgress()
+    check_for_writing(options.results)
     refuse_unsandboxed(options.sandbox, plan.harnesses)
     shown = checked_shows(options.show, plan.variants, plan.suite, options.results)
     book = PriceBook.load(options.price_files, extra_records=options.price_records)
@@ -163,7 +166,7 @@ def execute(plan: Plan, options: RunOptions, progress: Progress | None = None) -
             summary.interrupted = ctx.stop.stopped
             summary.trials = [r for t in plan.trials if (r := store.latest(t.trial_id))]
             summary.spend = gate.describe()
-            _write_manifest(store, plan, options, finished=utc_now())
+            _write_manifest(store, plan, options, finished=utc_now(), used=summary.trials)
             store.close()
     return summary
 
@@ -263,16 +266,23 @@ def _plan_pricing(
     )
 
 
-def _write_manifest(store: Store, plan: Plan, options: RunOptions, finished: str | None) -> None:
+def _write_manifest(
+    store: Store,
+    plan: Plan,
+    options: RunOptions,
+    finished: str | None,
+    used: list[TrialResult] | None = None,
+) -> None:
     path = store.paths.run_manifest(plan.run_id)
     created = utc_now()
     with contextlib.suppress(OSError, ValueError):
         created = json.loads(path.read_text())["created"]
     manifest = {
-        "schema": "harnessdrive-run-1",
+        "schema": RUN_SCHEMA,
         "run_id": plan.run_id,
         "suite": plan.suite.name,
         "suite_folder": str(plan.suite.folder),
+        **run_identity(plan.suite),
         "variants": [v.model_dump(mode="json", exclude_defaults=True) for v in plan.variants],
         "repeat": plan.repeat,
         "jobs": options.jobs,
@@ -280,6 +290,8 @@ def _write_manifest(store: Store, plan: Plan, options: RunOptions, finished: str
         "updated": utc_now(),
         "finished": finished,
         "trials": [t.trial_id for t in plan.trials],
+        # Which attempt of each trial this run counts, so its report never shows a later one.
+        "attempts": {r.trial_id: r.attempt for r in used or ()},
     }
     write_atomic(path, json.dumps(manifest, indent=2) + "\n")
 

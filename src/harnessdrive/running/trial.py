@@ -18,7 +18,7 @@ from harnessdrive.harnesses.base import AgentRequest, Harness
 from harnessdrive.protocols.single import AttemptOutcome, run_attempt
 from harnessdrive.protocols.stages import StageFailed, describe, stage
 from harnessdrive.running.costing import NO_MODEL, Costing
-from harnessdrive.running.plan import PlannedTrial
+from harnessdrive.running.plan import PlannedTrial, planned_identity
 from harnessdrive.running.reaper import Reaper
 from harnessdrive.running.snapshots import SnapshotCache
 from harnessdrive.sandbox.clock import now
@@ -108,6 +108,7 @@ def prepare_trial(
         sandbox=ctx.sandbox.name,
         note="the driver stopped before this trial finished",
         cost=ctx.costing.if_interrupted(planned.variant, harness),
+        **planned_identity(planned),
     )
     record = InflightRecord(
         trial_id=planned.trial_id,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from harnessdrive.errors import UserError
+from harnessdrive.errors import UserError, did_you_mean
 from harnessdrive.harnesses.registry import available
 from harnessdrive.tasks.loading import Suite
 from harnessdrive.tasks.models import ID_PATTERN, VariantSpec
@@ -50,15 +50,19 @@ def resolve_variants(
         elif name in known or ":" in name:
             variant = VariantSpec(harness=name, name=_label_for(name))
         else:
-            choices = ", ".join(sorted({*known, *by_label}))
-            raise UserError(f"unknown harness {name!r}; known: {choices}")
+            choices = sorted({*known, *by_label})
+            hint = did_you_mean(name, choices)
+            raise UserError(f"unknown harness {name!r}{hint}; known: {', '.join(choices)}")
         if name in pins or variant.harness in pins:
             model = pins.get(name, pins.get(variant.harness))
             variant = variant.model_copy(update={"model": model})
         variants.append(variant)
-    unused = set(pins) - set(names) - {v.harness for v in variants}
+    unused = sorted(set(pins) - set(names) - {v.harness for v in variants})
     if unused:
-        raise UserError(f"--model names a harness that is not in the run: {', '.join(unused)}")
+        hint = did_you_mean(unused[0], [*names, *(v.harness for v in variants)])
+        raise UserError(
+            f"--model names a harness that is not in the run: {', '.join(unused)}{hint}"
+        )
     return tuple(variants)
 
 

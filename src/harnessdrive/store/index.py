@@ -9,6 +9,7 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from harnessdrive.errors import UserError
 from harnessdrive.store.results import TrialResult
 
 COLUMNS = (
@@ -82,6 +83,13 @@ def connect(path: Path) -> sqlite3.Connection:
     db.execute("PRAGMA synchronous=NORMAL")
     db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY)")
     done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
+    unknown = done - {migration.__name__ for migration in MIGRATIONS}
+    if unknown:
+        db.close()
+        raise UserError(
+            f"{path} was written by a newer harnessdrive (migration {min(unknown)}): upgrade "
+            "harnessdrive, or rebuild it from the trial folders with `harnessdrive index --rebuild`"
+        )
     for migration in MIGRATIONS:
         if migration.__name__ not in done:
             with db:

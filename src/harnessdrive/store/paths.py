@@ -4,8 +4,8 @@
   lock                          pid of the run holding the folder
   index.sqlite                  derived from the trial folders; rebuildable
   inflight/<key>.json           one per agent running now (or killed while running)
-  runs/<run_id>.json            what a run planned
-  trials/<suite>/<task>/<variant>/r<N>/
+  runs/<run_id>.json            what a run planned, and which attempts it counted
+  trials/<suite>@<hash>/<task>/<variant>/r<N>/   the suite's identity: tasks/identity.py
     result.json                 written atomically, last
     prompt.md  agent.stdout  agent.stderr  transcript.json  diff.patch  cost.json
     grade-setup.log  grade-visible.log  grade-tests.log  junit-visible.xml  junit-tests.xml
@@ -100,5 +100,6 @@ class ResultsPaths:
 
 
 def trial_id(suite: str, task: str, variant_label: str, repetition: int) -> str:
-    """The stable identity of a trial; also its folder under ``trials/``."""
+    """The stable identity of a trial; also its folder under ``trials/``. ``suite`` is the
+    suite's identity, so suites that share a name never share a trial."""
     return "/".join((safe_name(suite), safe_name(task), safe_name(variant_label), f"r{repetition}"))

@@ -15,7 +15,8 @@ from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Usage
 from harnessdrive.workspace.names import NameText, model_json
 
-RESULT_SCHEMA = "harnessdrive-result-1"
+RESULT_SCHEMA = "harnessdrive-result-2"
+"""2 added the suite's identity and version and harnessdrive's version; files of 1 still load."""
 
 __all__ = [
     "RESULT_SCHEMA",
@@ -102,6 +103,12 @@ class TrialResult(_Model):
     workspace: str | None = None
     """The agent's workspace, kept only with ``--keep``."""
     note: str | None = None
+    suite_id: str | None = None
+    """The suite's identity, ``<suite>@<hash of its folder>``; None in files before schema 2."""
+    suite_folder: str | None = None
+    suite_version: str | None = None
+    """A hash of the suite's spec and its tasks' fingerprints when the trial was planned."""
+    harnessdrive_version: str | None = None
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 

@@ -23,7 +23,8 @@ from harnessdrive.store.inflight import (
     write_inflight,
 )
 from harnessdrive.store.paths import ResultsPaths, TrialPaths
-from harnessdrive.store.results import TrialResult
+from harnessdrive.store.results import RESULT_SCHEMA, TrialResult
+from harnessdrive.store.schema import refuse_newer
 
 RESULT_FILE = "result.json"
 
@@ -84,6 +85,17 @@ class Store:
 
     def latest(self, trial_id: str) -> TrialResult | None:
         return _load(self.paths.trial(trial_id).result)
+
+    def attempts(self, trial_id: str) -> list[TrialResult]:
+        """Every recorded attempt of a trial, the current one last."""
+        paths = self.paths.trial(trial_id)
+        found = [
+            result
+            for number in sorted(self._previous_attempts(paths))
+            if (result := _load(paths.previous / str(number) / RESULT_FILE)) is not None
+        ]
+        current = _load(paths.result)
+        return [*found, current] if current is not None else found
 
     def record(self, result: TrialResult) -> None:
         """Write ``result.json`` atomically, then index it."""
@@ -164,10 +176,15 @@ class Store:
 
 def _load(path: Path) -> TrialResult | None:
     try:
-        return TrialResult.model_validate(json.loads(path.read_text(encoding="utf-8")))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, ValidationError):
+    except (OSError, ValueError):
+        return None
+    refuse_newer(data, RESULT_SCHEMA, path)
+    try:
+        return TrialResult.model_validate(data)
+    except ValidationError:
         return None
 
 

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 from harnessdrive.errors import TaskFormatError, UserError
 from harnessdrive.tasks.check_models import FixtureSpec
 from harnessdrive.tasks.models import SuiteSpec, TaskSpec, VariantSpec
+from harnessdrive.tasks.problems import describe_validation_error
 
 SUITE_FILE = "suite.toml"
 TASK_FILE = "task.toml"
@@ -151,21 +152,7 @@ def _read_model(path: Path, model: type[_M]) -> _M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise TaskFormatError(f"{path}: {describe_validation_error(exc)}") from None
-
-
-def describe_validation_error(exc: ValidationError) -> str:
-    """One line naming each problem and where it is."""
-    problems = []
-    for error in exc.errors():
-        where = ".".join(str(part) for part in error["loc"]) or "top level"
-        if error["type"] == "extra_forbidden":
-            problems.append(f"unknown key '{where}'")
-        elif error["type"] == "missing":
-            problems.append(f"missing key '{where}'")
-        else:
-            problems.append(f"'{where}': {error['msg']}")
-    return "; ".join(problems)
+        raise TaskFormatError(f"{path}: {describe_validation_error(exc, model)}") from None
 
 
 def _read_prompt(folder: Path, spec: TaskSpec, task_file: Path) -> str:

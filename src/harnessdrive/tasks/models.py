@@ -35,6 +35,8 @@ class SetupSpec(_Spec):
     """Commands run in every fresh copy before the agent and before grading."""
 
     commands: tuple[str, ...] = ()
+    """Shell commands, run in order in the repository root; ``{python}`` is harnessdrive's
+    interpreter."""
     timeout: float = Field(default=600, gt=0)
     """Seconds for all setup commands together."""
     network: Literal["none", "host"] = "none"
@@ -86,6 +88,8 @@ class GradeSpec(_Spec):
 
 
 class LimitsSpec(_Spec):
+    """Time and resource limits."""
+
     agent_timeout: float = Field(default=900, gt=0)
     """Seconds of wall clock the agent gets; it is then stopped and graded on what it left."""
     processes: int | None = Field(default=None, gt=0)
@@ -104,14 +108,21 @@ class TaskSpec(_Spec):
     """A ``task.toml``."""
 
     id: str = Field(pattern=ID_PATTERN)
+    """The task's name in results: letters, digits, '.', '_' and '-'; unique in its suite."""
     title: str = ""
+    """A short human title for reports."""
     prompt: str | None = None
+    """What the agent is asked to do (or give ``prompt_file``)."""
     prompt_file: str | None = None
     """Read the prompt from this file (relative to the task folder) instead."""
     repo: RepoSpec
+    """Where the starting files come from."""
     setup: SetupSpec = SetupSpec()
+    """Commands run in every fresh copy before the agent and before grading."""
     grade: GradeSpec
+    """How the agent's change is judged."""
     limits: LimitsSpec = LimitsSpec()
+    """Time and resource limits of the agent and of every sandboxed command."""
     check: CheckSpec = CheckSpec()
     """Self-test fixtures for ``harnessdrive check``."""
     metadata: dict[str, Any] = Field(default_factory=dict)
@@ -128,10 +139,13 @@ class VariantSpec(_Spec):
     """One configured arm: a harness plus its settings."""
 
     harness: str
+    """A registered harness name (``harnessdrive harnesses``) or ``package.module:Factory``."""
     name: str | None = Field(default=None, pattern=ID_PATTERN)
     """How results name this arm. Default: the harness name, plus ``@model`` when one is set."""
     model: str | None = None
+    """The model the harness's CLI is asked to use; only for harnesses that run a model."""
     effort: str | None = None
+    """Reasoning effort, from the harness's own ladder (``harnessdrive harnesses``)."""
     options: dict[str, Any] = Field(default_factory=dict)
     """Harness-specific settings, e.g. ``template`` for the ``command`` harness."""
 
@@ -146,7 +160,9 @@ class SuiteSpec(_Spec):
     """A ``suite.toml``."""
 
     name: str = Field(pattern=ID_PATTERN)
+    """The suite's name in results and reports: letters, digits, '.', '_' and '-'."""
     description: str = ""
+    """What the suite is about, for people."""
     tasks: tuple[str, ...] = ("tasks/*",)
     """Task folders, as paths or globs relative to the suite folder."""
     variants: tuple[str | VariantSpec, ...] = ()

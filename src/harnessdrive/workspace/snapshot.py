@@ -18,7 +18,7 @@ import io
 import os
 import shutil
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,6 +64,37 @@ def source_key(repo_path: Path, ref: str | None) -> str:
                 f"\0{rel}\0{is_dir}\0{info.st_size}\0{info.st_mode}\0{info.st_mtime_ns}".encode()
             )
     return digest.hexdigest()[:20]
+
+
+def unreadable_sources(
+    sources: Iterable[tuple[Path, str | None]],
+) -> dict[tuple[Path, str | None], str]:
+    """Why each git source that cannot be read fails, checked before any trial: one ``git``
+    call per repository for all of its refs, so a mined suite of many commits checks fast."""
+    refs: dict[Path, list[str | None]] = {}
+    for repo_path, ref in sources:
+        if _is_git_source(repo_path, ref) and ref not in refs.setdefault(repo_path, []):
+            refs[repo_path].append(ref)
+    problems: dict[tuple[Path, str | None], str] = {}
+    for repo_path, wanted in refs.items():
+        for ref in [r for r in wanted if r is not None and ("\n" in r or not r.strip())]:
+            problems[(repo_path, ref)] = f"not a usable ref: {ref!r}"
+            wanted.remove(ref)
+    for repo_path, wanted in refs.items():
+        if (
+            not repo_path.is_dir()
+            or not git("rev-parse", "--show-toplevel", cwd=repo_path, check=False).strip()
+        ):
+            problems.update(
+                {(repo_path, ref): f"not a git repository: {repo_path}" for ref in wanted}
+            )
+            continue
+        lines = "".join(f"{ref or 'HEAD'}^{{commit}}\n" for ref in wanted).encode()
+        found = git("cat-file", "--batch-check", cwd=repo_path, input=lines).splitlines()
+        for ref, line in zip(wanted, found, strict=True):
+            if line.endswith(b" missing"):
+                problems[(repo_path, ref)] = f"{ref or 'HEAD'!r} names no commit in {repo_path}"
+    return problems
 
 
 def build_snapshot(repo_path: Path, ref: str | None, dest: Path) -> Snapshot:

@@ -1,4 +1,4 @@
-"""Cost on the scoreboard: cost per pass over all spend, median tokens, +k not measured."""
+"""Cost on the scoreboard: cost per pass over all spend, median tokens, +k* (footnoted)."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def test_cost_per_pass_counts_failed_trials_and_flags_what_was_not_measured() ->
     with console.capture() as captured:
         console.print(render_report(report))
     text = captured.get()
-    assert "$0.80 +1 not measured" in text
+    assert "$0.80 +1*" in text
     assert "$0.15 (!)" in text
     assert "2k" in text  # y's median tokens
 
