@@ -39,6 +39,14 @@ def test_demo_scoreboard_reference_passes_all_others_none(
     assert rows["tamperer"]["tampered"] == 4
     tamperer = [t for t in report["trials"] if t["variant"] == "tamperer"]  # type: ignore[union-attr]
     assert len(tamperer) == 4 and all(t["outcome"] == "tampered" for t in tamperer)
+    # Its root conftest.py lies outside the demo's scope (tally/**): reported, counted apart.
+    assert all("out-of-scope" in {f["code"] for f in t["findings"]} for t in tamperer)
+    assert {v: rows[v]["out_of_scope"] for v in rows} == {
+        "reference": 0,
+        "noop": 0,
+        "breaker": 0,
+        "tamperer": 4,
+    }
 
 
 def test_report_json_lists_every_trial_with_its_facts(
