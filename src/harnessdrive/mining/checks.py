@@ -289,8 +289,10 @@ def outcome_of(verdict: Verdict) -> TestOutcome:
         return TestOutcome(RunRecord(exit_code=None, seconds=setup.seconds), False, verdict, True)
     if run is None:
         return TestOutcome(RunRecord(exit_code=None, seconds=0.0), False, verdict)
+    # The witness's planted failures make an all-passing run exit 1; record the tests' own status.
+    status = 0 if run.succeeded else run.exit_code
     record = RunRecord(
-        exit_code=None if run.timed_out else run.exit_code,
+        exit_code=None if run.timed_out else status,
         seconds=run.seconds,
         timed_out=run.timed_out,
     )
