@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install everything the tests need, then run the whole test suite.
+# Install everything the tests need, then lint (ruff), type-check (mypy, strict on src/) and run
+# the whole test suite; fails when any of them fails.
 # Usage: bash scripts/test.sh [pytest arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
