@@ -17,6 +17,7 @@ from harnessdrive.workspace.changes import capture_changes
 from harnessdrive.workspace.materialize import copy_snapshot
 from harnessdrive.workspace.snapshot import build_snapshot
 from tests.conftest import ADD_FIXED, add_task
+from tests.sandboxes import require_bwrap
 
 Edit = Callable[[Path], None]
 
@@ -192,3 +193,48 @@ def test_junit_counts_errors_skips_and_both_roots(tmp_path: Path) -> None:
     )
     report.write_text("<testsuite><testcase name='a'/></testsuite>")
     assert read_junit(report).passed == 1
+
+
+# Imported by the visible run, this leaves a mark in the copy and in HOME; imported again where
+# a mark exists, it adds right. A deciding run that saw the visible run's leftovers would pass.
+REMEMBERS_THE_VISIBLE_RUN = """import os
+from pathlib import Path
+
+_MARKS = (Path.cwd() / ".seen-by-visible", Path(os.environ["HOME"]) / ".seen-by-visible")
+if any(mark.exists() for mark in _MARKS):
+    def add(a, b):
+        return a + b
+else:
+    for mark in _MARKS:
+        mark.write_text("planted")
+
+    def add(a, b):
+        return a - b
+"""
+
+
+@pytest.mark.parametrize("kind", ["none", "bwrap"])
+def test_what_the_visible_run_leaves_never_reaches_the_deciding_run(
+    tmp_path: Path, kind: str
+) -> None:
+    if kind == "bwrap":
+        require_bwrap()
+    task = add_task(visible_command="{python} -m pytest -q tests")
+    task_dir = write_task(tmp_path / "tasks", task)
+    loaded = load_task(task_dir)
+    snap = build_snapshot(loaded.repo_path, None, tmp_path / "snap")
+    ws = copy_snapshot(snap, tmp_path / "ws")
+    (ws / "calc.py").write_text(REMEMBERS_THE_VISIBLE_RUN)
+    (tmp_path / "scratch").mkdir()
+    setup = GradingSetup(
+        task=loaded,
+        snapshot=snap,
+        scratch=tmp_path / "scratch",
+        logs=tmp_path / "logs",
+        sandbox=get_sandbox(kind),  # type: ignore[arg-type]
+        python=sys.executable,
+    )
+    verdict = grade(setup, capture_changes(snap, ws))
+    assert verdict.visible is not None and verdict.visible.passed == 0  # it planted its marks
+    assert verdict.outcome == "fail", verdict
+    assert verdict.hidden is not None and verdict.hidden.passed == 0

@@ -39,7 +39,7 @@ from harnessdrive.sandbox.process import StopToken
 from harnessdrive.sandbox.runner import Isolation, Sandbox
 from harnessdrive.tasks.globs import matches
 from harnessdrive.tasks.loading import Task
-from harnessdrive.tasks.view import task_view
+from harnessdrive.tasks.view import TaskView, task_view
 from harnessdrive.workspace.changes import Changes, FileChange
 from harnessdrive.workspace.materialize import (
     apply_changes,
@@ -111,26 +111,62 @@ def grade(setup: GradingSetup, changes: Changes) -> Verdict:
             read_base=lambda path: _read_base(setup.snapshot, path),
         )
     ) + tuple(scope_findings(changes, spec.scope, exempt=(*spec.protected, *spec.restored)))
-    copy = setup.scratch / "grading-copy"
     setup.logs.mkdir(parents=True, exist_ok=True)
+    visible = None
+    if spec.visible_command and setup.run_visible:
+        # The visible run executes the agent's code, which may write into its copy or HOME (a
+        # conftest.py, a usercustomize): it gets copies of its own, never the deciding run's.
+        visible = _run_visible(replace(setup, scratch=setup.scratch / "visible"), included)
+    copy = setup.scratch / "grading-copy"
     try:
         copy_snapshot(setup.snapshot, copy)
         apply_changes(setup.snapshot, copy, included)
-        verdict = _run_tests(setup, copy, findings, excluded, included)
+        verdict = _run_tests(setup, copy, findings, excluded, included, visible)
     finally:
         if not setup.keep_copy:
             shutil.rmtree(copy, ignore_errors=True)
     return verdict.model_copy(update={"seconds": round(now() - started, 3)})
 
 
-def _run_tests(
-    setup: GradingSetup,
-    copy: Path,
-    findings: tuple[Finding, ...],
-    excluded: tuple[str, ...],
-    included: list[FileChange],
-) -> Verdict:
+def _run_visible(setup: GradingSetup, included: list[FileChange]) -> GradingRun | None:
+    """The visible command in a copy of its own; None when setup fails there (the deciding run
+    reports that failure)."""
     spec = setup.task.spec.grade
+    assert spec.visible_command is not None
+    copy = setup.scratch / "grading-copy"
+    setup.scratch.mkdir(parents=True, exist_ok=True)
+    try:
+        copy_snapshot(setup.snapshot, copy)
+        apply_changes(setup.snapshot, copy, included)
+        prepared = _prepare(setup, copy, included, "grade-setup-visible.log")
+        if isinstance(prepared, _SetupFailed):
+            return None
+        run, _ = _run_command(
+            setup, copy, spec.visible_command, "visible", prepared.env, prepared.isolation
+        )
+        return run
+    finally:
+        shutil.rmtree(setup.scratch, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    env: dict[str, str]
+    isolation: Isolation
+    view: TaskView
+    setup_run: SetupRun | None
+
+
+@dataclass(frozen=True)
+class _SetupFailed:
+    setup_run: SetupRun
+
+
+def _prepare(
+    setup: GradingSetup, copy: Path, included: list[FileChange], log_name: str
+) -> _Prepared | _SetupFailed:
+    """Private HOME and tmp, the sandbox's view and the task's setup, for one grading copy.
+    A setup failure after the agent changed a dependency file is the agent's; any other raises."""
     home = setup.scratch / "grading-home"
     tmp = setup.scratch / "grading-tmp"
     home.mkdir(exist_ok=True)
@@ -148,7 +184,7 @@ def _run_tests(
         network="none",
     )
     setup_run = None
-    setup_log = setup.logs / "grade-setup.log"
+    setup_log = setup.logs / log_name
     changed_dependencies = any(matches(change.path, DEPENDENCY_NAMES) for change in included)
     if setup.task.spec.setup.commands:
 
@@ -190,17 +226,36 @@ def _run_tests(
             raise GradingError("stopped during setup")
         if not outcome.ok:
             if changed_dependencies:
-                return Verdict(
-                    outcome="fail",
-                    findings=findings,
-                    excluded_paths=excluded,
-                    setup=setup_run,
-                    error="setup failed after the agent changed a dependency file",
-                )
+                return _SetupFailed(setup_run)
             raise SetupFailedError(f"setup failed in the grading copy (see {setup_log})")
-    visible = None
-    if spec.visible_command and setup.run_visible:
-        visible, _ = _run_command(setup, copy, spec.visible_command, "visible", env, isolation)
+    return _Prepared(env, isolation, view, setup_run)
+
+
+def _run_tests(
+    setup: GradingSetup,
+    copy: Path,
+    findings: tuple[Finding, ...],
+    excluded: tuple[str, ...],
+    included: list[FileChange],
+    visible: GradingRun | None,
+) -> Verdict:
+    spec = setup.task.spec.grade
+    prepared = _prepare(setup, copy, included, "grade-setup.log")
+    if isinstance(prepared, _SetupFailed):
+        return Verdict(
+            outcome="fail",
+            visible=visible,
+            findings=findings,
+            excluded_paths=excluded,
+            setup=prepared.setup_run,
+            error="setup failed after the agent changed a dependency file",
+        )
+    env, isolation, view, setup_run = (
+        prepared.env,
+        prepared.isolation,
+        prepared.view,
+        prepared.setup_run,
+    )
     # Canaries of known outcome go into the hidden test files: the witness of an honest run.
     canaries = plant_canaries(setup.task, view.values(copy))
     injected = tuple(
