@@ -170,8 +170,9 @@ def install_roots(binary: Path) -> tuple[Path, ...]:
     """
     resolved = binary.resolve()
     roots: list[Path] = []
-    if binary.absolute().parent != resolved.parent:
-        roots.append(binary.absolute().parent)  # a link in a bin folder, found by its name
+    if binary.absolute() != resolved:
+        # Also where it is named: links inside it resolve from there (``node_modules/.bin``).
+        roots += _install_root(binary.absolute())
     roots += _install_root(resolved)
     interpreter = _shebang_interpreter(resolved)
     if interpreter is not None:

@@ -195,7 +195,8 @@ def _path_shows(env: Mapping[str, str]) -> list[_Show]:
         real = os.path.realpath(named)
         shows += [_Show(p, p, False) for p in [*prefix_folders(real), *_linked_tools(real)]]
         if real != named and not any(is_inside(named, root) for root in SYSTEM_ROOTS):
-            shows.append(_Show(real, named, False))  # found where PATH names it
+            # Also where PATH names it: scripts there find their library folders by that path.
+            shows += [_Show(os.path.realpath(p), p, False) for p in prefix_folders(named)]
     for name in _TOOLCHAIN_VARIABLES:
         value = env.get(name)
         if value and os.path.isabs(value):
