@@ -193,7 +193,8 @@ def _path_shows(env: Mapping[str, str]) -> list[_Show]:
             continue
         named = _norm(entry)
         real = os.path.realpath(named)
-        shows += [_Show(p, p, False) for p in [*prefix_folders(real), *_linked_tools(real)]]
+        linked = [] if _visible_already(real) else _linked_tools(real)
+        shows += [_Show(p, p, False) for p in [*prefix_folders(real), *linked]]
         if real != named and not any(is_inside(named, root) for root in SYSTEM_ROOTS):
             # Also where PATH names it: scripts there find their library folders by that path.
             shows += [_Show(os.path.realpath(p), p, False) for p in prefix_folders(named)]
