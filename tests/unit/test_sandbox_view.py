@@ -7,6 +7,8 @@ and looks from inside bubblewrap; a folder counts as seen when a file in it can 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -207,3 +209,33 @@ def test_results_folders_are_marked_and_registered_and_dropped_once_gone(tmp_pat
     results.rmdir()
     assert str(results) not in registered_results_folders()
     assert not any(os.scandir(tmp_path / "state" / "harnessdrive" / "results-folders"))
+
+
+def test_a_venvs_bin_on_path_brings_the_venv_and_nothing_beside_it(tmp_path: Path) -> None:
+    venv = tmp_path / "project" / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    beside = secret_file(tmp_path / "project" / "results")
+    box = make(tmp_path)
+    path = f"{venv / 'bin'}:{SYSTEM_PATH}"
+    result = box.run("python -c 'import sys; print(sys.prefix)'", env={"PATH": path})
+    assert result.exit_code == 0, box.errors()
+    assert box.output() == f"{venv}\n"  # pyvenv.cfg was seen: the venv, not its base Python
+    assert seen(box, [beside], path) == []
+
+
+def test_a_linked_program_brings_its_own_install_not_its_neighbours(tmp_path: Path) -> None:
+    venvs = tmp_path / "pipx" / "venvs"
+    target = tool(venvs / "black" / "bin", "black")
+    (venvs / "black" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    data = secret_file(venvs / "black" / "lib", "black.py")
+    other = results_folder(tmp_path / "pipx" / "results")
+    bin_folder = tmp_path / "home" / ".local" / "bin"
+    bin_folder.mkdir(parents=True)
+    (bin_folder / "black").symlink_to(target)
+    box = make(tmp_path)
+    path = f"{bin_folder}:{SYSTEM_PATH}"
+    result = box.run("black", env={"PATH": path})
+    assert result.exit_code == 0, box.errors()
+    assert box.output() == "tool ran\n"
+    diff = other / "trials" / "s" / "t" / "v" / "r1" / "diff.patch"
+    assert seen(box, [data, diff], path) == [str(data)]

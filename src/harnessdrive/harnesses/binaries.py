@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harnessdrive.harnesses.install import find_installed
-from harnessdrive.sandbox.mounts import prefix_folders
+from harnessdrive.sandbox.mounts import prefix_folders, tool_root, venv_root
 
 _PROBE_TIMEOUT = 60.0
 _VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?(?:[-+][0-9A-Za-z.]+)?")
@@ -170,8 +170,9 @@ def install_roots(binary: Path) -> tuple[Path, ...]:
     """
     resolved = binary.resolve()
     roots: list[Path] = []
-    if binary.absolute().parent != resolved.parent:
-        roots.append(binary.absolute().parent)  # a link in a bin folder, found by its name
+    if binary.absolute() != resolved:
+        # Also where it is named: links inside it resolve from there (``node_modules/.bin``).
+        roots += _install_root(binary.absolute())
     roots += _install_root(resolved)
     interpreter = _shebang_interpreter(resolved)
     if interpreter is not None:
@@ -185,20 +186,12 @@ def install_roots(binary: Path) -> tuple[Path, ...]:
 
 
 def _install_root(path: Path) -> list[Path]:
-    parts = path.parts
-    if "node_modules" in parts:
-        return [Path(*parts[: parts.index("node_modules") + 1])]
-    venv = _venv_root(path)
-    if venv is not None:
-        return [venv]
-    return [Path(p) for p in prefix_folders(path.parent)]
+    return [Path(p) for p in tool_root(path)]
 
 
 def _venv_root(path: Path) -> Path | None:
-    for parent in path.parents:
-        if (parent / "pyvenv.cfg").is_file():
-            return parent
-    return None
+    found = venv_root(path)
+    return Path(found) if found is not None else None
 
 
 def _venv_base(venv: Path) -> Path | None:

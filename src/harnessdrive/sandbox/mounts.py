@@ -7,10 +7,12 @@ The view is an allowlist, built in layers:
    folders a harness names for its CLI, the folders the user asked to show, each PATH folder, and
    homes such as ``CARGO_HOME``. A PATH folder never brings its parent: a ``bin`` or ``sbin``
    folder brings the ``lib``, ``lib64``, ``libexec``, ``share``, ``include`` and ``etc``
-   folders beside it (what the programs of a prefix load), a ``.bin`` or ``shims`` folder the
-   tool root it belongs to (``node_modules``, a version manager's root); any other folder comes
-   alone. A PATH entry that is a link is shown where it points and where PATH names it; relative
-   entries, ``/`` and folders holding the system are never shown.
+   folders beside it (what the programs of a prefix load), a ``.bin`` or ``shims`` folder, or the
+   ``bin`` folder of a venv, the tool root it belongs to (``node_modules``, a version manager's
+   root, the venv); any other folder comes alone. A program in a PATH folder that is a link to
+   elsewhere brings what it needs there (its ``node_modules``, its venv, its own ``bin`` folder's
+   library folders). A PATH entry that is a link is shown where it points and where PATH names
+   it; relative entries, ``/`` and folders holding the system are never shown.
 3. Covers, on top: the run's secret paths (the results folder, the suite and its tasks, the
    repositories, the hidden files, the scratch root), every results folder harnessdrive knows of
    and every results, suite or task folder found inside a shown tool folder
@@ -119,11 +121,61 @@ def prefix_folders(bin_folder: str | Path) -> list[str]:
     folder = _norm(bin_folder)
     name = os.path.basename(folder)
     parent = os.path.dirname(folder)
-    if name in _ROOT_BIN_NAMES and parent != "/":
-        return [parent]
-    if name in _PREFIX_BIN_NAMES and parent != "/":
-        return [os.path.join(parent, part) for part in PREFIX_PARTS]
-    return [folder]
+    if parent == "/" or name not in (*_ROOT_BIN_NAMES, *_PREFIX_BIN_NAMES):
+        return [folder]
+    if name in _ROOT_BIN_NAMES or os.path.isfile(os.path.join(parent, "pyvenv.cfg")):
+        return [parent]  # a tool root of its own: node_modules, a version manager, a venv
+    return [os.path.join(parent, part) for part in PREFIX_PARTS]
+
+
+def tool_root(executable: str | Path) -> list[str]:
+    """What one program needs of the folders around it: its ``node_modules`` folder, its venv,
+    or the folders :func:`prefix_folders` gives for the folder it lies in."""
+    path = _norm(executable)
+    parts = Path(path).parts
+    if "node_modules" in parts:
+        return [str(Path(*parts[: parts.index("node_modules") + 1]))]
+    venv = venv_root(path)
+    if venv is not None:
+        return [venv]
+    return prefix_folders(os.path.dirname(path))
+
+
+def venv_root(path: str | Path) -> str | None:
+    """The venv a path lies in (the folder holding ``pyvenv.cfg``), if any."""
+    for parent in Path(path).parents:
+        if (parent / "pyvenv.cfg").is_file():
+            return str(parent)
+    return None
+
+
+_LINKS_LOOKED_AT = 2000
+
+
+@functools.lru_cache(maxsize=256)
+def _link_targets(folder: str, _mtime_ns: int) -> tuple[str, ...]:
+    """Where the programs of a PATH folder that are links to elsewhere really live."""
+    targets: set[str] = set()
+    try:
+        with os.scandir(folder) as listing:
+            entries = [e for _, e in zip(range(_LINKS_LOOKED_AT), listing, strict=False)]
+    except OSError:
+        return ()
+    for entry in entries:
+        if not entry.is_symlink():
+            continue
+        target = os.path.realpath(entry.path)
+        if os.path.dirname(target) != folder and os.path.isfile(target):
+            targets.update(tool_root(target))
+    return tuple(sorted(targets))
+
+
+def _linked_tools(folder: str) -> list[str]:
+    try:
+        mtime = os.stat(folder).st_mtime_ns
+    except OSError:
+        return []
+    return list(_link_targets(folder, mtime))
 
 
 @dataclass(frozen=True)
@@ -141,9 +193,11 @@ def _path_shows(env: Mapping[str, str]) -> list[_Show]:
             continue
         named = _norm(entry)
         real = os.path.realpath(named)
-        shows += [_Show(p, p, False) for p in prefix_folders(real)]
+        linked = [] if _visible_already(real) else _linked_tools(real)
+        shows += [_Show(p, p, False) for p in [*prefix_folders(real), *linked]]
         if real != named and not any(is_inside(named, root) for root in SYSTEM_ROOTS):
-            shows.append(_Show(real, named, False))  # found where PATH names it
+            # Also where PATH names it: scripts there find their library folders by that path.
+            shows += [_Show(os.path.realpath(p), p, False) for p in prefix_folders(named)]
     for name in _TOOLCHAIN_VARIABLES:
         value = env.get(name)
         if value and os.path.isabs(value):

@@ -92,7 +92,11 @@ def test_install_roots_name_node_modules_the_venv_and_never_a_prefix(tmp_path: P
     link.parent.mkdir(parents=True)
     link.symlink_to(target)
     (prefix / "results").mkdir()
-    assert install_roots(link) == (prefix / "node_modules" / ".bin", prefix / "node_modules")
+    assert install_roots(link) == (prefix / "node_modules",)
+    named = tmp_path / "named"
+    named.symlink_to(prefix)
+    named_link = named / "node_modules" / ".bin" / "cli"
+    assert install_roots(named_link) == (named / "node_modules", prefix / "node_modules")
 
     lone = executable(tmp_path / "opt" / "bin" / "agent", "#!/bin/sh\n")
     (tmp_path / "opt" / "lib").mkdir()
