@@ -169,7 +169,9 @@ def test_a_machinery_failure_says_which_machinery_failed(tmp_path: Path) -> None
     )
     results = tmp_path / "results"
     run = _harnessdrive("run", str(suite), "--results", str(results), "--cmd", "agent=true")
-    assert run.returncode == 0, run.stderr[-2000:]
+    # Its only harness never got to run: the exit status says so, with the failed stage.
+    assert run.returncode == 1, run.stderr[-2000:]
+    assert "agent never got to run: snapshot build failed: " in run.stderr
     result = TrialResult.model_validate_json(
         (trial_folder(results, "suite/add/agent/r1") / "result.json").read_text()
     )

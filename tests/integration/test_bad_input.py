@@ -154,8 +154,11 @@ def test_breaker_on_a_task_without_python_says_it_is_python_only(
     )
     suite = write_suite(tmp_path, [shell_task], name="sh")
     args = ["run", str(suite), "-H", "breaker", "--sandbox", "none", "--json"]
-    assert run_cli([*args, "--results", str(tmp_path / "results")]) == 0
-    report = json.loads(capsys.readouterr().out)
+    # Its only harness never got to run, so the run says so in its exit status too.
+    assert run_cli([*args, "--results", str(tmp_path / "results")]) == 1
+    captured = capsys.readouterr()
+    assert "breaker never got to run: breaker edits Python only" in captured.err
+    report = json.loads(captured.out)
     (trial,) = report["trials"]
     assert trial["status"] == "could_not_run"
     assert "breaker edits Python only" in trial["error"]

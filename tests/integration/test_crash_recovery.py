@@ -25,6 +25,7 @@ from harnessdrive.store.store import Store
 from harnessdrive.testing.suites import write_suite
 from tests.conftest import add_task
 from tests.sandboxes import require_bwrap
+from tests.trial_results import planned_folder
 from tests.waiting import trials_under_way, wait_until
 
 TASKS = 10
@@ -143,7 +144,8 @@ def test_kill_9_at_random_moments_then_the_same_command_completes(
         assert int(holder) in killed_pids
         assert f"from process {holder}, which is no longer running" in final.stderr
 
-    expected = {f"suite/t{i}/slow/r{rep}" for i in range(TASKS) for rep in range(1, REPEAT + 1)}
+    key = planned_folder(results, suite, "").name  # the suite's identity: <name>@<hash>
+    expected = {f"{key}/t{i}/slow/r{rep}" for i in range(TASKS) for rep in range(1, REPEAT + 1)}
     recorded = all_results(results)
     assert set(recorded) == expected
     for trial, attempts in recorded.items():

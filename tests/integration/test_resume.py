@@ -15,6 +15,7 @@ from harnessdrive.store.index import dump
 from harnessdrive.store.store import Store
 from harnessdrive.testing.suites import write_suite
 from tests.conftest import add_task
+from tests.trial_results import planned_folder
 from tests.waiting import trials_under_way, wait_until
 
 FIX = "sleep 0.4; printf 'def add(a, b):\\n    return a + b\\n' > calc.py"
@@ -52,8 +53,9 @@ def test_kill_9_then_the_same_command_finishes_and_repeats_nothing(tmp_path: Pat
     assert "already recorded; resuming" in finished.stderr
     store = Store(results)
     latest = store.all_latest()
+    key = planned_folder(results, suite, "").name  # the suite's identity: <name>@<hash>
     assert sorted(r.trial_id for r in latest) == sorted(
-        f"suite/t{i}/slow/r{rep}" for i in range(4) for rep in (1, 2)
+        f"{key}/t{i}/slow/r{rep}" for i in range(4) for rep in (1, 2)
     )
     assert all(r.outcome == "pass" for r in latest)
     # Results recorded before the kill were not run again.

@@ -51,12 +51,16 @@ class RunSlots:
         entry = (rank, next(self._tickets))
         with self._changed:
             heapq.heappush(self._waiting, entry)
-            while self._free == 0 or self._waiting[0] != entry:
+            # The cut-off is checked on every wake-up, also the one that finds a slot free: a
+            # commit past it never takes one.
+            while True:
                 if self._last is not None and rank[0] > self._last:
                     self._waiting.remove(entry)
                     heapq.heapify(self._waiting)
                     self._changed.notify_all()
                     raise NotNeeded
+                if self._free > 0 and self._waiting[0] == entry:
+                    break
                 self._changed.wait()
             heapq.heappop(self._waiting)
             self._free -= 1

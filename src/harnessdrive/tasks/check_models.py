@@ -44,10 +44,13 @@ class FixtureSpec(_Spec):
     findings: tuple[str, ...] = ()
     """Finding codes the verdict must include (``protected-path``, ``out-of-scope``, ...)."""
     min_files: int | None = Field(default=None, ge=0)
-    """Bounds on the files the change touches and the lines it adds plus deletes."""
+    """At least this many files touched by the change."""
     max_files: int | None = Field(default=None, ge=0)
+    """At most this many files touched by the change."""
     min_lines: int | None = Field(default=None, ge=0)
+    """At least this many lines added plus deleted."""
     max_lines: int | None = Field(default=None, ge=0)
+    """At most this many lines added plus deleted."""
     more_lines_than_reference: bool = False
     """The change must add plus delete more lines than the reference solution does."""
 
