@@ -30,6 +30,7 @@ from harnessdrive.testing.suites import TaskFiles, write_task
 from tests.conftest import ADD_BUGGY, ADD_FIXED, ADD_HIDDEN_TEST, ADD_VISIBLE_TEST
 from tests.sandboxes import require_bwrap
 from tests.security.attacks import ATTACKS, Attack
+from tests.trial_results import trial_folder
 
 HONEST = "printf 'def add(a, b):\\n    return a + b\\n' > calc.py\n"
 FAKE_SECRETS = {
@@ -93,11 +94,11 @@ class AttackRun:
     daemon_pids: set[int] = field(default_factory=set)
 
     def result(self, variant: str) -> TrialResult:
-        path = self.results / "trials" / "suite" / "attack" / variant / "r1" / "result.json"
+        path = trial_folder(self.results, f"suite/attack/{variant}/r1") / "result.json"
         return TrialResult.model_validate_json(path.read_text())
 
     def trial_file(self, variant: str, name: str) -> Path:
-        return self.results / "trials" / "suite" / "attack" / variant / "r1" / name
+        return trial_folder(self.results, f"suite/attack/{variant}/r1") / name
 
 
 def _fill(text: str, values: dict[str, str]) -> str:
@@ -178,6 +179,8 @@ def _run_attacks(
         "HOME": str(real_home),
         "LANG": "C.UTF-8",
         "TMPDIR": str(base / "systmp"),
+        # harnessdrive's own register of results folders; the watched HOME is the agent's target.
+        "XDG_STATE_HOME": str(base / "state"),
         **FAKE_SECRETS,
     }
     (base / "systmp").mkdir()

@@ -24,6 +24,7 @@ from harnessdrive.testing.repo_builder import RepoBuilder
 from harnessdrive.testing.suites import TaskFiles, write_task
 from tests.conftest import ADD_BUGGY, ADD_FIXED, ADD_HIDDEN_TEST, ADD_VISIBLE_TEST
 from tests.sandboxes import require_bwrap
+from tests.trial_results import trial_folder
 
 pytestmark = [pytest.mark.security, pytest.mark.slow]
 
@@ -155,7 +156,7 @@ def test_no_path_entry_exposes_results_suites_or_the_repository(tmp_path: Path) 
 
     results = runs / "current"
     _run(suite, results, env, "search")
-    trial = results / "trials" / "calc" / "add" / "search" / "r1"
+    trial = trial_folder(results, "calc/add/search/r1")
     result = TrialResult.model_validate_json((trial / "result.json").read_text())
     out = (trial / "agent.stdout").read_text()
     assert result.sandbox == "bwrap"

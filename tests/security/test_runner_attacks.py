@@ -19,6 +19,7 @@ from harnessdrive.testing.suites import TaskFiles, write_task
 from tests.conftest import ADD_BUGGY, ADD_FIXED, ADD_HIDDEN_TEST, ADD_VISIBLE_TEST
 from tests.sandboxes import require_bwrap
 from tests.security.runner_attacks import HONEST, RUNNER_ATTACKS
+from tests.trial_results import trial_folder
 
 pytestmark = [pytest.mark.security, pytest.mark.slow]
 
@@ -87,7 +88,7 @@ def runner_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
 
 
 def _result(results: Path, task: str, variant: str) -> TrialResult:
-    path = results / "trials" / "suite" / task / variant / "r1" / "result.json"
+    path = trial_folder(results, f"suite/{task}/{variant}/r1") / "result.json"
     return TrialResult.model_validate_json(path.read_text())
 
 

@@ -124,7 +124,10 @@ class CommandHarness:
                 scratch=request.tmp,
             )
             if unseen:
-                hint, could_not_run = unseen_hint(unseen), True
+                # The cause is named either way; only a program or script that could not start
+                # (126, 127) means the harness never ran. Any other failure is the agent's own,
+                # and graded: a template an agent controls must not turn a fail into "not run".
+                hint, could_not_run = unseen_hint(unseen), result.exit_code in (126, 127)
             else:
                 hint = fatal_hint(error, _binary(template))
         return AgentRun(

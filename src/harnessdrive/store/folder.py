@@ -1,8 +1,7 @@
 """Which folders may serve as a results folder: checked before anything is read or written.
 
-A run never writes into a file, into a folder under a file, or into a folder that already holds
-files of something else (``--results src`` by mistake); a reader never mistakes another folder
-for results, nor leaves an index behind in it.
+A run never writes into a file or into a folder under a file; a reader never mistakes another
+folder for results, nor leaves an index behind in it.
 """
 
 from __future__ import annotations
@@ -26,11 +25,6 @@ def check_for_writing(root: Path) -> None:
             raise UserError(f"results folder {root} {what}: name a folder with --results")
         if folder.exists():
             break
-    if root.is_dir() and not is_results_folder(root) and any(root.iterdir()):
-        raise UserError(
-            f"{root} holds other files and is not a results folder: name a new or empty "
-            "folder with --results"
-        )
 
 
 def check_for_reading(root: Path) -> None:
