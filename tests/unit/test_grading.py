@@ -10,7 +10,7 @@ import pytest
 from harnessdrive.grading.grader import GradingSetup, grade
 from harnessdrive.grading.junit import read_junit
 from harnessdrive.grading.verdict import Verdict
-from harnessdrive.sandbox.runner import get_sandbox
+from harnessdrive.sandbox.runner import SandboxKind, get_sandbox
 from harnessdrive.tasks import load_task
 from harnessdrive.testing.suites import TaskFiles, write_task
 from harnessdrive.workspace.changes import capture_changes
@@ -22,7 +22,9 @@ from tests.sandboxes import require_bwrap
 Edit = Callable[[Path], None]
 
 
-def run_grader(tmp_path: Path, task: TaskFiles, edit: Edit | None = None) -> Verdict:
+def run_grader(
+    tmp_path: Path, task: TaskFiles, edit: Edit | None = None, kind: SandboxKind = "none"
+) -> Verdict:
     task_dir = write_task(tmp_path / "tasks", task)
     loaded = load_task(task_dir)
     snap = build_snapshot(loaded.repo_path, None, tmp_path / "snap")
@@ -36,7 +38,7 @@ def run_grader(tmp_path: Path, task: TaskFiles, edit: Edit | None = None) -> Ver
         snapshot=snap,
         scratch=tmp_path / "scratch",
         logs=tmp_path / "logs",
-        sandbox=get_sandbox("none"),
+        sandbox=get_sandbox(kind),
         python=sys.executable,
     )
     return grade(setup, changes)
@@ -215,26 +217,12 @@ else:
 
 @pytest.mark.parametrize("kind", ["none", "bwrap"])
 def test_what_the_visible_run_leaves_never_reaches_the_deciding_run(
-    tmp_path: Path, kind: str
+    tmp_path: Path, kind: SandboxKind
 ) -> None:
     if kind == "bwrap":
         require_bwrap()
     task = add_task(visible_command="{python} -m pytest -q tests")
-    task_dir = write_task(tmp_path / "tasks", task)
-    loaded = load_task(task_dir)
-    snap = build_snapshot(loaded.repo_path, None, tmp_path / "snap")
-    ws = copy_snapshot(snap, tmp_path / "ws")
-    (ws / "calc.py").write_text(REMEMBERS_THE_VISIBLE_RUN)
-    (tmp_path / "scratch").mkdir()
-    setup = GradingSetup(
-        task=loaded,
-        snapshot=snap,
-        scratch=tmp_path / "scratch",
-        logs=tmp_path / "logs",
-        sandbox=get_sandbox(kind),  # type: ignore[arg-type]
-        python=sys.executable,
-    )
-    verdict = grade(setup, capture_changes(snap, ws))
+    verdict = run_grader(tmp_path, task, write("calc.py", REMEMBERS_THE_VISIBLE_RUN), kind)
     assert verdict.visible is not None and verdict.visible.passed == 0  # it planted its marks
     assert verdict.outcome == "fail", verdict
     assert verdict.hidden is not None and verdict.hidden.passed == 0
