@@ -202,7 +202,7 @@ def command_times(suite: Path, results: list[Path], work: Path) -> None:
         hidden_bare = bare_seconds(spec["grade"]["command"], copy)
         for label, bare in (("visible", visible_bare), ("hidden", hidden_bare)):
             inside = [
-                r["grading"][label]["seconds"]
+                r["rounds"][-1]["grading"][label]["seconds"]
                 for folder in results
                 for r in trial_results(folder)
                 if r["task"] == task.name and r["variant_label"] == "reference"

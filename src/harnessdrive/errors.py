@@ -5,7 +5,8 @@
     │   ├── TaskFormatError            a task.toml or suite.toml that does not validate
     │   ├── UnknownHarnessError        a harness name nobody registered
     │   ├── LockedError                another run holds the results folder
-    │   └── BudgetError                a spend cap that is missing or too small
+    │   ├── BudgetError                a spend cap that is missing or too small
+    │   └── PluginError                a plugin that cannot load or registers a name twice
     ├── WorkspaceError                 a fresh copy could not be built or read
     │   └── ChangeError                the agent's change cannot be carried into a copy
     ├── SandboxError                   a process could not be started as asked
@@ -44,6 +45,10 @@ class LockedError(UserError):
 
 class BudgetError(UserError):
     """A spend cap that is missing, zero, or cannot cover the plan."""
+
+
+class PluginError(UserError):
+    """A plugin that cannot be loaded, or registers something wrong or twice."""
 
 
 class WorkspaceError(HarnessdriveError):

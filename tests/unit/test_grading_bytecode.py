@@ -67,7 +67,7 @@ def test_a_hidden_file_replacing_a_visible_one_runs_as_its_new_version(
         command="{python} probe.py tests/value.py 'hidden!'",
     )
     (result,) = run_trials(tmp_path, task, sandbox, ["idle=true"])
-    grading = result["grading"]
+    grading = result["rounds"][-1]["grading"]
     assert grading["visible"]["exit_code"] == 0  # the visible run compiled the old version
     assert grading["hidden"]["exit_code"] == 0, grading
     assert result["outcome"] == "pass"
@@ -89,4 +89,4 @@ def test_each_trial_runs_its_own_version_of_a_file_compiled_by_setup(
         for name in ("one", "two")
     ]
     for result in run_trials(tmp_path, task, sandbox, agents):
-        assert result["outcome"] == "pass", result["grading"]
+        assert result["outcome"] == "pass", result["rounds"][-1]["grading"]

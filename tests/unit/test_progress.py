@@ -29,8 +29,8 @@ def test_live_progress_shows_results_and_clears_its_spinners() -> None:
 
 def test_describe_names_the_fix_for_a_harness_that_could_not_run() -> None:
     result = trial("t1", "a", status="could_not_run")
-    hinted = result.model_copy(
-        update={"agent": result.agent.model_copy(update={"hint": "sign in: run `a` once"})}
+    hinted = result.with_final_round(
+        agent=result.agent.model_copy(update={"hint": "sign in: run `a` once"})
     )
     assert describe(hinted) == "could not run: sign in: run `a` once"
 

@@ -80,8 +80,8 @@ def test_cost_per_pass_counts_failed_trials_and_unmeasured_costs_show() -> None:
 def test_a_harness_that_never_finished_is_listed_apart_with_its_error() -> None:
     results = [
         trial("t1", "a"),
-        trial("t1", "b", status="could_not_run").model_copy(
-            update={"agent": trial("t1", "b").agent.model_copy(update={"hint": "sign in"})}
+        trial("t1", "b", status="could_not_run").with_final_round(
+            agent=trial("t1", "b").agent.model_copy(update={"hint": "sign in"})
         ),
     ]
     report = build_report(results)

@@ -40,7 +40,7 @@ def test_result_json_round_trips_with_its_schema_version(tmp_path: Path) -> None
     store = Store(tmp_path)
     store.record(result())
     data = json.loads((tmp_path / "trials/s/t/v/r1/result.json").read_text())
-    assert data["schema"] == "harnessdrive-result-2"
+    assert data["schema"] == "harnessdrive-result-3"
     assert store.latest("s/t/v/r1") == result()
 
 

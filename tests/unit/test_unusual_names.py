@@ -133,15 +133,15 @@ def test_every_name_class_survives_diff_grading_copy_record_index_and_report(
     # result.json: written, read back equal, raw bytes recoverable from the JSON alone.
     findings = tuple(Finding(code="test-code", path=p, detail=f"about {p}") for p in changes.paths)
     left_out = tuple(Finding(code=i.code, path=i.path, detail=i.detail) for i in changes.left_out)
-    result = _result(changes.paths).model_copy(
-        update={"grading": verdict.model_copy(update={"findings": findings, "left_out": left_out})}
+    result = _result(changes.paths).with_final_round(
+        grading=verdict.model_copy(update={"findings": findings, "left_out": left_out})
     )
     store = Store(tmp_path / "results")
     store.record(result)
     raw_json = store.trial_paths(result.trial_id).result.read_bytes()
     raw_json.decode("utf-8")  # valid UTF-8 throughout
     on_disk = json.loads(raw_json)
-    assert {name_bytes(str(name_from_json(p))) for p in on_disk["diff"]["paths"]} == set(
+    assert {name_bytes(str(name_from_json(p))) for p in on_disk["rounds"][-1]["diff"]["paths"]} == set(
         NAMES.values()
     )
     assert store.latest(result.trial_id) == result
@@ -203,14 +203,14 @@ def test_the_recipe_in_the_results_doc_recovers_the_raw_bytes() -> None:
     exec(code, namespace)
     decode = namespace["name_bytes"]
     paths = tuple(raw.decode("utf-8", "surrogateescape") for raw in NAMES.values())
-    on_disk = json.loads(_result(paths).to_json())["diff"]["paths"]
+    on_disk = json.loads(_result(paths).to_json())["rounds"][-1]["diff"]["paths"]
     assert [decode(p) for p in on_disk] == list(NAMES.values())  # type: ignore[operator]
 
 
 def test_raw_bytes_in_an_error_never_stop_report_json_or_the_scoreboard() -> None:
     result = _result(()).model_copy(update={"status": "could_not_run", "outcome": "not_graded"})
-    result = result.model_copy(
-        update={"agent": result.agent.model_copy(update={"error": "cannot open x\udcff"})}
+    result = result.with_final_round(
+        agent=result.agent.model_copy(update={"error": "cannot open x\udcff"})
     )
     report = build_report([result])
     assert json.loads(report.to_json())["trials"][0]["error"] == "cannot open x\x00ff"

@@ -31,8 +31,10 @@ from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.results import (
     AgentSummary,
     DiffStats,
+    RoundRecord,
     Status,
     Timing,
+    Totals,
     TrialResult,
 )
 from harnessdrive.store.store import Store, utc_now
@@ -138,7 +140,7 @@ def execute_trial(prepared: PreparedTrial, harness: Harness, ctx: TrialContext) 
                 "status": "could_not_run",
                 "finished": utc_now(),
                 "seconds": Timing(total=round(now() - began, 3)),
-                "agent": AgentSummary(error=error),
+                "rounds": (RoundRecord(status="could_not_run", agent=AgentSummary(error=error)),),
                 "note": f"an infrastructure failure ({what}); not counted against the harness",
             }
         )
@@ -211,7 +213,12 @@ def _execute(
                     "status": status,
                     "finished": utc_now(),
                     "seconds": Timing(setup=round(setup_seconds, 3), total=now() - began),
-                    "agent": AgentSummary(error="setup failed in the agent's workspace"),
+                    "rounds": (
+                        RoundRecord(
+                            status=status,
+                            agent=AgentSummary(error="setup failed in the agent's workspace"),
+                        ),
+                    ),
                     "cost": NO_MODEL,
                     "note": f"see {setup_log}",
                 }
@@ -249,6 +256,7 @@ def _execute(
     with stage("transcript recording"):
         paths.transcript.write_text(model_json(outcome.agent.transcript))
     total = now() - began
+    timing = _timing(outcome, setup_seconds, total)
     return prepared.identity.model_copy(
         update={
             **base,
@@ -256,16 +264,30 @@ def _execute(
             "outcome": outcome.verdict.outcome,
             "finished": utc_now(),
             "harness_version": outcome.agent.version,
-            "seconds": _timing(outcome, setup_seconds, total),
-            "agent": _agent_summary(outcome),
-            "diff": DiffStats(
-                files_changed=len(outcome.changes.files),
-                lines_added=outcome.changes.lines_added,
-                lines_deleted=outcome.changes.lines_deleted,
-                paths=outcome.changes.paths,
-                patch_bytes=outcome.changes.patch_bytes,
+            "seconds": timing,
+            "rounds": (
+                RoundRecord(
+                    status=outcome.status,
+                    outcome=outcome.verdict.outcome,
+                    agent=_agent_summary(outcome),
+                    diff=DiffStats(
+                        files_changed=len(outcome.changes.files),
+                        lines_added=outcome.changes.lines_added,
+                        lines_deleted=outcome.changes.lines_deleted,
+                        paths=outcome.changes.paths,
+                        patch_bytes=outcome.changes.patch_bytes,
+                    ),
+                    grading=outcome.verdict,
+                    seconds=timing,
+                ),
             ),
-            "grading": outcome.verdict,
+            "totals": Totals(
+                rounds=1,
+                agent_seconds=timing.agent,
+                turns=outcome.agent.transcript.turns or 0,
+                tool_calls=outcome.agent.transcript.tool_calls,
+                usage=outcome.agent.transcript.usage,
+            ),
             "cost": ctx.costing.of_run(
                 planned.variant,
                 harness,

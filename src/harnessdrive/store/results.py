@@ -5,9 +5,9 @@ Documented field by field in docs/results.md. ``schema`` changes whenever a fiel
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from harnessdrive.grading.verdict import Outcome, StreamKept, Verdict
 from harnessdrive.store.cost import Cost, CostSource
@@ -15,8 +15,10 @@ from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Usage
 from harnessdrive.workspace.names import NameText, model_json
 
-RESULT_SCHEMA = "harnessdrive-result-2"
-"""2 added the suite's identity and version and harnessdrive's version; files of 1 still load."""
+RESULT_SCHEMA = "harnessdrive-result-3"
+"""2 added the suite's identity and version and harnessdrive's version; 3 holds the agent run,
+diff and grading in ``rounds`` and adds the trial's score, metrics and totals. Files of 1 and 2
+still load: their one attempt becomes round 1."""
 
 __all__ = [
     "RESULT_SCHEMA",
@@ -24,8 +26,10 @@ __all__ = [
     "Cost",
     "CostSource",
     "DiffStats",
+    "RoundRecord",
     "Status",
     "Timing",
+    "Totals",
     "TrialResult",
 ]
 
@@ -74,6 +78,33 @@ class AgentSummary(_Model):
     stderr: StreamKept | None = None
 
 
+class RoundRecord(_Model):
+    """One round of a trial: the agent's run, the change it left and how it was graded.
+
+    A single attempt is one round. A protocol with several rounds keeps round 1's files at the
+    trial folder's top and round N's under ``rounds/N/`` (store/paths.py)."""
+
+    number: int = 1
+    status: Status
+    """What happened to the machinery in this round (the trial's status for one round)."""
+    outcome: Outcome = "not_graded"
+    agent: AgentSummary = AgentSummary()
+    diff: DiffStats = DiffStats()
+    grading: Verdict | None = None
+    seconds: Timing = Timing()
+    note: str | None = None
+
+
+class Totals(_Model):
+    """Sums over a trial's rounds."""
+
+    rounds: int = 0
+    agent_seconds: float = 0.0
+    turns: int = 0
+    tool_calls: int = 0
+    usage: Usage = Usage()
+
+
 class TrialResult(_Model):
     schema_: str = Field(default=RESULT_SCHEMA, alias="schema")
     trial_id: str
@@ -93,9 +124,13 @@ class TrialResult(_Model):
     started: str
     finished: str
     seconds: Timing = Timing()
-    agent: AgentSummary = AgentSummary()
-    diff: DiffStats = DiffStats()
-    grading: Verdict | None = None
+    rounds: tuple[RoundRecord, ...] = ()
+    """Every round, in order; empty for a skipped trial."""
+    score: float | None = Field(default=None, ge=0, le=1)
+    """The trial's score in [0, 1] where its grader gives one."""
+    metrics: dict[str, float] = Field(default_factory=dict)
+    """Named numbers the grader measured (an objective's value, per-rule rates)."""
+    totals: Totals = Totals()
     cost: Cost = Cost()
     sandbox: str = "none"
     base_commit: str | None = None
@@ -111,6 +146,54 @@ class TrialResult(_Model):
     harnessdrive_version: str | None = None
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_round_before_schema_3(cls, data: Any) -> Any:
+        """Files of schema 1 and 2 kept the one attempt's agent, diff and grading at the top."""
+        if not isinstance(data, dict) or "rounds" in data:
+            return data
+        if not any(key in data for key in ("agent", "diff", "grading")):
+            return data
+        data = dict(data)
+        agent, diff = data.pop("agent", None), data.pop("diff", None)
+        grading = data.pop("grading", None)
+        if data.get("status") == "skipped":
+            return data  # a skipped trial never had a round
+        first = {
+            "status": data.get("status", "interrupted"),
+            "outcome": data.get("outcome", "not_graded"),
+            "agent": agent or {},
+            "diff": diff or {},
+            "grading": grading,
+            "seconds": data.get("seconds", {}),
+        }
+        data["rounds"] = [first]
+        return data
+
+    def with_final_round(self, **update: Any) -> TrialResult:
+        """A copy whose last round has ``update`` applied (``agent=``, ``grading=``, ...)."""
+        last = self.final_round or RoundRecord(status=self.status, outcome=self.outcome)
+        rounds = (*self.rounds[:-1], last.model_copy(update=update))
+        return self.model_copy(update={"rounds": rounds})
+
+    @property
+    def final_round(self) -> RoundRecord | None:
+        return self.rounds[-1] if self.rounds else None
+
+    @property
+    def agent(self) -> AgentSummary:
+        """The last round's agent run (what a single attempt's reports show)."""
+        return self.rounds[-1].agent if self.rounds else AgentSummary()
+
+    @property
+    def diff(self) -> DiffStats:
+        return self.rounds[-1].diff if self.rounds else DiffStats()
+
+    @property
+    def grading(self) -> Verdict | None:
+        """The deciding verdict: the last round's."""
+        return self.rounds[-1].grading if self.rounds else None
 
     def to_json(self) -> str:
         # A raw byte of a file name in a free-text field (an error message, say) is written the

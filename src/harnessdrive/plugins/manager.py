@@ -1,0 +1,61 @@
+"""The one plugin manager: harnessdrive's built-in plugin modules, then installed plugins.
+
+Installed plugins are the entry points of the ``harnessdrive`` group. ``HARNESSDRIVE_PLUGINS``
+limits which of them load: unset loads every one, a comma-separated list of entry-point names
+loads only those, and an empty value (or ``none``) loads none. Built-ins always load.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+from importlib.metadata import entry_points
+
+import pluggy
+
+from harnessdrive.errors import PluginError
+from harnessdrive.plugins.hookspecs import PROJECT, HookSpecs
+
+ENTRY_POINT_GROUP = "harnessdrive"
+PLUGINS_VARIABLE = "HARNESSDRIVE_PLUGINS"
+
+BUILTIN_PLUGINS: tuple[str, ...] = ()
+"""harnessdrive's own plugin modules; each registers one area's built-ins."""
+
+
+def allowed_plugins() -> frozenset[str] | None:
+    """The entry-point names ``HARNESSDRIVE_PLUGINS`` allows; None allows every one."""
+    value = os.environ.get(PLUGINS_VARIABLE)
+    if value is None:
+        return None
+    names = {part.strip() for part in value.split(",") if part.strip()}
+    return frozenset(names - {"none"})
+
+
+@functools.cache
+def plugin_manager() -> pluggy.PluginManager:
+    """The loaded plugins (built once per process; :func:`reset_plugins` forgets them)."""
+    manager = pluggy.PluginManager(PROJECT)
+    manager.add_hookspecs(HookSpecs)
+    for module_name in BUILTIN_PLUGINS:
+        manager.register(importlib.import_module(module_name), name=module_name)
+    allowed = allowed_plugins()
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        if allowed is not None and entry.name not in allowed:
+            continue
+        try:
+            plugin = entry.load()
+        except Exception as exc:  # a broken plugin is the user's to fix: say which, in a line
+            raise PluginError(
+                f"plugin {entry.name!r} ({entry.value}) cannot be loaded: {exc}"
+            ) from None
+        if manager.is_registered(plugin):
+            continue
+        manager.register(plugin, name=f"{ENTRY_POINT_GROUP}:{entry.name}")
+    return manager
+
+
+def reset_plugins() -> None:
+    """Forget the loaded plugins, so the next lookup reads the environment again."""
+    plugin_manager.cache_clear()

@@ -1,0 +1,46 @@
+"""Registrations by name, collected from every loaded plugin through one hook.
+
+Two plugins registering the same name is an error that names both: a built-in never silently
+wins over a plugin, nor a plugin over a built-in.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, TypeVar
+
+from harnessdrive.errors import PluginError
+from harnessdrive.plugins.manager import plugin_manager
+
+
+class Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+T = TypeVar("T", bound=Named)
+
+
+def registrations(hook: str, kind: type[T]) -> dict[str, T]:
+    """Every ``kind`` registered through ``hook``, by name, in registration order."""
+    caller = getattr(plugin_manager().hook, hook)
+    found: dict[str, T] = {}
+    owner: dict[str, str] = {}
+    # Oldest first, so built-ins come before plugins in listings.
+    for impl in reversed(caller.get_hookimpls()):
+        items: Any = impl.function()
+        for item in items or ():
+            if not isinstance(item, kind):
+                raise PluginError(
+                    f"plugin {impl.plugin_name!r} registered {item!r} through {hook}, "
+                    f"which is not a {kind.__name__}"
+                )
+            name = item.name
+            if name in found:
+                raise PluginError(
+                    f"{kind.__name__} {name!r} is registered twice: by {owner[name]!r} and by "
+                    f"{impl.plugin_name!r}; uninstall one, or leave one out with "
+                    "HARNESSDRIVE_PLUGINS"
+                )
+            found[name] = item
+            owner[name] = impl.plugin_name
+    return found
