@@ -40,8 +40,8 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from harnessdrive.accounting.data_file import dump_records
-from harnessdrive.accounting.records import PriceRecord, PriceSource, Rates
+from harnessdrive.accounting.bundled_prices import dump_records
+from harnessdrive.accounting.price_records import PriceRecord, PriceSource, Rates
 
 PACKAGE = "genai-prices"
 PINNED_VERSION = "0.2.3"

@@ -8,8 +8,7 @@
 See docs/pricing.md.
 """
 
-from harnessdrive.accounting.book import PriceBook
-from harnessdrive.accounting.cost import (
+from harnessdrive.accounting.call_cost import (
     CallCost,
     Lookup,
     Pricing,
@@ -18,7 +17,8 @@ from harnessdrive.accounting.cost import (
     tier_costs,
     to_usd,
 )
-from harnessdrive.accounting.records import PriceRecord, PriceSource, Rates
+from harnessdrive.accounting.price_book import PriceBook
+from harnessdrive.accounting.price_records import PriceRecord, PriceSource, Rates
 
 __all__ = [
     "CallCost",

@@ -27,9 +27,9 @@ from datetime import date
 from decimal import Decimal
 from typing import Literal
 
-from harnessdrive.accounting.book import PriceBook
-from harnessdrive.accounting.cost import Pricing, to_usd
-from harnessdrive.accounting.estimate import CostRange
+from harnessdrive.accounting.call_cost import Pricing, to_usd
+from harnessdrive.accounting.cost_range import CostRange
+from harnessdrive.accounting.price_book import PriceBook
 from harnessdrive.transcript import ModelCall
 
 ChargeSource = Literal["computed", "reported", "estimated", "unmeasured", "unpriced", "none"]

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from harnessdrive.accounting import PriceBook
+from harnessdrive.accounting.estimate_table import render_estimate
+from harnessdrive.accounting.plan_pricing import today
+from harnessdrive.accounting.run_estimate import build_estimate
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
-from harnessdrive.report.estimate import render_estimate
-from harnessdrive.running.estimate import build_estimate
 from harnessdrive.running.plan import make_plan
-from harnessdrive.running.pricing import today
 from harnessdrive.running.variants import resolve_variants, split_names
 from harnessdrive.tasks.loading import load_suite
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from harnessdrive.accounting.records import PriceRecord
+from harnessdrive.accounting.price_records import PriceRecord
 from harnessdrive.demo import DEMO_SUITE
 from harnessdrive.demo.scripted import REAL_CLIS, scripted_demo, scripted_prices
 from harnessdrive.running.plan import Plan, make_plan

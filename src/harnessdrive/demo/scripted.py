@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harnessdrive.accounting.overrides import parse_row
-from harnessdrive.accounting.records import PriceRecord, PriceSource
+from harnessdrive.accounting.price_overrides import parse_row
+from harnessdrive.accounting.price_records import PriceRecord, PriceSource
 from harnessdrive.errors import UserError
 from harnessdrive.harnesses.scripted import solution_files
 from harnessdrive.sandbox.commands import render

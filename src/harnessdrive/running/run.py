@@ -19,9 +19,10 @@ from pathlib import Path
 from types import FrameType
 
 from harnessdrive.accounting import PriceBook, PriceRecord
-from harnessdrive.running.costing import NO_MODEL, Costing
+from harnessdrive.accounting.plan_pricing import PlanPricing, price_variants, today
+from harnessdrive.accounting.spend_gate import SpendGate
+from harnessdrive.accounting.trial_cost import NO_MODEL, Costing
 from harnessdrive.running.plan import Plan, PlannedTrial, run_identity
-from harnessdrive.running.pricing import PlanPricing, price_variants, today
 from harnessdrive.running.progress import Progress, SilentProgress
 from harnessdrive.running.reaper import Reaper
 from harnessdrive.running.sandbox_choice import (
@@ -31,7 +32,6 @@ from harnessdrive.running.sandbox_choice import (
     secret_paths,
 )
 from harnessdrive.running.snapshots import SnapshotCache
-from harnessdrive.running.spend import SpendGate
 from harnessdrive.running.trial import (
     PreparedTrial,
     TrialContext,

@@ -12,12 +12,12 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harnessdrive.accounting.trial_cost import NO_MODEL, Costing
 from harnessdrive.grading.grader import GradingSetup
 from harnessdrive.grading.verdict import StreamKept, Verdict
 from harnessdrive.harnesses.base import AgentRequest, Harness
 from harnessdrive.protocols.single import AttemptOutcome, run_attempt
 from harnessdrive.protocols.stages import StageFailed, describe, stage
-from harnessdrive.running.costing import NO_MODEL, Costing
 from harnessdrive.running.plan import PlannedTrial, planned_identity
 from harnessdrive.running.reaper import Reaper
 from harnessdrive.running.snapshots import SnapshotCache
@@ -61,7 +61,7 @@ class TrialContext:
     reaper: Reaper | None = None
     """Deletes scratch folders in the background; without one they are deleted in place."""
     costing: Costing = field(default_factory=Costing)
-    """Prices each trial (running/costing.py); the default prices nothing."""
+    """Prices each trial (accounting/trial_cost.py); the default prices nothing."""
     setup_states: SetupStates | None = None
     """Setup results shared by the trials of a run (workspace/setup_reuse.py)."""
 

@@ -9,8 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from harnessdrive.accounting.result_cost import Cost, CostSource
 from harnessdrive.grading.verdict import Outcome, StreamKept, Verdict
-from harnessdrive.store.cost import Cost, CostSource
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Usage
 from harnessdrive.workspace.names import NameText, model_json

@@ -16,7 +16,7 @@ from harnessdrive.accounting.charge import (
     exact,
     reconcile,
 )
-from harnessdrive.accounting.estimate import CostRange
+from harnessdrive.accounting.cost_range import CostRange
 from harnessdrive.transcript import ModelCall, Usage
 
 DAY = date(2026, 6, 15)

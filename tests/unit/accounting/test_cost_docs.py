@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from harnessdrive.running.estimate import Estimate, ModelPriceRow, VariantEstimate
-from harnessdrive.store.cost import Cost, CostEstimate, ModelSpend, PriceUsed
+from harnessdrive.accounting.result_cost import Cost, CostEstimate, ModelSpend, PriceUsed
+from harnessdrive.accounting.run_estimate import Estimate, ModelPriceRow, VariantEstimate
 
 PRICING = (Path(__file__).resolve().parents[3] / "docs" / "pricing.md").read_text()
 

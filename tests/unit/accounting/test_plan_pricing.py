@@ -7,11 +7,11 @@ from datetime import date
 import pytest
 
 from harnessdrive.accounting import PriceBook
+from harnessdrive.accounting.plan_pricing import price_variants
 from harnessdrive.errors import BudgetError, UserError
 from harnessdrive.harnesses.base import Harness, ModelPlan, PlannedModel, planned_models
 from harnessdrive.harnesses.command import CommandHarness
 from harnessdrive.harnesses.scripted import ReferenceAgent
-from harnessdrive.running.pricing import price_variants
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.testing.agents import SpendingAgent
 

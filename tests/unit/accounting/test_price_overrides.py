@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from harnessdrive.accounting import PriceBook
-from harnessdrive.accounting.overrides import load_override_file
+from harnessdrive.accounting.price_overrides import load_override_file
 from harnessdrive.errors import UserError
 from harnessdrive.transcript import ModelCall, Usage
 

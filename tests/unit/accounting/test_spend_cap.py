@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harnessdrive.accounting.cap import SpendCap
+from harnessdrive.accounting.spend_cap import SpendCap
 
 
 def test_start_wait_stop() -> None:

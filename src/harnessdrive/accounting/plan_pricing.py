@@ -16,7 +16,7 @@ from decimal import Decimal
 
 from harnessdrive.accounting import PriceBook, PriceRecord
 from harnessdrive.accounting.charge import ChargePolicy, exact
-from harnessdrive.accounting.estimate import CostRange, assumed_range, observed_range
+from harnessdrive.accounting.cost_range import CostRange, assumed_range, observed_range
 from harnessdrive.errors import BudgetError, UserError, did_you_mean
 from harnessdrive.harnesses.base import (
     Harness,

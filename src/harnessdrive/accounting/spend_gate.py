@@ -12,9 +12,9 @@ from decimal import Decimal
 from typing import Literal
 
 from harnessdrive.accounting import to_usd
-from harnessdrive.accounting.cap import SpendCap
+from harnessdrive.accounting.plan_pricing import PlanPricing
+from harnessdrive.accounting.spend_cap import SpendCap
 from harnessdrive.running.plan import PlannedTrial
-from harnessdrive.running.pricing import PlanPricing
 from harnessdrive.store.store import Store
 
 _MICRO_USD = Decimal("0.000001")

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
-from harnessdrive.accounting.cost import tier_costs, to_usd
-from harnessdrive.accounting.records import PriceRecord
+from harnessdrive.accounting.call_cost import tier_costs, to_usd
+from harnessdrive.accounting.price_records import PriceRecord
 from harnessdrive.transcript import Usage
 
 SHORT_RUN = Usage(input=20_000, cache_read=150_000, cache_write=20_000, output=4_000)

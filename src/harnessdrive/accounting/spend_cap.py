@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
-from harnessdrive.accounting.cost import to_usd
+from harnessdrive.accounting.call_cost import to_usd
 
 _ZERO = Decimal(0)
 

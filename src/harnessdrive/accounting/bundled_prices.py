@@ -14,7 +14,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from harnessdrive.accounting.records import PriceRecord, PriceSource, Rates, plain_decimal
+from harnessdrive.accounting.price_records import PriceRecord, PriceSource, Rates, plain_decimal
 
 FORMAT = 1
 BUNDLED_RESOURCE = "data/prices.json"

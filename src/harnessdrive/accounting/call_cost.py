@@ -14,7 +14,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from pydantic import BaseModel, ConfigDict
 
-from harnessdrive.accounting.records import ExactUsd, PriceRecord, Rates
+from harnessdrive.accounting.price_records import ExactUsd, PriceRecord, Rates
 from harnessdrive.transcript import ModelCall, Usage
 
 _PER_MTOK = Decimal(1_000_000)

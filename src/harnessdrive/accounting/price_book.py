@@ -14,11 +14,11 @@ from collections.abc import Iterable, Sequence
 from datetime import date
 from os import PathLike
 
-from harnessdrive.accounting.cost import Lookup, Pricing, price_calls
-from harnessdrive.accounting.data_file import bundled_records
+from harnessdrive.accounting.bundled_prices import bundled_records
+from harnessdrive.accounting.call_cost import Lookup, Pricing, price_calls
 from harnessdrive.accounting.model_ids import normalise_provider, parse_model_id
-from harnessdrive.accounting.overrides import check_no_overlap, load_override_file
-from harnessdrive.accounting.records import PriceRecord
+from harnessdrive.accounting.price_overrides import check_no_overlap, load_override_file
+from harnessdrive.accounting.price_records import PriceRecord
 from harnessdrive.transcript import ModelCall
 
 _Index = dict[str, list[PriceRecord]]
@@ -113,7 +113,7 @@ class PriceBook:
 
     def price(self, calls: Iterable[ModelCall], *, on: date) -> Pricing:
         """The cost of ``calls`` at the prices in force on day ``on``, each call at its own
-        model's rates (see :mod:`harnessdrive.accounting.cost`)."""
+        model's rates (see :mod:`harnessdrive.accounting.call_cost`)."""
         return price_calls(calls, lambda model, provider: self.resolve(model, provider, on=on), on)
 
     @staticmethod

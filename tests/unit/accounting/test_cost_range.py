@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from harnessdrive.accounting import PriceRecord, PriceSource, Rates
-from harnessdrive.accounting.estimate import (
+from harnessdrive.accounting.cost_range import (
     LONG_RUN,
     SHORT_RUN,
     assumed_range,

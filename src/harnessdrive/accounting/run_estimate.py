@@ -1,7 +1,7 @@
 """What a run would cost before it runs: per variant, per trial and in total, as a low–high range.
 
 Each range comes from this results folder's past trials of the same harness and model when there
-are any, else from the documented token assumptions (:mod:`harnessdrive.accounting.estimate`).
+are any, else from the documented token assumptions (:mod:`harnessdrive.accounting.cost_range`).
 Trials already recorded are not run again, so only the rest are counted in the total.
 """
 
@@ -15,9 +15,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from harnessdrive.accounting import PriceBook, to_usd
-from harnessdrive.accounting.estimate import LONG_RUN, SHORT_RUN
+from harnessdrive.accounting.cost_range import LONG_RUN, SHORT_RUN
+from harnessdrive.accounting.plan_pricing import VariantPricing, price_variants
 from harnessdrive.running.plan import Plan
-from harnessdrive.running.pricing import VariantPricing, price_variants
 from harnessdrive.running.run import is_done
 from harnessdrive.store.results import TrialResult
 from harnessdrive.store.store import Store

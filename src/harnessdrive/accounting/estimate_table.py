@@ -6,7 +6,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from harnessdrive.running.estimate import Estimate
+from harnessdrive.accounting.run_estimate import Estimate
 
 
 def _money(value: float | None) -> str:

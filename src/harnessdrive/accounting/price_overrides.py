@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from harnessdrive.accounting.records import PriceRecord, PriceSource, Rates
+from harnessdrive.accounting.price_records import PriceRecord, PriceSource, Rates
 from harnessdrive.errors import UserError
 
 USER_SOURCE_NAME = "user config"
