@@ -7,23 +7,54 @@ Trials already recorded are not run again, so only the rest are counted in the t
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Mapping
 from datetime import date
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from harnessdrive.accounting import PriceBook, to_usd
 from harnessdrive.accounting.cost_range import LONG_RUN, SHORT_RUN
 from harnessdrive.accounting.plan_pricing import VariantPricing, price_variants
-from harnessdrive.running.plan import Plan
-from harnessdrive.running.run import is_done
+from harnessdrive.harnesses.base import Harness
 from harnessdrive.store.results import TrialResult
 from harnessdrive.store.store import Store
+from harnessdrive.tasks.loading import Suite
+from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript import Usage
 
 ESTIMATE_SCHEMA = "harnessdrive-estimate-1"
+
+
+class EstimatedTrial(Protocol):
+    """What the estimate reads of a planned trial."""
+
+    @property
+    def trial_id(self) -> str: ...
+
+    @property
+    def variant(self) -> VariantSpec: ...
+
+
+TrialT = TypeVar("TrialT", bound=EstimatedTrial, covariant=True)
+T = TypeVar("T", bound=EstimatedTrial)
+
+
+class EstimatedPlan(Protocol[TrialT]):
+    """What the estimate reads of a run's plan (the driver's ``Plan``)."""
+
+    @property
+    def suite(self) -> Suite: ...
+
+    @property
+    def variants(self) -> tuple[VariantSpec, ...]: ...
+
+    @property
+    def harnesses(self) -> Mapping[str, Harness]: ...
+
+    @property
+    def trials(self) -> tuple[TrialT, ...]: ...
 
 
 class _Model(BaseModel):
@@ -96,14 +127,18 @@ class Estimate(_Model):
 
 
 def build_estimate(
-    plan: Plan,
+    plan: EstimatedPlan[T],
     book: PriceBook,
     results: Path,
     *,
+    stands: Callable[[TrialResult | None, T], bool],
     on: date,
     allow_unpriced: Collection[str] = (),
 ) -> Estimate:
-    """Price every variant of ``plan`` without running anything or writing to ``results``."""
+    """Price every variant of ``plan`` without running anything or writing to ``results``.
+
+    ``stands`` tells whether a recorded result stands, so a run would not repeat its trial.
+    """
     history: list[TrialResult] = []
     recorded: dict[str, TrialResult] = {}
     spent = 0.0
@@ -126,7 +161,7 @@ def build_estimate(
     rows = []
     for variant in plan.variants:
         trials = [t for t in plan.trials if t.variant.label == variant.label]
-        to_run = sum(not is_done(recorded.get(t.trial_id), t) for t in trials)
+        to_run = sum(not stands(recorded.get(t.trial_id), t) for t in trials)
         rows.append(_row(pricing.variants[variant.label], len(trials), to_run))
     return Estimate(
         suite=plan.suite.name,

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Literal
+from typing import Literal, Protocol
 
 from harnessdrive.accounting import to_usd
 from harnessdrive.accounting.plan_pricing import PlanPricing
 from harnessdrive.accounting.spend_cap import SpendCap
-from harnessdrive.running.plan import PlannedTrial
 from harnessdrive.store.store import Store
+from harnessdrive.tasks.models import VariantSpec
 
 _MICRO_USD = Decimal("0.000001")
 
@@ -23,6 +23,16 @@ _MICRO_USD = Decimal("0.000001")
 def _usd(amount: float) -> Decimal:
     """A float total from the index as exact micro-dollars (it sums floats)."""
     return Decimal(repr(amount)).quantize(_MICRO_USD)
+
+
+class GatedTrial(Protocol):
+    """What the gate reads of a planned trial (the driver's ``PlannedTrial``)."""
+
+    @property
+    def trial_id(self) -> str: ...
+
+    @property
+    def variant(self) -> VariantSpec: ...
 
 
 @dataclass(frozen=True)
@@ -46,11 +56,11 @@ class SpendGate:
         )
         self.skipped = 0
 
-    def _gated(self, trial: PlannedTrial) -> bool:
+    def _gated(self, trial: GatedTrial) -> bool:
         found = self._pricing.for_variant(trial.variant)
         return self._cap is not None and found is not None and found.uses_model
 
-    def before(self, trial: PlannedTrial) -> Gate:
+    def before(self, trial: GatedTrial) -> Gate:
         """May this trial start now?"""
         if self._cap is None or not self._gated(trial):
             return Gate("start")
@@ -63,13 +73,13 @@ class SpendGate:
         assert decision.budget is not None
         return Gate("start", budget_usd=to_usd(decision.budget))
 
-    def started(self, trial: PlannedTrial) -> None:
+    def started(self, trial: GatedTrial) -> None:
         """Reserve the trial's high estimate until it is recorded."""
         found = self._pricing.for_variant(trial.variant)
         if self._cap is not None and found is not None and self._gated(trial):
             self._cap.reserve(trial.trial_id, found.high)
 
-    def finished(self, trial: PlannedTrial) -> None:
+    def finished(self, trial: GatedTrial) -> None:
         """The trial is recorded: release its reservation, count what it was charged."""
         if self._cap is not None:
             self._cap.settle(trial.trial_id, _usd(self._store.charged_total()))

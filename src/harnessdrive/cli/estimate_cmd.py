@@ -9,6 +9,7 @@ from harnessdrive.accounting.run_estimate import build_estimate
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
 from harnessdrive.running.plan import make_plan
+from harnessdrive.running.run import is_done
 from harnessdrive.running.variants import resolve_variants, split_names
 from harnessdrive.tasks.loading import load_suite
 
@@ -32,6 +33,7 @@ def estimate(
         plan,
         PriceBook.load(tuple(prices or ())),
         results.resolve(),
+        stands=is_done,
         on=today(),
         allow_unpriced=frozenset(split_names(allow_unpriced or [])),
     )
