@@ -83,9 +83,9 @@ def main() -> None:
 
 def per_trial(trials: int) -> None:
     """Whole trials of a one-line agent graded by a one-line command, under each back-end."""
+    from harnessdrive.cli.variants import resolve_variants
     from harnessdrive.running.plan import make_plan
     from harnessdrive.running.run import RunOptions, execute
-    from harnessdrive.running.variants import resolve_variants
     from harnessdrive.tasks.loading import load_suite
     from harnessdrive.testing.suites import TaskFiles, write_suite
 

@@ -34,9 +34,9 @@ from pathlib import Path
 
 import psutil
 
+from harnessdrive.cli.variants import resolve_variants
 from harnessdrive.running.plan import make_plan
 from harnessdrive.running.run import RunOptions, execute
-from harnessdrive.running.variants import resolve_variants
 from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.limits import Limits, MiB
 from harnessdrive.sandbox.process import ProcessResult

@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from harnessdrive.cli.variants import resolve_variants
 from harnessdrive.running.plan import make_plan
 from harnessdrive.running.run import RunOptions, RunSummary, execute
-from harnessdrive.running.variants import resolve_variants
 from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks.loading import load_suite
 from harnessdrive.testing.prices import (

@@ -8,9 +8,9 @@ import psutil
 import pytest
 
 from harnessdrive.cli.app import run_cli
+from harnessdrive.cli.variants import resolve_variants
 from harnessdrive.running.plan import make_plan
 from harnessdrive.running.run import RunOptions, RunSummary, execute
-from harnessdrive.running.variants import resolve_variants
 from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks import load_suite
 from harnessdrive.testing.suites import write_suite

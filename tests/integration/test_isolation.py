@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from harnessdrive.cli.variants import resolve_variants
 from harnessdrive.running.plan import make_plan
 from harnessdrive.running.run import RunOptions, execute
-from harnessdrive.running.variants import resolve_variants
 from harnessdrive.tasks.loading import load_suite
 from harnessdrive.testing.suites import write_suite
 from tests.conftest import add_task

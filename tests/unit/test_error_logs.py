@@ -7,10 +7,10 @@ import re
 import sys
 from pathlib import Path
 
+from harnessdrive.cli.variants import resolve_variants
 from harnessdrive.running.check import check_suite
 from harnessdrive.running.plan import make_plan
 from harnessdrive.running.run import RunOptions, execute
-from harnessdrive.running.variants import resolve_variants
 from harnessdrive.sandbox.runner import get_sandbox
 from harnessdrive.tasks.loading import load_suite
 from harnessdrive.testing.suites import write_suite

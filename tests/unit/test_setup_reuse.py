@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from harnessdrive.cli.variants import resolve_variants
 from harnessdrive.running.plan import make_plan
 from harnessdrive.running.run import RunOptions, execute
-from harnessdrive.running.variants import resolve_variants
 from harnessdrive.tasks.loading import load_suite
 from harnessdrive.testing.suites import TaskFiles, write_suite
 from tests.sandboxes import require_bwrap

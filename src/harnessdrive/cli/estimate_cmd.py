@@ -8,9 +8,9 @@ from harnessdrive.accounting.plan_pricing import today
 from harnessdrive.accounting.run_estimate import build_estimate
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
+from harnessdrive.cli.variants import resolve_variants, split_names
 from harnessdrive.running.plan import make_plan
 from harnessdrive.running.run import is_done
-from harnessdrive.running.variants import resolve_variants, split_names
 from harnessdrive.tasks.loading import load_suite
 
 

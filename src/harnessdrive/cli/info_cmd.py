@@ -10,10 +10,10 @@ from pydantic import BaseModel
 from rich.table import Table
 
 from harnessdrive.accounting.run_estimate import Estimate
+from harnessdrive.cli.doctor import check_tools, harness_infos
 from harnessdrive.cli.output import stdout
 from harnessdrive.errors import UserError, did_you_mean
 from harnessdrive.report.scoreboard import Report
-from harnessdrive.running.doctor import check_tools, harness_infos
 from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks.models import SuiteSpec, TaskSpec
 from harnessdrive.tasks.schema import json_schema

@@ -8,10 +8,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from harnessdrive.accounting.price_records import PriceRecord
+from harnessdrive.cli.variants import resolve_variants
 from harnessdrive.demo import DEMO_SUITE
 from harnessdrive.demo.scripted import REAL_CLIS, scripted_demo, scripted_prices
 from harnessdrive.running.plan import Plan, make_plan
-from harnessdrive.running.variants import resolve_variants
 from harnessdrive.sandbox.runner import Network
 from harnessdrive.tasks.loading import load_suite
 
