@@ -98,7 +98,8 @@ def demo(
     Real agent CLIs (claude, codex, gemini, opencode, pi, qwen, aider, mini-swe-agent) named with
     --harness run against a scripted model on 127.0.0.1 that solves each task: no key, no network.
     """
-    with demo_run(split_names(harness or []), python=sys.executable) as demo:
+    names = split_names(harness or [])
+    with demo_run(names, python=sys.executable, resolve=resolve_variants) as demo:
         options = RunOptions(
             results=results.resolve(),
             jobs=opt.positive(jobs, "--jobs"),

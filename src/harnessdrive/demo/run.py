@@ -3,17 +3,17 @@ against scripted models on 127.0.0.1."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from harnessdrive.accounting.price_records import PriceRecord
-from harnessdrive.cli.variants import resolve_variants
 from harnessdrive.demo import DEMO_SUITE
 from harnessdrive.demo.scripted import REAL_CLIS, scripted_demo, scripted_prices
 from harnessdrive.running.plan import Plan, make_plan
 from harnessdrive.sandbox.runner import Network
-from harnessdrive.tasks.loading import load_suite
+from harnessdrive.tasks.loading import Suite, load_suite
+from harnessdrive.tasks.models import VariantSpec
 
 
 @dataclass(frozen=True)
@@ -25,17 +25,22 @@ class DemoRun:
     """The scripted models' prices: zero, so the demo needs no spend cap."""
 
 
+VariantsNamed = Callable[[Suite, Sequence[str]], tuple[VariantSpec, ...]]
+"""Names -> the suite's variants they mean (its defaults when empty); the front end's rules."""
+
+
 @contextmanager
-def demo_run(names: Sequence[str], *, python: str) -> Iterator[DemoRun]:
+def demo_run(names: Sequence[str], *, python: str, resolve: VariantsNamed) -> Iterator[DemoRun]:
     """The demo's plan for ``names`` (the suite's built-in agents when empty), in that order.
 
-    Real CLIs among the names get a scripted model server for the length of the block.
+    Real CLIs among the names get a scripted model server for the length of the block; the
+    others are resolved by ``resolve``.
     """
     suite = load_suite(DEMO_SUITE)
     real = [name for name in names if name in REAL_CLIS]
     with scripted_demo(suite, real, python=python) as scripted:
         by_name = {variant.harness: variant for variant in scripted}
-        others = iter(resolve_variants(suite, [n for n in names if n not in by_name]))
+        others = iter(resolve(suite, [n for n in names if n not in by_name]))
         variants = tuple(by_name[n] if n in by_name else next(others) for n in names) or tuple(
             others
         )

@@ -27,7 +27,6 @@ from typing import Any
 from harnessdrive.accounting.price_overrides import parse_row
 from harnessdrive.accounting.price_records import PriceRecord, PriceSource
 from harnessdrive.errors import UserError
-from harnessdrive.harnesses.scripted import solution_files
 from harnessdrive.sandbox.commands import render
 from harnessdrive.tasks.loading import Suite, Task
 from harnessdrive.tasks.models import VariantSpec
@@ -43,6 +42,7 @@ from harnessdrive.testing.model_server import (
 )
 from harnessdrive.workspace.git import git
 from harnessdrive.workspace.snapshot import build_snapshot
+from harnessdrive.workspace.solution import solution_files
 
 SCRIPTED_PROVIDER = "scripted"
 SCRIPTED_MODEL = "harnessdrive-scripted"

@@ -26,7 +26,6 @@ from typing import Literal, get_args
 from harnessdrive.errors import GradingError, HarnessdriveError, SetupFailedError
 from harnessdrive.grading.grader import GradingSetup, grade
 from harnessdrive.grading.verdict import Verdict
-from harnessdrive.harnesses.scripted import apply_solution
 from harnessdrive.mining.candidate import Candidate
 from harnessdrive.mining.environments import EnvironmentStore
 from harnessdrive.mining.focus import focused_command
@@ -40,6 +39,7 @@ from harnessdrive.tasks.loading import Task, load_task
 from harnessdrive.workspace.changes import Changes, capture_changes
 from harnessdrive.workspace.materialize import copy_snapshot
 from harnessdrive.workspace.snapshot import Snapshot, build_snapshot
+from harnessdrive.workspace.solution import apply_solution
 
 RejectReason = Literal[
     "tests pass before the fix",

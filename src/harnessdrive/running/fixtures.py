@@ -11,12 +11,12 @@ from pathlib import Path
 
 from harnessdrive.errors import HarnessdriveError
 from harnessdrive.grading.verdict import Verdict
-from harnessdrive.harnesses.scripted import apply_change
 from harnessdrive.tasks.check_models import FixtureSpec
 from harnessdrive.tasks.loading import Fixture
 from harnessdrive.workspace.changes import Changes, capture_changes
 from harnessdrive.workspace.materialize import copy_snapshot
 from harnessdrive.workspace.snapshot import Snapshot
+from harnessdrive.workspace.solution import apply_change
 
 
 @dataclass(frozen=True)

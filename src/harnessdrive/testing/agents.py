@@ -45,10 +45,11 @@ from harnessdrive.harnesses.base import (
     ModelPlan,
     PlannedModel,
 )
-from harnessdrive.harnesses.scripted import apply_solution, run_as_agent
+from harnessdrive.harnesses.scripted import run_as_agent
 from harnessdrive.sandbox.clock import now
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Event, ModelCall, Transcript, Usage
+from harnessdrive.workspace.solution import apply_solution
 
 SPENDER_LOG = "spender.json"
 _FOREVER = 86_400

@@ -15,12 +15,12 @@ import harnessdrive.demo
 from harnessdrive.demo.scripted import scripted_prices, solution_edits, solving_script
 from harnessdrive.harnesses import aider, cursor, gemini, goose, opencode, pi, qwen
 from harnessdrive.harnesses.recording import SessionLogError, litellm_usage
-from harnessdrive.harnesses.scripted import apply_solution
 from harnessdrive.tasks.loading import Task, load_suite
 from harnessdrive.testing.model_server import EditFile, Shell, WriteFile
 from harnessdrive.transcript.models import Usage
 from harnessdrive.workspace.materialize import copy_snapshot
 from harnessdrive.workspace.snapshot import build_snapshot
+from harnessdrive.workspace.solution import apply_solution
 
 SAMPLES = Path(__file__).parent / "samples"
 DEMO = load_suite(Path(harnessdrive.demo.__file__).parent / "suite")
