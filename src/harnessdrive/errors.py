@@ -16,11 +16,51 @@
         └── CouldNotRunError           a failure that repeats on every task (login, version)
 
 Anything else that escapes is a bug and keeps its traceback.
+
+A message says what is wrong in the library's own terms; a :class:`UserError` also names the
+settings that fix it (:class:`Setting`), which each front end shows its own way (the CLI: as its
+flags).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+SETTING_NAMES = frozenset(
+    {
+        "allow_unpriced",
+        "harnesses",
+        "jobs",
+        "max_tasks",
+        "max_usd",
+        "models",
+        "price_files",
+        "rebuild_index",
+        "repeat",
+        "results",
+        "sandbox",
+        "setup_command",
+        "show",
+        "since",
+        "test_command",
+        "test_timeout",
+        "validate",
+    }
+)
+"""Every setting an error or a fix may name; a front end maps each to its own spelling."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A setting that fixes a problem, by its library name, and the value to give it, if known."""
+
+    name: str
+    value: str = ""
+
+    def __post_init__(self) -> None:
+        if self.name not in SETTING_NAMES:
+            raise ValueError(f"unknown setting {self.name!r}")
 
 
 class HarnessdriveError(Exception):
@@ -29,6 +69,11 @@ class HarnessdriveError(Exception):
 
 class UserError(HarnessdriveError):
     """Bad input from the person at the keyboard: shown as one line, exit code 2."""
+
+    def __init__(self, message: str, *, settings: Sequence[Setting] = ()) -> None:
+        super().__init__(message)
+        self.settings = tuple(settings)
+        """The settings that fix it; the message itself never names a front end's flag."""
 
 
 class TaskFormatError(UserError):

@@ -79,7 +79,10 @@ BAD_INPUTS = [
     (["schema", "tsak"], "unknown schema 'tsak' (did you mean 'task'?)"),
     (["run", "{bad_ref}", "-H", "reference"], "g/task.toml: 'no-such-ref' names no commit in"),
     (["run", "{no_repo}", "-H", "reference"], "n/task.toml: not a git repository"),
-    (["run", "{suite}", "-H", "reference", "--repeat", "-1"], "--repeat must be at least 1"),
+    (
+        ["run", "{suite}", "-H", "reference", "--repeat", "-1"],
+        "the repeat count must be at least 1, not -1 (--repeat)",
+    ),
     (["run", "{suite}", "-H", "reference", "--allow-unpriced", "refrence"], "(did you mean"),
 ]
 

@@ -114,7 +114,8 @@ def test_show_refuses_what_would_expose_results_suite_or_hidden_files(
     done = harnessdrive(machine, str(suite), "--results", str(results), "--show", str(target))
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"error: --show {target}: would show")
+    assert len(lines) == 1 and lines[0].startswith(f"error: shown path {target}: would show")
+    assert lines[0].endswith("(--show)")
 
 
 def test_a_variants_show_is_checked_before_the_run(machine: dict[str, Path]) -> None:

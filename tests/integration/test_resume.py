@@ -78,7 +78,7 @@ def test_kill_9_then_the_same_command_finishes_and_repeats_nothing(tmp_path: Pat
 BAD_INPUTS = [
     (["run", "{missing}"], "suite not found"),
     (["run", "{suite}", "--harness", "nope"], "unknown harness 'nope'"),
-    (["run", "{suite}", "--repeat", "0"], "--repeat must be at least 1"),
+    (["run", "{suite}", "--repeat", "0"], "repeat count must be at least 1, not 0 (--repeat)"),
     (["run", "{unknown_key}"], "unknown key 'grade.comand'"),
     (["run", "{bad_repo}"], "repo path does not exist"),
     (["run", "{suite}", "--jobs", "0"], "--jobs must be at least 1"),

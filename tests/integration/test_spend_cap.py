@@ -51,7 +51,7 @@ def test_a_cap_that_fits_part_of_a_suite_skips_the_rest_then_a_higher_cap_runs_o
     # high estimate; nothing started after that.
     assert counted(results) == 0.60 <= 0.5 + SMALL_HIGH
     skipped = result_json(results, "suite/t2/paid/r1")
-    assert "spend cap reached: $0.60 counted of --max-usd 0.5" in skipped["note"]
+    assert "spend cap reached: $0.60 counted of the $0.5 cap" in skipped["note"]
     assert skipped["cost"]["charged_usd"] == 0
     # Each trial was offered what was left under the cap.
     offered = [

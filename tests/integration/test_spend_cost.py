@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from harnessdrive.cli.flags import error_message
 from harnessdrive.errors import BudgetError, UserError
 from harnessdrive.report.scoreboard import build_report
 from harnessdrive.testing.prices import EXAMPLE_CALLS, EXAMPLE_TOTAL_USD
@@ -153,9 +154,9 @@ def test_an_unpriced_model_stops_the_run_before_any_trial(tmp_path: Path) -> Non
     results = tmp_path / "results"
     with pytest.raises(UserError) as caught:
         run_suite(suite, results, prices=prices, max_usd=5)
-    message = str(caught.value)
+    message = error_message(caught.value)
     assert "odd" in message and "mock-nobody" in message
-    assert "--prices FILE" in message and "--allow-unpriced odd" in message
+    assert message.endswith("(--prices FILE, --allow-unpriced odd)")
     assert not (results / "trials").exists()
 
 
@@ -170,7 +171,7 @@ def test_allow_unpriced_runs_it_at_zero_labelled(tmp_path: Path) -> None:
     assert cost["usd"] is None
     assert cost["charged_usd"] == 0.1  # the priced call only; mock-nobody counts $0
     assert cost["unpriced_models"] == ["mock-nobody"]
-    assert "--allow-unpriced" in cost["note"]
+    assert "allowed unpriced" in cost["note"]
     (row,) = build_report(summary.trials).harnesses
     assert row.unmeasured == 1
 
@@ -178,9 +179,9 @@ def test_allow_unpriced_runs_it_at_zero_labelled(tmp_path: Path) -> None:
 def test_max_usd_is_required_for_a_harness_that_spends(tmp_path: Path) -> None:
     prices = write_prices(tmp_path)
     suite = make_suite(tmp_path, [spender("paid", "mock-small"), "reference"])
-    with pytest.raises(BudgetError, match="--max-usd is required: paid spends"):
+    with pytest.raises(BudgetError, match="a spend cap is required: paid spends"):
         run_suite(suite, tmp_path / "results", prices=prices)
-    with pytest.raises(BudgetError, match="more than 0"):
+    with pytest.raises(BudgetError, match=r"more than \$0, not 0"):
         run_suite(suite, tmp_path / "results", prices=prices, max_usd=0)
 
 

@@ -76,13 +76,19 @@ def test_estimate_names_an_unpriced_model_and_the_fix(
     (odd,) = found["variants"]
     assert odd["models"][0]["record"] is None
     assert "unknown model 'mock-nobody'" in odd["models"][0]["unpriced"]
-    assert "--allow-unpriced odd" in odd["problem"]
+    assert "allow odd unpriced" in odd["problem"] and "--" not in odd["problem"]
+    assert odd["fix"] == [
+        {"name": "price_files", "value": "FILE"},
+        {"name": "allow_unpriced", "value": "odd"},
+    ]
     assert odd["total_high_usd"] is None
     assert found["left_out"] == ["odd"]
 
     capsys.readouterr()
     assert run_cli(["estimate", str(suite), "--results", str(tmp_path / "results")]) == 0
-    assert "Total: unknown." in capsys.readouterr().out
+    table = " ".join(capsys.readouterr().out.split())
+    assert "Total: unknown." in table
+    assert "allow odd unpriced (--prices FILE, --allow-unpriced odd)" in table
 
 
 def test_the_total_says_which_variants_it_leaves_out(
@@ -127,4 +133,6 @@ def test_run_without_max_usd_says_how_to_estimate(
     capsys.readouterr()
     code = run_cli(["run", str(suite), "--prices", str(prices), "--results", str(tmp_path / "r")])
     assert code == 2
-    assert "--max-usd is required" in capsys.readouterr().err
+    error = capsys.readouterr().err
+    assert error.startswith("error: a spend cap is required: paid spends money on model tokens")
+    assert "estimate what the run may cost" in error and error.endswith("(--max-usd USD)\n")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from harnessdrive.cli.flags import error_message
 from harnessdrive.errors import UserError
 from harnessdrive.mining import ScanResult, scan_history
 from harnessdrive.testing.repo_builder import Gitlink, RepoBuilder, lfs_pointer
@@ -380,8 +381,9 @@ def test_the_window_counts_only_its_own_commits(dated: RepoBuilder) -> None:
     "since", ["365", "d", "-1d", "1w", "1.5d", " 5d", "2024-13-01", "2024-1-1", "yesterday", ""]
 )
 def test_a_bad_since_is_a_user_error(dated: RepoBuilder, since: str) -> None:
-    with pytest.raises(UserError, match="--since"):
+    with pytest.raises(UserError, match="the history start") as caught:
         scan_history(dated.path, since=since)
+    assert error_message(caught.value).endswith("(--since)")
 
 
 def test_since_describes_itself(dated: RepoBuilder) -> None:

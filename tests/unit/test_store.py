@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from harnessdrive.cli.flags import error_message
 from harnessdrive.errors import LockedError, UserError
 from harnessdrive.store.atomic import write_atomic
 from harnessdrive.store.index import dump
@@ -172,6 +173,7 @@ def test_an_index_migrated_by_a_newer_harnessdrive_is_refused_and_can_be_rebuilt
     store.record(result())
     store.db.execute("INSERT INTO _migrations VALUES ('_m999_later')")
     store.close()
-    with pytest.raises(UserError, match=r"newer harnessdrive.*index --rebuild"):
+    with pytest.raises(UserError, match=r"newer harnessdrive.*rebuild it from the trial") as caught:
         Store(tmp_path).sync_index()
+    assert error_message(caught.value).endswith("(harnessdrive index --rebuild)")
     assert Store(tmp_path).rebuild_index() == 1

@@ -3,7 +3,7 @@
 The rules, first match wins (docs/pricing.md explains them to users):
 
 1. The run logged model calls: each is priced at its own model's record (``computed``). When some
-   model has no price: with ``--allow-unpriced`` the run is ``unpriced`` and counts only its
+   model has no price: a run allowed unpriced is ``unpriced`` and counts only its
    priced calls; otherwise the harness's own figure counts when it gave one (``reported``), and
    failing that the high estimate (``unpriced``).
 2. No calls, but the harness reported a cost: ``reported``.
@@ -59,7 +59,7 @@ class ChargePolicy:
     priced: bool
     """The harness spends tokens and says which model: its runs need prices and the cap."""
     allow_unpriced: bool = False
-    """``--allow-unpriced``: a model without a price counts $0 instead of stopping the run."""
+    """Allowed unpriced: a model without a price counts $0 instead of stopping the run."""
     estimate: CostRange | None = None
     """The per-trial range; its high end is charged when the real cost is unknown."""
 
@@ -137,7 +137,7 @@ def charge_run(facts: RunFacts, policy: ChargePolicy, book: PriceBook, *, on: da
         note = "this harness reports no usage and names no model: its cost is not measured"
         return plain("unmeasured", None, _ZERO, note, high=False)
     if policy.allow_unpriced:
-        return plain("unpriced", None, _ZERO, "allowed by --allow-unpriced: counted $0", high=False)
+        return plain("unpriced", None, _ZERO, "allowed unpriced: counted $0", high=False)
     if facts.ended == "did_not_work":
         return plain("none", _ZERO, _ZERO, "the run never reached a model", high=False)
     what = _estimate_words(policy)
@@ -182,7 +182,7 @@ def _from_calls(
     priced_part = pricing.priced_total
     if policy.allow_unpriced:
         note = (
-            f"no price for {missing}; allowed by --allow-unpriced: counted "
+            f"no price for {missing}; allowed unpriced: counted "
             f"${to_usd(priced_part):.4f}, the priced calls only"
         )
         usd: Decimal | None = None

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
 from harnessdrive.accounting.run_estimate import Estimate
+from harnessdrive.errors import Setting
+
+WithSettings = Callable[[str, Sequence[Setting]], str]
+"""A problem and the settings that fix it, as a front end words them (the CLI adds its flags)."""
 
 
 def _money(value: float | None) -> str:
@@ -29,7 +35,7 @@ def _total(found: Estimate) -> str:
     return total
 
 
-def render_estimate(found: Estimate) -> Group:
+def render_estimate(found: Estimate, *, with_settings: WithSettings) -> Group:
     table = Table(title=f"Estimate for {found.suite} (prices of {found.on})", title_justify="left")
     for column in ("Harness", "Installed", "Trials", "Per trial", "Total", "Basis", "Models"):
         table.add_column(column)
@@ -53,7 +59,7 @@ def render_estimate(found: Estimate) -> Group:
             models or "-",
         )
         if row.problem:
-            notes.append(f"{row.variant}: {row.problem}")
+            notes.append(with_settings(f"{row.variant}: {row.problem}", row.fix))
     lines: list[Table | Text] = [table]
     lines.append(
         Text(

@@ -1,10 +1,10 @@
 """Before any trial starts: which models each variant will use, their prices, a per-trial range.
 
 A variant is *priced* when its harness spends tokens and can name its models (it implements
-``plan_models``, or the variant pins ``--model``). A priced variant needs a price record for every
-model it names, and a model at all (unless ``--allow-unpriced`` names it), and a spend cap. A
-harness that spends tokens but has no way to name a model (the ``command`` harness without
-``--model``) is not measured.
+``plan_models``, or the variant pins a model). A priced variant needs a price record for every
+model it names, and a model at all (unless it is allowed unpriced), and a spend cap. A harness
+that spends tokens but has no way to name a model (the ``command`` harness without a pinned
+model) is not measured.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from decimal import Decimal
 from harnessdrive.accounting import PriceBook, PriceRecord
 from harnessdrive.accounting.charge import ChargePolicy, exact
 from harnessdrive.accounting.cost_range import CostRange, assumed_range, observed_range
-from harnessdrive.errors import BudgetError, UserError, did_you_mean
+from harnessdrive.errors import BudgetError, Setting, UserError, did_you_mean
 from harnessdrive.harnesses.base import (
     Harness,
     HarnessInfo,
@@ -97,14 +97,24 @@ class VariantPricing:
         charging = self.charging
         return charging.high if charging is not None else Decimal(0)
 
+    @property
+    def unpinned(self) -> bool:
+        """Priced, but which model it will use is unknown until one is pinned."""
+        return self.priced and not self.plan.models
+
+    @property
+    def pin(self) -> Setting:
+        """The setting that pins this variant's model."""
+        return Setting("models", f"{self.variant.harness}=MODEL")
+
     def refusal(self) -> str | None:
-        """Why this variant cannot run without ``--allow-unpriced``, or None."""
+        """Why this variant cannot run unless it is allowed unpriced, or None."""
         if not self.uses_model or self.allow_unpriced:
             return None
-        if self.priced and not self.plan.models:
+        if self.unpinned:
             return (
-                f"{self.variant.label}: cannot tell which model it will use; pin one with "
-                f"--model {self.variant.harness}=MODEL or set it in the CLI's config"
+                f"{self.variant.label}: cannot tell which model it will use; pin one for "
+                f"{self.variant.harness} or set it in the agent CLI's own config"
             )
         problems = [price.reason or f"no price for {price.model!r}" for price in self.unpriced]
         if not problems:
@@ -134,19 +144,29 @@ class PlanPricing:
             names = ", ".join(
                 v.variant.label for v in self.variants.values() if v.refusal() is not None
             )
+            pins = [v.pin for v in self.variants.values() if v.unpinned and not v.allow_unpriced]
             raise UserError(
                 "cannot price " + "; ".join(refusals) + ". Fix: add a [[price]] row for each "
-                "model to a TOML file and pass --prices FILE (docs/pricing.md), or run it at $0, "
-                f"labelled unpriced, with --allow-unpriced {names}"
+                "model to a TOML price file (docs/pricing.md), or run it at $0, labelled "
+                f"unpriced, by allowing {names} unpriced",
+                settings=(
+                    *pins,
+                    Setting("price_files", "FILE"),
+                    Setting("allow_unpriced", names.replace(", ", ",")),
+                ),
             )
         if max_usd is not None and max_usd <= 0:
-            raise BudgetError(f"--max-usd must be more than 0, not {max_usd:g}")
+            raise BudgetError(
+                f"the spend cap must be more than $0, not {max_usd:g}",
+                settings=(Setting("max_usd", "USD"),),
+            )
         spenders = [v.variant.label for v in self.priced if not v.free]
         if spenders and max_usd is None:
             verb = "spends" if len(spenders) == 1 else "spend"
             raise BudgetError(
-                f"--max-usd is required: {', '.join(spenders)} {verb} money on model tokens. "
-                "See what the run may cost with: harnessdrive estimate SUITE --harness ..."
+                f"a spend cap is required: {', '.join(spenders)} {verb} money on model tokens; "
+                "estimate what the run may cost, then set the cap",
+                settings=(Setting("max_usd", "USD"),),
             )
 
 
@@ -170,8 +190,9 @@ def price_variants(
     stray = sorted(allowed - known)
     if stray:
         raise UserError(
-            f"--allow-unpriced names no harness of this run: {', '.join(stray)}"
-            f"{did_you_mean(stray[0], known)}"
+            f"allowed unpriced, but no harness of this run: {', '.join(stray)}"
+            f"{did_you_mean(stray[0], known)}",
+            settings=(Setting("allow_unpriced"),),
         )
     past = list(history)
     priced: dict[str, VariantPricing] = {}

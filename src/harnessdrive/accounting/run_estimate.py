@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from harnessdrive.accounting import PriceBook, to_usd
 from harnessdrive.accounting.cost_range import LONG_RUN, SHORT_RUN
 from harnessdrive.accounting.plan_pricing import VariantPricing, price_variants
+from harnessdrive.errors import Setting
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.store.results import TrialResult
 from harnessdrive.store.store import Store
@@ -81,9 +82,9 @@ class VariantEstimate(_Model):
     version: str | None = None
     uses_model: bool
     priced: bool
-    """Spends tokens and names its model: needs prices and --max-usd."""
+    """Spends tokens and names its model: needs prices and a spend cap."""
     models_from: str = ""
-    """Where the harness got its model choice (``--model``, a config file, ...)."""
+    """Where the harness got its model choice (a pinned model, a config file, ...)."""
     models: tuple[ModelPriceRow, ...] = ()
     allow_unpriced: bool = False
     trials: int
@@ -100,6 +101,8 @@ class VariantEstimate(_Model):
     usage record: the higher of the history and the assumed long run."""
     problem: str | None = None
     """Why a run would refuse this variant, with the fix."""
+    fix: tuple[Setting, ...] = ()
+    """The settings that fix the problem (a front end names them its own way)."""
 
 
 class Estimate(_Model):
@@ -192,13 +195,20 @@ def _row(pricing: VariantPricing, trials: int, to_run: int) -> VariantEstimate:
     estimate = pricing.estimate
     refusal = pricing.refusal()
     problem = None
+    fix: tuple[Setting, ...] = ()
     if refusal is not None:
         problem = (
-            f"a run would refuse it: {refusal}; add a price row (--prices FILE) or pass "
-            f"--allow-unpriced {pricing.variant.label}"
+            f"a run would refuse it: {refusal}; add a price row in a price file or allow "
+            f"{pricing.variant.label} unpriced"
+        )
+        fix = (
+            *((pricing.pin,) if pricing.unpinned else ()),
+            Setting("price_files", "FILE"),
+            Setting("allow_unpriced", pricing.variant.label),
         )
     elif info.uses_model and not pricing.priced:
-        problem = "names no model, so its cost is not measured (pin one with --model)"
+        problem = "names no model, so its cost is not measured (pin one)"
+        fix = (pricing.pin,)
     low, high = estimate.times(to_run) if estimate is not None else (None, None)
     zero = not info.uses_model
     return VariantEstimate(
@@ -221,4 +231,5 @@ def _row(pricing: VariantPricing, trials: int, to_run: int) -> VariantEstimate:
         basis_detail=estimate.describe() if estimate else "",
         high_estimate_usd=to_usd(pricing.high) if pricing.priced else (0.0 if zero else None),
         problem=problem,
+        fix=fix,
     )

@@ -49,8 +49,8 @@ class SpendCap:
             return CapDecision(
                 "stop",
                 reason=(
-                    f"spend cap reached: ${to_usd(self.counted):.2f} counted of --max-usd "
-                    f"{to_usd(self.limit):g}; a higher --max-usd runs it"
+                    f"spend cap reached: ${to_usd(self.counted):.2f} counted of the "
+                    f"${to_usd(self.limit):g} cap; a higher cap runs it"
                 ),
             )
         left = self.limit - self.counted - self.reserved

@@ -94,11 +94,11 @@ class SpendGate:
             return None
         line = (
             f"Spend counted in this results folder: ${to_usd(self._cap.counted):.2f} "
-            f"of --max-usd {self.max_usd:g}."
+            f"of the ${self.max_usd:g} spend cap."
         )
         if self.skipped:
             line += (
-                f" {self.skipped} trial(s) skipped at the cap; the same command with a higher "
-                "--max-usd runs only those."
+                f" {self.skipped} trial(s) skipped at the cap; the same run with a higher cap "
+                "runs only those."
             )
         return line

@@ -47,7 +47,7 @@ class Costing:
             return Cost(source="unmeasured", note="interrupted; this harness is not measured")
         charging = pricing.charging
         if pricing.allow_unpriced or charging is None:
-            return Cost(source="unpriced", note="interrupted; allowed by --allow-unpriced: $0")
+            return Cost(source="unpriced", note="interrupted; allowed unpriced: $0")
         high = to_usd(charging.high)
         return Cost(
             usd=high,

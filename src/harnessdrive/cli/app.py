@@ -24,6 +24,7 @@ from harnessdrive.cli import (
     report_cmd,
     run_cmd,
 )
+from harnessdrive.cli.flags import error_message
 from harnessdrive.errors import UserError
 
 EXIT_USAGE = 2
@@ -76,7 +77,7 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
             standalone_mode=False,
         )
     except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {error_message(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except ClickException as exc:
         message = " ".join(exc.format_message().split())

@@ -7,6 +7,7 @@ from harnessdrive.accounting.estimate_table import render_estimate
 from harnessdrive.accounting.plan_pricing import today
 from harnessdrive.accounting.run_estimate import build_estimate
 from harnessdrive.cli import options as opt
+from harnessdrive.cli.flags import with_flags
 from harnessdrive.cli.output import stdout
 from harnessdrive.cli.variants import resolve_variants, split_names
 from harnessdrive.running.plan import make_plan
@@ -40,4 +41,4 @@ def estimate(
     if json_output:
         print(found.to_json())
     else:
-        stdout().print(render_estimate(found))
+        stdout().print(render_estimate(found, with_settings=with_flags))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from harnessdrive.errors import UserError
+from harnessdrive.errors import Setting, UserError
 from harnessdrive.mining.checks import CandidateResult, Checker
 from harnessdrive.mining.environments import EnvironmentStore, needs_for, python_test_command
 from harnessdrive.mining.history import ScanResult, scan_history
@@ -171,16 +171,17 @@ def mine(
 def resolve_test_command(
     root: Path, given: str | None, setup_command: str | None
 ) -> DetectedCommand:
-    """``--test-cmd``, or the detected one; a Python one runs in the copy's own ``.venv``."""
+    """The test command given, or the detected one (a Python one runs in the copy's ``.venv``)."""
     if given is not None:
         if not given.strip():
-            raise UserError("--test-cmd is empty")
+            raise UserError("the test command is empty", settings=(Setting("test_command"),))
         return DetectedCommand(given, "--test-cmd")
     found = detect_test_command(root)
     if found is None:
         raise UserError(
-            f"found no test command in {root}: pass --test-cmd (the command CI runs is usually"
-            " in .github/workflows or the README)"
+            f"found no test command in {root}: give one (the command CI runs is usually"
+            " in .github/workflows or the README)",
+            settings=(Setting("test_command", "CMD"),),
         )
     if setup_command is None:
         return DetectedCommand(python_test_command(found.command), found.source)
@@ -189,11 +190,16 @@ def resolve_test_command(
 
 def _check_numbers(options: MineOptions) -> None:
     if options.max_tasks < 1:
-        raise UserError("--max must be at least 1")
+        raise UserError(
+            "the number of tasks to keep must be at least 1", settings=(Setting("max_tasks"),)
+        )
     if options.jobs < 1:
-        raise UserError("--jobs must be at least 1")
+        raise UserError("the number of jobs must be at least 1", settings=(Setting("jobs"),))
     if not options.test_timeout > 0:
-        raise UserError("--test-timeout must be a positive number of seconds")
+        raise UserError(
+            "the test timeout must be a positive number of seconds",
+            settings=(Setting("test_timeout"),),
+        )
 
 
 def _summary(

@@ -6,12 +6,13 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
-from harnessdrive.errors import UserError
+from harnessdrive.errors import Setting, UserError
 
 DEFAULT_SINCE = "365d"
 
 _DAYS = re.compile(r"(\d+)d")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_SINCE = (Setting("since"),)
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class Since:
 
 
 def parse_since(text: str, now: datetime | None = None) -> Since:
-    """Parse ``--since``; anything but ``Nd`` or a real ``YYYY-MM-DD`` date is a UserError."""
+    """Parse the history start; anything but ``Nd`` or a real ``YYYY-MM-DD`` date is a UserError."""
     now = now or datetime.now(UTC).astimezone()
     if now.tzinfo is None:
         raise ValueError("now must be timezone-aware")
@@ -42,14 +43,20 @@ def parse_since(text: str, now: datetime | None = None) -> Since:
         try:
             return Since(text, now - timedelta(days=days), description)
         except OverflowError:
-            raise UserError(f"--since {text!r} reaches back before the year 1") from None
+            raise UserError(
+                f"the history start {text!r} reaches back before the year 1", settings=_SINCE
+            ) from None
     if _DATE.fullmatch(text):
         try:
             day = date.fromisoformat(text)
         except ValueError:
-            raise UserError(f"--since {text!r} is not a real date") from None
+            raise UserError(
+                f"the history start {text!r} is not a real date", settings=_SINCE
+            ) from None
         # The start of that day where the user is.
         return Since(text, datetime.combine(day, time(), tzinfo=now.tzinfo), text)
     raise UserError(
-        f"--since takes a number of days such as 365d, or a date such as 2026-01-15, not {text!r}"
+        "the history start is a number of days such as 365d, or a date such as 2026-01-15, "
+        f"not {text!r}",
+        settings=_SINCE,
     )

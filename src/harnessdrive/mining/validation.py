@@ -19,7 +19,13 @@ from typing import Protocol
 
 import tomli_w
 
-from harnessdrive.errors import GradingError, HarnessdriveError, SetupFailedError, UserError
+from harnessdrive.errors import (
+    GradingError,
+    HarnessdriveError,
+    Setting,
+    SetupFailedError,
+    UserError,
+)
 from harnessdrive.grading.grader import GradingSetup, grade
 from harnessdrive.mining.candidate import Candidate
 from harnessdrive.mining.checks import REJECT_REASONS, CandidateResult, Checker, RejectReason
@@ -111,7 +117,8 @@ def check_head(checker: Checker, head: str) -> HeadCheck:
             moved = _keep_log(log, checker.logs / HEAD_SETUP_LOG)
             raise UserError(
                 f"the test environment cannot be built for HEAD ({prepared.error})."
-                " Pass --setup-cmd with a command that installs what the tests need." + _tail(moved)
+                " Give a setup command that installs what the tests need." + _tail(moved),
+                settings=(Setting("setup_command", "CMD"),),
             )
     empty = Changes(base_tree=snapshot.tree, tree=snapshot.tree, files=(), patch=b"")
     (work / "grade").mkdir(parents=True)
@@ -148,14 +155,16 @@ def check_head(checker: Checker, head: str) -> HeadCheck:
     if run is not None and run.timed_out:
         problem = (
             f"the test command times out after {checker.settings.test_timeout:g} s in a fresh copy"
-            " of HEAD; give the suite a longer --test-timeout."
+            " of HEAD; give the suite a longer test timeout."
         )
+        fix = Setting("test_timeout", "SECONDS")
     else:
         problem = (
             "the test command fails in a fresh copy of HEAD, so no commit can be judged by it. A"
-            " missing module or command means the copy needs --setup-cmd."
+            " missing module or command means the copy needs a setup command."
         )
-    raise UserError(problem + _tail(log))
+        fix = Setting("setup_command", "CMD")
+    raise UserError(problem + _tail(log), settings=(fix,))
 
 
 def _keep_log(source: Path, target: Path) -> Path:

@@ -10,7 +10,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from harnessdrive.errors import TaskFormatError, UserError
+from harnessdrive.errors import Setting, TaskFormatError, UserError
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.harnesses.registry import get_harness
 from harnessdrive.store.paths import trial_id
@@ -46,11 +46,13 @@ class Plan:
 def make_plan(suite: Suite, variants: tuple[VariantSpec, ...], repeat: int) -> Plan:
     """Check every variant before anything runs, then list the trials."""
     if repeat < 1:
-        raise UserError(f"--repeat must be at least 1, not {repeat}")
+        raise UserError(
+            f"the repeat count must be at least 1, not {repeat}", settings=(Setting("repeat"),)
+        )
     if not variants:
         raise UserError(
-            f"no harness chosen: pass --harness, or list default variants in {suite.folder}"
-            "/suite.toml"
+            f"no harness chosen: name one, or list default variants in {suite.folder}/suite.toml",
+            settings=(Setting("harnesses", "NAME"),),
         )
     labels = [v.label for v in variants]
     duplicates = sorted({label for label in labels if labels.count(label) > 1})

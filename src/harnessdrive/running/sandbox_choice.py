@@ -1,6 +1,6 @@
 """Which sandbox a run gets, and what it may not see: decided once, before anything runs.
 
-``--sandbox auto`` is bubblewrap where it works. Where it does not, only the built-in scripted
+The sandbox ``auto`` is bubblewrap where it works. Where it does not, only the built-in scripted
 agents (our own code, which edits the workspace in-process) may run without one; a real agent
 CLI or a ``command`` template runs someone else's code, so the run is refused with the fix.
 """
@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from harnessdrive.errors import UserError
+from harnessdrive.errors import Setting, UserError
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.harnesses.template_paths import show_option
 from harnessdrive.sandbox.mounts import is_inside
@@ -22,6 +22,7 @@ from harnessdrive.tasks.loading import Suite
 from harnessdrive.tasks.models import VariantSpec
 
 INSTALL_BUBBLEWRAP = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)"
+_SHOW = Setting("show")
 
 
 def runs_foreign_code(harness: Harness) -> bool:
@@ -40,9 +41,10 @@ def refuse_unsandboxed(kind: SandboxKind, harnesses: Mapping[str, Harness]) -> N
     if problem is None:
         return
     raise UserError(
-        f"--sandbox auto: {problem}, so {', '.join(foreign)} would run unprotected (able to read "
-        f"the hidden tests and your files); {INSTALL_BUBBLEWRAP}, or say --sandbox none to run "
-        "without a sandbox"
+        f"sandbox auto: {problem}, so {', '.join(foreign)} would run unprotected (able to read "
+        f"the hidden tests and your files); {INSTALL_BUBBLEWRAP}, or choose the sandbox none to "
+        "run without one",
+        settings=(Setting("sandbox", "none"),),
     )
 
 
@@ -69,21 +71,22 @@ def private_paths() -> list[Path]:
 
 
 def describe_auto() -> str:
-    """What ``--sandbox auto`` does here, for ``doctor``."""
+    """What the sandbox ``auto`` does here, for ``doctor``."""
     problem = sandbox_problem()
     if problem is None:
         return "bubblewrap, for every harness"
     return (
         f"auto refuses real agent CLIs and command templates ({problem}): {INSTALL_BUBBLEWRAP}, "
-        "or say --sandbox none to run them unprotected; the built-in scripted agents (the demo) "
-        "still run, without a sandbox"
+        "or choose the sandbox none to run them unprotected; the built-in scripted agents "
+        "(the demo) still run, without a sandbox"
     )
 
 
 def checked_shows(
     shown: Sequence[Path], variants: Sequence[VariantSpec], suite: Suite, results: Path
 ) -> tuple[Path, ...]:
-    """``--show`` paths, made absolute, after checking them and every variant's ``show``.
+    """Paths shown to every sandbox, made absolute, after checking them and every variant's
+    ``show``.
 
     A path that is, holds or lies inside the results folder (or any other known results
     folder), the suite, a task, a repository or a hidden file is refused, and so are ``/`` and
@@ -93,25 +96,31 @@ def checked_shows(
     for path in shown:
         full = Path(os.path.expanduser(path)).absolute()
         if not full.exists():
-            raise UserError(f"--show {path}: no such file or folder")
+            raise UserError(f"shown path {path}: no such file or folder", settings=(_SHOW,))
         own.append(full)
-    named = [(f"--show {p}", p) for p in own]
+    named: list[tuple[str, Path, tuple[Setting, ...]]] = [
+        (f"shown path {p}", p, (_SHOW,)) for p in own
+    ]
     for variant in variants:
         named += [
-            (f"variant {variant.label}: show {p}", p)
+            (f"variant {variant.label}: show {p}", p, ())
             for p in show_option(variant.options.get("show"), variant.label)
         ]
     secrets = [*secret_paths(suite, results, results), *map(Path, registered_results_folders())]
     secret_texts = [os.path.realpath(p) for p in secrets]
     home = os.path.realpath(os.path.expanduser("~"))
-    for what, path in named:
+    for what, path, settings in named:
         real = os.path.realpath(path)
         if real == "/" or is_inside(home, real):
-            raise UserError(f"{what}: would show the whole HOME or system; name a folder inside")
+            raise UserError(
+                f"{what}: would show the whole HOME or system; name a folder inside",
+                settings=settings,
+            )
         for secret in secret_texts:
             if is_inside(real, secret) or is_inside(secret, real):
                 raise UserError(
                     f"{what}: would show {secret} (the results, the suite, a repository or the "
-                    "hidden files) to the agent; name another folder"
+                    "hidden files) to the agent; name another folder",
+                    settings=settings,
                 )
     return tuple(own)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, Protocol
 
-from harnessdrive.errors import UserError
+from harnessdrive.errors import Setting, UserError
 from harnessdrive.sandbox.limits import Limits, default_limits
 from harnessdrive.sandbox.process import Launch, ProcessResult, StopToken, run_process
 
@@ -151,7 +151,10 @@ def get_sandbox(
     if problem is None:
         return BwrapSandbox(settings)
     if kind == "bwrap":
-        raise UserError(f"--sandbox bwrap: {problem}; use --sandbox none to run without one")
+        raise UserError(
+            f"sandbox bwrap: {problem}; choose the sandbox none to run without one",
+            settings=(Setting("sandbox", "none"),),
+        )
     return PlainSandbox(settings)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harnessdrive.errors import UserError
+from harnessdrive.errors import Setting, UserError
 from harnessdrive.store.paths import ResultsPaths
 
 
@@ -22,7 +22,9 @@ def check_for_writing(root: Path) -> None:
     for folder in (root, *root.parents):
         if folder.exists() and not folder.is_dir():
             what = "is a file" if folder == root else f"lies under a file, {folder}"
-            raise UserError(f"results folder {root} {what}: name a folder with --results")
+            raise UserError(
+                f"results folder {root} {what}: name a folder", settings=(Setting("results"),)
+            )
         if folder.exists():
             break
 

@@ -9,7 +9,7 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from harnessdrive.errors import UserError
+from harnessdrive.errors import Setting, UserError
 from harnessdrive.store.results import TrialResult
 
 COLUMNS = (
@@ -88,7 +88,8 @@ def connect(path: Path) -> sqlite3.Connection:
         db.close()
         raise UserError(
             f"{path} was written by a newer harnessdrive (migration {min(unknown)}): upgrade "
-            "harnessdrive, or rebuild it from the trial folders with `harnessdrive index --rebuild`"
+            "harnessdrive, or rebuild it from the trial folders",
+            settings=(Setting("rebuild_index"),),
         )
     for migration in MIGRATIONS:
         if migration.__name__ not in done:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import psutil
 
-from harnessdrive.errors import LockedError
+from harnessdrive.errors import LockedError, Setting
 
 
 class ResultsLock:
@@ -35,7 +35,8 @@ class ResultsLock:
             who = f"process {owner}" if owner else "another process"
             raise LockedError(
                 f"{who} is running on the results folder {self.path.parent}; "
-                "wait for it or use another --results folder"
+                "wait for it or use another results folder",
+                settings=(Setting("results"),),
             ) from None
         previous = _read_pid(fd)
         if previous and previous != os.getpid() and not psutil.pid_exists(previous):

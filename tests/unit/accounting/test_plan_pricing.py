@@ -8,6 +8,7 @@ import pytest
 
 from harnessdrive.accounting import PriceBook
 from harnessdrive.accounting.plan_pricing import price_variants
+from harnessdrive.cli.flags import error_message
 from harnessdrive.errors import BudgetError, UserError
 from harnessdrive.harnesses.base import Harness, ModelPlan, PlannedModel, planned_models
 from harnessdrive.harnesses.command import CommandHarness
@@ -66,8 +67,10 @@ def test_variants_are_priced_from_the_records_in_force() -> None:
     assert pinned.priced
     assert [v.variant.label for v in found.priced] == ["s", "pinned"]
     found.check(max_usd=10)
-    with pytest.raises(BudgetError, match="--max-usd is required: s, pinned spend money"):
+    with pytest.raises(BudgetError, match="a spend cap is required: s, pinned spend money") as cap:
         found.check(max_usd=None)
+    assert "--" not in str(cap.value)
+    assert error_message(cap.value).endswith("then set the cap (--max-usd USD)")
 
 
 def test_a_model_without_a_price_is_refused_with_the_fix_unless_allowed() -> None:
@@ -77,7 +80,10 @@ def test_a_model_without_a_price_is_refused_with_the_fix_unless_allowed() -> Non
         found.check(max_usd=10)
     message = str(caught.value)
     assert message.startswith("cannot price odd: unknown model 'mock-nobody'")
-    assert "--prices FILE" in message and "--allow-unpriced odd" in message
+    assert "--" not in message
+    assert error_message(caught.value).endswith(
+        "by allowing odd unpriced (--prices FILE, --allow-unpriced odd)"
+    )
     allowed = price_variants([odd], HARNESSES, BOOK, on=DAY, allow_unpriced={SPENDER})
     allowed.check(max_usd=10)
     assert allowed.variants["odd"].allow_unpriced
@@ -92,18 +98,23 @@ def test_a_harness_that_plans_models_but_names_none_is_refused_unless_allowed() 
     with pytest.raises(UserError) as caught:
         found.check(max_usd=10)
     assert str(caught.value).startswith(
-        f"cannot price silent: cannot tell which model it will use; pin one with --model {SPENDER}"
+        f"cannot price silent: cannot tell which model it will use; pin one for {SPENDER}"
     )
+    shown = error_message(caught.value)
+    assert shown.endswith(f"(--model {SPENDER}=MODEL, --prices FILE, --allow-unpriced silent)")
     allowed = price_variants([silent], HARNESSES, BOOK, on=DAY, allow_unpriced={"silent"})
     allowed.check(max_usd=10)
     assert allowed.variants["silent"].estimate is None
 
 
 def test_allow_unpriced_must_name_a_harness_of_the_run() -> None:
-    with pytest.raises(UserError, match="--allow-unpriced names no harness of this run: gemini"):
+    with pytest.raises(UserError) as caught:
         price_variants(
             [variant("reference", "ref")], HARNESSES, BOOK, on=DAY, allow_unpriced={"gemini"}
         )
+    assert error_message(caught.value) == (
+        "allowed unpriced, but no harness of this run: gemini (--allow-unpriced)"
+    )
 
 
 def test_bad_spending_agent_options_are_refused_before_running() -> None:

@@ -26,9 +26,7 @@ def test_start_wait_stop() -> None:
     cap.settle("b", Decimal("1.3"))
     stop = cap.decide()
     assert stop.action == "stop"
-    assert (
-        stop.reason == "spend cap reached: $1.30 counted of --max-usd 1; a higher --max-usd runs it"
-    )
+    assert stop.reason == "spend cap reached: $1.30 counted of the $1 cap; a higher cap runs it"
 
 
 def test_a_cap_must_be_positive() -> None:
