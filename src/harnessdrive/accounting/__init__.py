@@ -1,4 +1,6 @@
-"""Money: dated price records, the price book, and the cost of model calls.
+"""Money, and only here: dated price records and the price book, the cost of model calls, what
+each trial is charged and how ``result.json`` records it, each variant's prices before a run, the
+estimate of a run (and its table), and the spend cap with its gate between trials.
 
     book = PriceBook.load(extra_files=["prices.toml"])
     pricing = book.price(transcript.calls, on=date(2026, 11, 29))

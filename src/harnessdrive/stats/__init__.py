@@ -1,1 +1,1 @@
-
+"""Statistics over trial outcomes; nothing lives here yet."""
