@@ -7,7 +7,7 @@ import os
 import pytest
 
 from harnessdrive.cli.app import run_cli
-from harnessdrive.harnesses.binaries import binary_variable
+from harnessdrive.harnesses.cli.binaries import binary_variable
 from harnessdrive.running.doctor import harness_infos
 from harnessdrive.testing import clis
 from tests.cli.conftest import PINS, cli_binary

@@ -11,8 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from harnessdrive.harnesses.binaries import binary_variable
-from harnessdrive.harnesses.install import CACHE_ENV, PINS, STAMP_NAME, search_caches, user_cache
+from harnessdrive.harnesses.cli.binaries import binary_variable
+from harnessdrive.harnesses.cli.install import (
+    CACHE_ENV,
+    PINS,
+    STAMP_NAME,
+    search_caches,
+    user_cache,
+)
 from harnessdrive.running.doctor import harness_infos
 from harnessdrive.testing.suites import write_suite
 from tests.conftest import add_task

@@ -64,11 +64,12 @@ def schema(
 
 def _harness_table() -> Table:
     table = Table(title="Harnesses", title_justify="left")
-    for column in ("Harness", "Installed", "Version", "Found", "Detail"):
+    for column in ("Harness", "From", "Installed", "Version", "Found", "Detail"):
         table.add_column(column)
     for info in harness_infos():
         table.add_row(
             info.name,
+            info.origin or "-",
             "yes" if info.installed else "no",
             info.version or "-",
             info.found or "-",

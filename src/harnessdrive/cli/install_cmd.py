@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from harnessdrive.harnesses.install import PINS, InstallError, install_named
+from harnessdrive.harnesses.cli.install import PINS, InstallError, install_named
 from harnessdrive.running.variants import split_names
 
 
