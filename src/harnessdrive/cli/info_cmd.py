@@ -11,6 +11,7 @@ from rich.table import Table
 
 from harnessdrive.cli.output import stdout
 from harnessdrive.errors import UserError, did_you_mean
+from harnessdrive.harnesses.schema import with_harness_options
 from harnessdrive.report.scoreboard import Report
 from harnessdrive.running.doctor import check_tools, harness_infos
 from harnessdrive.running.estimate import Estimate
@@ -59,7 +60,7 @@ def schema(
             f"unknown schema {kind!r}{did_you_mean(kind, SCHEMAS)}; choose one of "
             f"{', '.join(SCHEMAS)}"
         )
-    print(json.dumps(json_schema(model), indent=2))
+    print(json.dumps(with_harness_options(json_schema(model)), indent=2))
 
 
 def _harness_table() -> Table:
