@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from harnessdrive.sandbox.output import StreamRecord
 from harnessdrive.workspace.names import NameText
@@ -90,10 +90,22 @@ class SetupRun(_Model):
     seconds: float
 
 
+class GraderRef(_Model):
+    """Which grader produced a verdict, and with what arguments."""
+
+    kind: str
+    """The grader kind: the task's ``[grade] kind`` (``tests``, or a plugin's)."""
+    args: dict[str, Any] = Field(default_factory=dict)
+    """The kind's own ``[grade]`` fields as the task gave them, defaults filled in (for
+    ``tests``: ``command``, ``visible_command``, ``junit``); the fields every kind shares
+    (hidden files, protected and restored paths, timeout, scope) are left out."""
+
+
 class Verdict(_Model):
     outcome: Outcome
     visible: GradingRun | None = None
-    """The visible command, run before the hidden files were injected."""
+    """The visible command, run in a grading copy of its own that never holds the hidden
+    files; reported apart, it never decides."""
     hidden: GradingRun | None = None
     """The test command, run with the hidden files; it decides pass or fail."""
     findings: tuple[Finding, ...] = ()
@@ -106,3 +118,10 @@ class Verdict(_Model):
     error: str | None = None
     """Why the trial could not be graded, when ``outcome`` is ``not_graded``."""
     seconds: float = 0.0
+    grader: GraderRef | None = None
+    """The grader kind and its arguments; None where no grader ran (the agent could not run,
+    the trial was interrupted) and in results stored before it was recorded."""
+    score: float | None = Field(default=None, ge=0, le=1)
+    """A score in [0, 1] where the grader kind gives one (``tests`` gives none)."""
+    metrics: dict[str, float] = Field(default_factory=dict)
+    """Named numbers the grader kind measured beside the outcome (``tests`` gives none)."""

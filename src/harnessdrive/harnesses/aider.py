@@ -233,7 +233,7 @@ def log_dir(run: CliRun) -> Path:
 
 
 def _test_command(run: CliRun) -> str:
-    command = run.request.task.spec.grade.visible_command
+    command = run.request.task.spec.grade.visible_test_command
     if not command:
         return ""
     return render(command, {"python": run.request.python, "workspace": str(run.workspace)})

@@ -20,7 +20,10 @@ from harnessdrive.plugins.hookspecs import PROJECT, HookSpecs
 ENTRY_POINT_GROUP = "harnessdrive"
 PLUGINS_VARIABLE = "HARNESSDRIVE_PLUGINS"
 
-BUILTIN_PLUGINS: tuple[str, ...] = ("harnessdrive.harnesses.builtin",)
+BUILTIN_PLUGINS: tuple[str, ...] = (
+    "harnessdrive.harnesses.builtin",
+    "harnessdrive.grading.kinds.builtin",
+)
 """harnessdrive's own plugin modules; each registers one area's built-ins."""
 
 
