@@ -23,6 +23,7 @@ PLUGINS_VARIABLE = "HARNESSDRIVE_PLUGINS"
 BUILTIN_PLUGINS: tuple[str, ...] = (
     "harnessdrive.harnesses.builtin",
     "harnessdrive.grading.kinds.builtin",
+    "harnessdrive.report.builtin",
 )
 """harnessdrive's own plugin modules; each registers one area's built-ins."""
 
