@@ -138,3 +138,14 @@ def test_each_harness_options_model_is_in_the_suite_and_result_schemas(
     assert run_cli(["schema", "result"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert "aider.options" in result["$defs"]
+
+
+def test_every_option_of_a_built_in_harness_is_in_the_harness_doc() -> None:
+    text = (Path(__file__).resolve().parents[3] / "docs" / "harnesses.md").read_text()
+    missing = [
+        f"{name}: {option}"
+        for name, entry in available().items()
+        for option in entry.options.model_fields
+        if f"`{option}`" not in text
+    ]
+    assert missing == []
