@@ -15,7 +15,7 @@ from typing import cast
 
 from pydantic import BaseModel
 
-from harnessdrive.errors import UnknownHarnessError, did_you_mean
+from harnessdrive.errors import PluginError, UnknownHarnessError, did_you_mean
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.harnesses.entry import HarnessEntry
 from harnessdrive.harnesses.options import NoOptions, parse_options
@@ -29,7 +29,10 @@ RETIRED_GROUP = "harnessdrive.harnesses"
 
 def available() -> dict[str, HarnessEntry]:
     """Every registered harness, by name."""
-    return dict(sorted(registrations(HOOK, HarnessEntry).items()))
+    found = dict(sorted(registrations(HOOK, HarnessEntry).items()))
+    for name, entry in found.items():
+        _check_options_model(name, entry.options)
+    return found
 
 
 def origins() -> dict[str, str]:
@@ -55,10 +58,7 @@ def harness_entry(name: str) -> HarnessEntry:
     except (ImportError, AttributeError) as exc:
         raise UnknownHarnessError(f"cannot load harness {name!r}: {exc}") from None
     options = getattr(factory, "options_model", NoOptions)
-    if not (isinstance(options, type) and issubclass(options, BaseModel)):
-        raise UnknownHarnessError(
-            f"harness {name!r}: its options_model is not a pydantic model class"
-        )
+    _check_options_model(name, options)
     return HarnessEntry(name=name, factory=factory, options=options)
 
 
@@ -71,6 +71,17 @@ def check_options(variant: VariantSpec) -> BaseModel:
     """The variant's options, checked against its harness's options model."""
     entry = harness_entry(variant.harness)
     return parse_options(entry.options, variant, entry.name)
+
+
+def _check_options_model(name: str, options: object) -> None:
+    """An options model must be a pydantic model that refuses unknown keys."""
+    if not (isinstance(options, type) and issubclass(options, BaseModel)):
+        raise PluginError(f"harness {name!r}: its options model is not a pydantic model class")
+    if options.model_config.get("extra") != "forbid":
+        raise PluginError(
+            f"harness {name!r}: its options model {options.__name__} must refuse unknown keys "
+            '(model_config extra="forbid", or derive from HarnessOptions)'
+        )
 
 
 def _retired(name: str) -> str:

@@ -8,18 +8,28 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from harnessdrive.cli.app import run_cli
-from harnessdrive.errors import UserError
+from harnessdrive.errors import PluginError, UserError
 from harnessdrive.harnesses.aider import AiderOptions
 from harnessdrive.harnesses.cli.options import CliOptions
 from harnessdrive.harnesses.command import CommandOptions
 from harnessdrive.harnesses.options import NoOptions
 from harnessdrive.harnesses.registry import available, check_options, get_harness, harness_entry
+from harnessdrive.harnesses.scripted import NoopAgent
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.testing.agents import SpenderOptions
 from harnessdrive.testing.suites import write_suite
 from tests.conftest import add_task
+
+
+class LaxOptions(BaseModel):
+    level: int = 0
+
+
+class LaxHarness(NoopAgent):
+    options_model = LaxOptions
 
 
 def refusal(harness: str, options: dict[str, Any], name: str = "arm") -> str:
@@ -149,3 +159,8 @@ def test_every_option_of_a_built_in_harness_is_in_the_harness_doc() -> None:
         if f"`{option}`" not in text
     ]
     assert missing == []
+
+
+def test_an_options_model_that_lets_unknown_keys_through_is_refused() -> None:
+    with pytest.raises(PluginError, match=r"LaxOptions must refuse unknown keys"):
+        harness_entry(f"{__name__}:LaxHarness")
