@@ -35,6 +35,7 @@ class FilesGradeSpec(GradeSpec):
     kind: Literal["files"] = "files"
     required: tuple[str, ...]
     pass_at: float = 1.0
+    probe: str | None = None
 
 
 class FilesKind:
@@ -53,10 +54,12 @@ class FilesKind:
             "copy": copy.root,
         }
         score = len(present) / len(spec.required)
+        metrics = {"present": float(len(present)), "required": float(len(spec.required))}
+        if spec.probe is not None:
+            run = copy.run("probe", spec.probe, timeout=spec.timeout)
+            metrics["probe_exit"] = float(run.exit_code if run.exit_code is not None else -1)
         return Verdict(
-            outcome="pass" if score >= spec.pass_at else "fail",
-            score=score,
-            metrics={"present": len(present), "required": len(spec.required)},
+            outcome="pass" if score >= spec.pass_at else "fail", score=score, metrics=metrics
         )
 
 
@@ -150,9 +153,17 @@ def test_the_cli_refuses_an_unknown_kind_with_exit_2(
 def test_a_plugin_kind_grades_the_built_copy_through_the_pipeline(
     tmp_path: Path, files_kind: FilesKind
 ) -> None:
+    probe = (
+        "{python} -c \"import os, sys; sys.exit(int(os.environ['HOME'].startswith('{workspace}'))"
+        " + 3 * os.path.isfile('tests/test_hidden.py'))\""
+    )
     task_dir = write_toml(
         tmp_path / "t",
-        {"kind": "files", "required": ["new.py", "tests/test_hidden.py", "gone.py"]},
+        {
+            "kind": "files",
+            "required": ["new.py", "tests/test_hidden.py", "gone.py"],
+            "probe": probe,
+        },
         {"calc.py": "x = 1\n", "tests/test_visible.py": "def test_v():\n    pass\n"},
     )
     (task_dir / "hidden" / "tests").mkdir(parents=True)
@@ -161,12 +172,15 @@ def test_a_plugin_kind_grades_the_built_copy_through_the_pipeline(
     assert isinstance(load_task(task_dir).spec.grade, FilesGradeSpec)
     assert verdict.outcome == "fail"
     assert verdict.score == pytest.approx(2 / 3)
-    assert verdict.metrics == {"present": 2, "required": 3}
+    # The probe ran in the copy (it found the hidden file there), with a HOME outside it.
+    assert verdict.metrics == {"present": 2, "required": 3, "probe_exit": 3}
+    assert (tmp_path / "logs" / "grade-probe.log").is_file()
     assert verdict.grader is not None
     assert verdict.grader.kind == "files"
     assert verdict.grader.args == {
         "required": ["new.py", "tests/test_hidden.py", "gone.py"],
         "pass_at": 1.0,
+        "probe": probe,
     }
     # The copy step ran first: the change carried in, the hidden file injected and read-only.
     assert files_kind.seen["files"] == [

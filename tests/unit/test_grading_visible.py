@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harnessdrive.grading.verdict import GradingRun, SetupRun, Verdict
 from harnessdrive.sandbox.runner import SandboxKind
 from tests.conftest import add_task
 from tests.sandboxes import require_bwrap
@@ -55,6 +56,10 @@ def test_the_visible_run_overlaps_the_deciding_run(tmp_path: Path) -> None:
     assert verdict.visible is not None and verdict.hidden is not None
     assert (verdict.visible.exit_code, verdict.visible.timed_out) == (0, False), verdict
     assert verdict.outcome == "pass", verdict
+    # Time in which both ran counts once in the grading's command time (the trial's overhead).
+    both = verdict.visible.seconds + verdict.hidden.seconds
+    assert verdict.visible.started is not None and verdict.hidden.started is not None
+    assert verdict.command_seconds < both
 
 
 def _look(tmp_path: Path, kind: SandboxKind) -> int | None:
@@ -77,3 +82,25 @@ def test_the_visible_run_cannot_see_the_deciding_copy_under_bubblewrap(tmp_path:
 def test_without_a_sandbox_the_deciding_copy_is_in_sight(tmp_path: Path) -> None:
     # The check above can fail: with no sandbox the same command finds the deciding copy.
     assert _look(tmp_path, "none") == 1
+
+
+def test_overlapping_runs_count_once_in_the_command_time() -> None:
+    def run(started: float | None, seconds: float) -> GradingRun:
+        return GradingRun(
+            command="c",
+            exit_code=0,
+            timed_out=False,
+            seconds=seconds,
+            passed=1,
+            total=1,
+            source="exit_code",
+            started=started,
+        )
+
+    setup = SetupRun(commands=("s",), exit_code=0, timed_out=False, seconds=0.5)
+    overlapping = Verdict(outcome="pass", visible=run(1.0, 2.0), hidden=run(0.5, 1.0), setup=setup)
+    assert overlapping.command_seconds == 0.5 + 2.5
+    apart = Verdict(outcome="pass", visible=run(0.0, 1.0), hidden=run(2.0, 1.0))
+    assert apart.command_seconds == 2.0
+    stored_before = Verdict(outcome="pass", visible=run(None, 2.0), hidden=run(None, 1.0))
+    assert stored_before.command_seconds == 3.0
