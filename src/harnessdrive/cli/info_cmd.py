@@ -16,6 +16,7 @@ from harnessdrive.report.scoreboard import Report
 from harnessdrive.running.doctor import check_tools, harness_infos
 from harnessdrive.running.estimate import Estimate
 from harnessdrive.store.results import TrialResult
+from harnessdrive.tasks.grade_kinds import published_task_model
 from harnessdrive.tasks.models import SuiteSpec, TaskSpec
 from harnessdrive.tasks.schema import json_schema
 
@@ -54,7 +55,7 @@ def schema(
     kind: Annotated[str, typer.Argument(help="task | suite | result | report | estimate")],
 ) -> None:
     """Print the JSON Schema of a file format."""
-    model = SCHEMAS.get(kind)
+    model = published_task_model() if kind == "task" else SCHEMAS.get(kind)
     if model is None:
         raise UserError(
             f"unknown schema {kind!r}{did_you_mean(kind, SCHEMAS)}; choose one of "

@@ -16,6 +16,7 @@ from harnessdrive.errors import GradingError
 from harnessdrive.grading.guarded import own_modules, prepare_run, read_counts
 from harnessdrive.grading.verdict import Finding, GradingRun, StreamKept
 from harnessdrive.grading.witness import WitnessPlan
+from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.commands import placeholders, render, shell_argv
 from harnessdrive.sandbox.runner import Isolation
 
@@ -69,6 +70,7 @@ def run_command(
         )
     with log.open("wb") as handle:
         handle.write(f"$ {command}\n# run as: {prepared.command}\n".encode())
+    started = round(now() - copy.began, 3)
     result = setup.sandbox.run(
         shell_argv(prepared.command),
         cwd=copy.root,
@@ -88,6 +90,7 @@ def run_command(
         "timed_out": result.timed_out,
         "seconds": round(result.seconds, 3),
         "output": StreamKept.of(result.stdout_record),
+        "started": started,
     }
     if wants_junit:
         if junit_path.is_file() and not junit_path.is_symlink():

@@ -97,21 +97,26 @@ def split_change(setup: GradingSetup, changes: Changes) -> SplitChange:
 
 
 @contextmanager
-def grading_copy(setup: GradingSetup, split: SplitChange) -> Iterator[GradingCopy | SetupFailed]:
+def grading_copy(
+    setup: GradingSetup, split: SplitChange, began: float
+) -> Iterator[GradingCopy | SetupFailed]:
     """The deciding copy, ``<scratch>/grading-copy``: set up, hidden files injected and
-    ``[grade] removed`` paths deleted. Removed afterwards unless ``keep_copy``."""
+    ``[grade] removed`` paths deleted. Removed afterwards unless ``keep_copy``. ``began``: when
+    grading began (``sandbox.clock.now``)."""
     copy = setup.scratch / COPY_FOLDER
     try:
         copy_snapshot(setup.snapshot, copy)
         apply_changes(setup.snapshot, copy, list(split.included))
-        yield _built(setup, split, copy, "grade-setup.log", hidden=True)
+        yield _built(setup, split, copy, began, "grade-setup.log", hidden=True)
     finally:
         if not setup.keep_copy:
             shutil.rmtree(copy, ignore_errors=True)
 
 
 @contextmanager
-def fresh_copy(setup: GradingSetup, split: SplitChange, label: str) -> Iterator[GradingCopy | None]:
+def fresh_copy(
+    setup: GradingSetup, split: SplitChange, began: float, label: str
+) -> Iterator[GradingCopy | None]:
     """A further copy without the hidden files in ``<scratch>/<label>`` (removed afterwards,
     whole); None when its setup fails after a dependency change."""
     own = replace(setup, scratch=setup.scratch / label)
@@ -120,14 +125,20 @@ def fresh_copy(setup: GradingSetup, split: SplitChange, label: str) -> Iterator[
     try:
         copy_snapshot(own.snapshot, copy)
         apply_changes(own.snapshot, copy, list(split.included))
-        built = _built(own, split, copy, f"grade-setup-{label}.log", hidden=False)
+        built = _built(own, split, copy, began, f"grade-setup-{label}.log", hidden=False)
         yield None if isinstance(built, SetupFailed) else built
     finally:
         shutil.rmtree(own.scratch, ignore_errors=True)
 
 
 def _built(
-    setup: GradingSetup, split: SplitChange, copy: Path, log_name: str, *, hidden: bool
+    setup: GradingSetup,
+    split: SplitChange,
+    copy: Path,
+    began: float,
+    log_name: str,
+    *,
+    hidden: bool,
 ) -> GradingCopy | SetupFailed:
     """Private HOME and tmp, the sandbox's view and the task's setup for ``copy``; then the
     hidden files. A setup failure after the agent changed a dependency file is the agent's;
@@ -173,7 +184,8 @@ def _built(
         hidden=injected,
         findings=split.findings,
         setup_run=setup_run,
-        fresh=functools.partial(fresh_copy, setup, split),
+        began=began,
+        fresh=functools.partial(fresh_copy, setup, split, began),
     )
 
 

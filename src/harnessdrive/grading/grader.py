@@ -29,7 +29,7 @@ def grade(setup: GradingSetup, changes: Changes) -> Verdict:
     grader = GraderRef(kind=spec.kind, args=kind_arguments(spec))
     split = split_change(setup, changes)
     setup.logs.mkdir(parents=True, exist_ok=True)
-    with grading_copy(setup, split) as copy:
+    with grading_copy(setup, split, started) as copy:
         if isinstance(copy, SetupFailed):
             verdict = Verdict(
                 outcome="fail",

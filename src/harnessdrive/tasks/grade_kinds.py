@@ -7,13 +7,14 @@ depend on the grading code.
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, Union, runtime_checkable
 
+from pydantic import Field, create_model
 from pydantic_core import PydanticCustomError
 
 from harnessdrive.errors import PluginError, did_you_mean
 from harnessdrive.plugins.registry import registrations
-from harnessdrive.tasks.models import DEFAULT_GRADER_KIND, GradeSpec
+from harnessdrive.tasks.models import DEFAULT_GRADER_KIND, GradeSpec, TaskSpec
 
 GRADER_KINDS_HOOK = "harnessdrive_grader_kinds"
 
@@ -64,3 +65,19 @@ def grade_spec_of_kind(value: Any) -> Any:
             {"kind": repr(kind), "hint": hint, "known": known},
         )
     return model.model_validate(value)
+
+
+def published_task_model() -> type[TaskSpec]:
+    """``TaskSpec`` with ``grade`` as the union of every registered kind's table, told apart
+    by ``kind``: the form ``harnessdrive schema task`` publishes. (Loading reads the same
+    tables through :func:`grade_spec_of_kind`, which also lets ``kind`` be left out.)"""
+    tables = tuple(grade_tables().values())
+    if not tables:
+        raise PluginError("no grader kind is registered")
+    union: Any = Union[tables]  # noqa: UP007 (a union built from a tuple of tables)
+    return create_model(
+        "TaskSpec",
+        __base__=TaskSpec,
+        __doc__=TaskSpec.__doc__,
+        grade=(union, Field(discriminator="kind")),
+    )

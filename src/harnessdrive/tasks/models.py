@@ -105,6 +105,16 @@ class GradeSpec(_Spec):
         """A command the agent may run to check its own work, when the kind has one."""
         return None
 
+    @classmethod
+    def table_keys(cls) -> tuple[str, ...]:
+        """Every key a ``[grade]`` table of some registered kind may hold (for "did you mean")."""
+        from harnessdrive.tasks.grade_kinds import grade_tables
+
+        keys = dict.fromkeys(cls.model_fields)
+        for table in grade_tables().values():
+            keys.update(dict.fromkeys(table.model_fields))
+        return tuple(keys)
+
 
 class LimitsSpec(_Spec):
     """Time and resource limits."""

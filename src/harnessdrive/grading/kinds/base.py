@@ -21,8 +21,8 @@ Writing a kind (in a plugin, or in harnessdrive)::
 
         def grade(self, copy: GradingCopy, spec: ObjectiveSpec) -> Verdict:
             run = copy.run("objective", spec.command, timeout=spec.timeout)
-            ...
-            return Verdict(outcome="pass" if ... else "fail", score=..., metrics={...})
+            value = ...                      # read from its log in copy.logs, say
+            return Verdict(outcome="pass" if run.succeeded else "fail", score=..., metrics={...})
 
     @hookimpl
     def harnessdrive_grader_kinds() -> list[GraderKind[Any]]:
@@ -47,8 +47,9 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from harnessdrive.errors import GradingError
+from harnessdrive.grading.commands import run_command
 from harnessdrive.grading.context import GradingSetup
-from harnessdrive.grading.verdict import Finding, SetupRun, Verdict
+from harnessdrive.grading.verdict import Finding, GradingRun, SetupRun, Verdict
 from harnessdrive.plugins.registry import registrations
 from harnessdrive.sandbox.runner import Isolation
 from harnessdrive.tasks.grade_kinds import GRADER_KINDS_HOOK, grade_tables
@@ -61,6 +62,7 @@ __all__ = [
     "GraderKind",
     "GradingCopy",
     "GradingSetup",
+    "Verdict",
     "grader_kind",
     "grader_kinds",
 ]
@@ -94,6 +96,9 @@ class GradingCopy:
     """What the copy step found (tampering, scope); the pipeline adds them to the verdict."""
     setup_run: SetupRun | None
     """The task's setup in this copy; None when the task has none."""
+    began: float
+    """The clock reading (``harnessdrive.sandbox.clock.now``) when grading began; runs record
+    their start as seconds after it."""
     fresh: Callable[[str], AbstractContextManager[GradingCopy | None]]
     """``fresh(label)``: another copy of the base plus the same change, WITHOUT the hidden
     files, in a scratch folder of its own (``<scratch>/<label>``), with its own HOME and tmp, and
@@ -113,6 +118,13 @@ class GradingCopy:
     def logs(self) -> Path:
         """Where logs go (the trial's folder); outside the copy."""
         return self.setup.logs
+
+    def run(self, label: str, command: str, *, timeout: float, junit: bool = False) -> GradingRun:
+        """Run ``command`` (placeholders ``{python}``, ``{workspace}``, ``{junit}``) in this
+        copy's sandbox, logged to ``grade-<label>.log``. Counts come from the exit status, or
+        with ``junit`` from the report its runner writes outside the copy."""
+        run, _ = run_command(self, command, label, timeout=timeout, junit=junit)
+        return run
 
 
 @runtime_checkable

@@ -29,6 +29,8 @@ VISIBLE_LABEL = "visible"
 class TestsGradeSpec(GradeSpec):
     """``[grade]`` of kind ``tests``: a test command decides."""
 
+    __test__ = False  # a table, not a test class, whatever its name says
+
     kind: Literal["tests"] = "tests"
     """``tests`` (the default): the test command, run with the hidden files, decides."""
     command: str
@@ -46,6 +48,8 @@ class TestsGradeSpec(GradeSpec):
 
 class TestsKind:
     """Pass when the test command's run, with the hidden files, passes every test it counts."""
+
+    __test__ = False
 
     name = KIND
     spec_model = TestsGradeSpec
