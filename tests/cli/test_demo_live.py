@@ -14,7 +14,7 @@ import pytest
 
 from harnessdrive.cli.app import run_cli
 from harnessdrive.demo.scripted import TURN_USAGE
-from harnessdrive.harnesses.binaries import binary_variable
+from harnessdrive.harnesses.cli.binaries import binary_variable
 from harnessdrive.store.results import TrialResult
 from harnessdrive.transcript.models import Transcript, Usage
 from tests.cli.conftest import PINS, cli_binary, transcript_usage

@@ -8,7 +8,7 @@ import pytest
 
 from harnessdrive.cli.app import run_cli
 from harnessdrive.cli.doctor import harness_infos
-from harnessdrive.harnesses.binaries import binary_variable
+from harnessdrive.harnesses.cli.binaries import binary_variable
 from harnessdrive.testing import clis
 from tests.cli.conftest import PINS, cli_binary
 

@@ -12,8 +12,14 @@ from pathlib import Path
 import pytest
 
 from harnessdrive.cli.doctor import harness_infos
-from harnessdrive.harnesses.binaries import binary_variable
-from harnessdrive.harnesses.install import CACHE_ENV, PINS, STAMP_NAME, search_caches, user_cache
+from harnessdrive.harnesses.cli.binaries import binary_variable
+from harnessdrive.harnesses.cli.install import (
+    CACHE_ENV,
+    PINS,
+    STAMP_NAME,
+    search_caches,
+    user_cache,
+)
 from harnessdrive.testing.suites import write_suite
 from tests.conftest import add_task
 

@@ -317,7 +317,7 @@ def test_the_suite_is_written_in_our_task_format(mined: Mined) -> None:
         ["git", "rev-parse", sha["removes-a-test"] + "~1"], cwd=repo, capture_output=True, text=True
     ).stdout.strip()
     assert spec["repo"] == {"path": str(repo), "ref": parent}
-    assert spec["grade"]["command"] == TEST_COMMAND
+    assert (spec["grade"]["kind"], spec["grade"]["command"]) == ("tests", TEST_COMMAND)
     assert spec["grade"]["removed"] == ["tests/test_old_api.py"]
     assert (
         "tests/**" not in spec["grade"]["restored"] and "**/tests/**" in spec["grade"]["restored"]

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from harnessdrive.grading.verdict import Finding, GradingRun, Verdict
+from harnessdrive.grading.kinds.tests import TestsGradeSpec
+from harnessdrive.grading.verdict import Finding, GraderRef, GradingRun, Verdict
 from harnessdrive.report.scoreboard import HarnessRow, Report, TrialRow
 from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks.check_models import CheckSpec, FixtureSpec, ScopeSpec
@@ -35,6 +36,7 @@ def field_names(model: type[BaseModel]) -> list[str]:
         (RepoSpec, "repo."),
         (SetupSpec, "setup."),
         (GradeSpec, "grade."),
+        (TestsGradeSpec, "grade."),
         (LimitsSpec, "limits."),
         (ScopeSpec, "grade.scope."),
         (CheckSpec, "check."),
@@ -54,7 +56,7 @@ def test_every_variant_key_is_in_the_format_doc() -> None:
     assert [n for n in field_names(VariantSpec) if n not in text] == []
 
 
-@pytest.mark.parametrize("model", [TrialResult, Verdict, GradingRun, Finding])
+@pytest.mark.parametrize("model", [TrialResult, Verdict, GraderRef, GradingRun, Finding])
 def test_every_result_field_is_in_the_results_doc(model: type[BaseModel]) -> None:
     text = (DOCS / "results.md").read_text()
     assert [n for n in field_names(model) if f"`{n}`" not in text] == []

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harnessdrive.grading.grader import _split
+from harnessdrive.grading.copying import _split
 from harnessdrive.mining.classify import TEST_GLOBS, classify_path
 from harnessdrive.mining.runners import (
     LANGUAGE_EXTENSIONS,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import platform
 import shutil
 import subprocess
@@ -9,7 +10,7 @@ import sys
 from dataclasses import dataclass
 
 from harnessdrive.harnesses.base import HarnessInfo
-from harnessdrive.harnesses.registry import available, get_harness
+from harnessdrive.harnesses.registry import available, get_harness, origins
 from harnessdrive.running.sandbox_choice import describe_auto
 from harnessdrive.sandbox.bwrap import nested_problem
 from harnessdrive.sandbox.runner import describe_sandbox
@@ -51,11 +52,13 @@ def check_tools() -> list[Check]:
 
 def harness_infos() -> list[HarnessInfo]:
     infos = []
+    where = origins()
     for name in available():
         try:
-            infos.append(get_harness(name).info())
+            info = get_harness(name).info()
         except Exception as exc:  # a broken third-party adapter must not hide the others
-            infos.append(HarnessInfo(name=name, installed=False, detail=f"cannot load: {exc}"))
+            info = HarnessInfo(name=name, installed=False, detail=f"cannot load: {exc}")
+        infos.append(dataclasses.replace(info, origin=where.get(name, "")))
     return infos
 
 

@@ -13,8 +13,10 @@ from harnessdrive.accounting.run_estimate import Estimate
 from harnessdrive.cli.doctor import check_tools, harness_infos
 from harnessdrive.cli.output import stdout
 from harnessdrive.errors import UserError, did_you_mean
+from harnessdrive.harnesses.schema import with_harness_options
 from harnessdrive.report.scoreboard import Report
 from harnessdrive.store.results import TrialResult
+from harnessdrive.tasks.grade_kinds import published_task_model
 from harnessdrive.tasks.models import SuiteSpec, TaskSpec
 from harnessdrive.tasks.schema import json_schema
 
@@ -53,22 +55,23 @@ def schema(
     kind: Annotated[str, typer.Argument(help="task | suite | result | report | estimate")],
 ) -> None:
     """Print the JSON Schema of a file format."""
-    model = SCHEMAS.get(kind)
+    model = published_task_model() if kind == "task" else SCHEMAS.get(kind)
     if model is None:
         raise UserError(
             f"unknown schema {kind!r}{did_you_mean(kind, SCHEMAS)}; choose one of "
             f"{', '.join(SCHEMAS)}"
         )
-    print(json.dumps(json_schema(model), indent=2))
+    print(json.dumps(with_harness_options(json_schema(model)), indent=2))
 
 
 def _harness_table() -> Table:
     table = Table(title="Harnesses", title_justify="left")
-    for column in ("Harness", "Installed", "Version", "Found", "Detail"):
+    for column in ("Harness", "From", "Installed", "Version", "Found", "Detail"):
         table.add_column(column)
     for info in harness_infos():
         table.add_row(
             info.name,
+            info.origin or "-",
             "yes" if info.installed else "no",
             info.version or "-",
             info.found or "-",

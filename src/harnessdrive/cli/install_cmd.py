@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from harnessdrive.cli.variants import split_names
-from harnessdrive.harnesses.install import PINS, InstallError, install_named
+from harnessdrive.harnesses.cli.install import PINS, InstallError, install_named
 
 
 def install_clis(

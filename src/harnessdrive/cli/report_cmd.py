@@ -8,8 +8,9 @@ import typer
 
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
+from harnessdrive.errors import UserError
 from harnessdrive.report.loading import load_report
-from harnessdrive.report.render import render_report
+from harnessdrive.report.renderers import reporter
 from harnessdrive.store.folder import check_for_reading
 from harnessdrive.store.store import Store
 
@@ -20,15 +21,26 @@ def report(
     ] = None,
     results: opt.ResultsOption = opt.DEFAULT_RESULTS,
     json_output: Annotated[
-        bool, typer.Option("--json", help="Print JSON (docs/results.md).")
+        bool, typer.Option("--json", help="Print JSON (docs/results.md); --format json.")
     ] = False,
+    format_name: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            metavar="NAME",
+            help="How to show it: text (the default), json, or a plugin's format.",
+        ),
+    ] = "text",
 ) -> None:
     """Print the scoreboard of a recorded run again."""
-    loaded = load_report(results, run)
-    if json_output:
-        print(loaded.to_json())
+    if json_output and format_name not in ("text", "json"):
+        raise UserError(f"--json and --format {format_name} ask for two formats; give one")
+    chosen = reporter("json" if json_output else format_name)
+    shown = chosen.render(load_report(results, run))
+    if isinstance(shown, str):
+        print(shown)
     else:
-        stdout().print(render_report(loaded))
+        stdout().print(shown)
 
 
 def index(

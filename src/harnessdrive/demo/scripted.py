@@ -107,7 +107,7 @@ def solving_script(task: Task, harness: str, python: str) -> Script:
     paths = ", ".join(edit.path for edit in edits)
     actions = tuple(action for edit in edits for action in edit.actions)
     answer = Turn(text=f"Done: the change to {paths} is in place.", usage=TURN_USAGE)
-    command = task.spec.grade.visible_command
+    command = task.spec.grade.visible_test_command
     if harness == "aider":
         # aider has every file in its chat (DEMO_OPTIONS) and runs the tests itself.
         return Script(

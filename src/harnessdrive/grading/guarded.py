@@ -1,6 +1,6 @@
 """Glue between the grader and the runner launcher and witness: what one grading command needs.
 
-``plant_canaries`` writes the canaries into the hidden files before they are injected;
+``plant_canaries`` writes the canaries into the hidden files as they are injected;
 ``prepare_run`` rewrites a command so its runner comes from the environment; ``read_counts``
 turns the junit report into a :class:`GradingRun`, judged against the canaries.
 """
@@ -30,12 +30,18 @@ class Canaries:
 
 
 def plant_canaries(
-    task: Task, values: dict[str, str], rng: random.Random | None = None
+    task: Task,
+    values: dict[str, str],
+    *,
+    command: str,
+    junit: bool,
+    rng: random.Random | None = None,
 ) -> Canaries:
-    """Canaries for the hidden test files, when the test command starts one runner we know."""
+    """Canaries for the hidden test files, when the test ``command`` starts one runner we know
+    and its counts come from a junit report."""
     hidden = [(item.target, item.source.read_bytes()) for item in task.hidden]
-    runner = runners.witnessable(render(task.spec.grade.command, {**values, "junit": "junit.xml"}))
-    if runner is None or not task.spec.grade.junit:
+    runner = runners.witnessable(render(command, {**values, "junit": "junit.xml"}))
+    if runner is None or not junit:
         return Canaries(None, dict(hidden))
     plan, planted = witness.plant(runner, hidden, rng)
     if not plan.canaries:

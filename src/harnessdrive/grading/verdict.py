@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from harnessdrive.sandbox.output import StreamRecord
 from harnessdrive.workspace.names import NameText
@@ -71,6 +71,9 @@ class GradingRun(_Model):
     """The exit status of a run whose real tests all passed (1 when planted failures ran)."""
     output: StreamKept | None = None
     """What the command printed to its log (stdout and stderr together)."""
+    started: float | None = None
+    """Seconds after grading began that the command started (runs of one grading may overlap);
+    None in results stored before it was recorded."""
 
     @property
     def succeeded(self) -> bool:
@@ -90,10 +93,22 @@ class SetupRun(_Model):
     seconds: float
 
 
+class GraderRef(_Model):
+    """Which grader produced a verdict, and with what arguments."""
+
+    kind: str
+    """The grader kind: the task's ``[grade] kind`` (``tests``, or a plugin's)."""
+    args: dict[str, Any] = Field(default_factory=dict)
+    """The kind's own ``[grade]`` fields as the task gave them, defaults filled in (for
+    ``tests``: ``command``, ``visible_command``, ``junit``); the fields every kind shares
+    (hidden files, protected and restored paths, timeout, scope) are left out."""
+
+
 class Verdict(_Model):
     outcome: Outcome
     visible: GradingRun | None = None
-    """The visible command, run before the hidden files were injected."""
+    """The visible command, run in a grading copy of its own that never holds the hidden
+    files; reported apart, it never decides."""
     hidden: GradingRun | None = None
     """The test command, run with the hidden files; it decides pass or fail."""
     findings: tuple[Finding, ...] = ()
@@ -106,3 +121,28 @@ class Verdict(_Model):
     error: str | None = None
     """Why the trial could not be graded, when ``outcome`` is ``not_graded``."""
     seconds: float = 0.0
+    grader: GraderRef | None = None
+    """The grader kind and its arguments; None where no grader gave the verdict (the agent
+    could not run, the trial was interrupted, grading failed) and in results stored before it
+    was recorded."""
+    score: float | None = Field(default=None, ge=0, le=1)
+    """A score in [0, 1] where the grader kind gives one (``tests`` gives none)."""
+    metrics: dict[str, float] = Field(default_factory=dict)
+    """Named numbers the grader kind measured beside the outcome (``tests`` gives none)."""
+
+    @property
+    def command_seconds(self) -> float:
+        """Wall time taken by the grading copy's setup and the test runs, time in which runs
+        overlapped counted once."""
+        runs = [run for run in (self.visible, self.hidden) if run is not None]
+        setup = self.setup.seconds if self.setup else 0.0
+        spans = sorted(
+            (run.started, run.started + run.seconds) for run in runs if run.started is not None
+        )
+        if len(spans) < len(runs):  # stored before start times were: the runs were in turn
+            return setup + sum(run.seconds for run in runs)
+        covered, reach = 0.0, float("-inf")
+        for begin, end in spans:
+            covered += max(end - max(begin, reach), 0.0)
+            reach = max(reach, end)
+        return setup + covered

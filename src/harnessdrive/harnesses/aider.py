@@ -22,13 +22,15 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Literal, get_args
 
-from harnessdrive.errors import UserError
-from harnessdrive.harnesses.agent_cli import AgentCli
-from harnessdrive.harnesses.cli_run import CliRun, Collected, Launch
-from harnessdrive.harnesses.flags import FlagTable
-from harnessdrive.harnesses.recording import (
+from pydantic import StrictBool, StrictStr
+
+from harnessdrive.harnesses.cli.agent_cli import AgentCli
+from harnessdrive.harnesses.cli.cli_run import CliRun, Collected, Launch
+from harnessdrive.harnesses.cli.flags import FlagTable
+from harnessdrive.harnesses.cli.options import CliOptions
+from harnessdrive.harnesses.cli.recording import (
     SessionLogError,
     TranscriptBuilder,
     litellm_usage,
@@ -36,7 +38,6 @@ from harnessdrive.harnesses.recording import (
 )
 from harnessdrive.sandbox.commands import render
 from harnessdrive.sandbox.process import ProcessResult
-from harnessdrive.tasks.models import VariantSpec
 
 FLAGS = FlagTable(
     {
@@ -82,10 +83,28 @@ _APPLIED = re.compile(r"^Applied edit to (.+?)\s*$", re.MULTILINE)
 _SUGGESTED = re.compile(r"```(?:bash|sh|shell)\n(.*?)```", re.DOTALL)
 _ADDED_OUTPUT = re.compile(r"^Added \d+ lines? of output to the chat\.")
 _LITELLM_ERROR = re.compile(r"^(litellm\.\w+(?:Error|Exception)\b.*)$", re.MULTILINE)
-_EDIT_FORMATS = ("diff", "whole", "udiff", "diff-fenced", "editor-diff", "editor-whole")
+EditFormat = Literal["diff", "whole", "udiff", "diff-fenced", "editor-diff", "editor-whole"]
 # Non-empty, so aider does not download litellm's price list at start-up; models are then
 # looked up in litellm's bundled copy (LITELLM_LOCAL_MODEL_COST_MAP).
 _PRICE_CACHE_SEED: dict[str, dict[str, object]] = {"harnessdrive-offline-placeholder": {}}
+
+
+class AiderOptions(CliOptions):
+    """aider's variant options: the common ones and its own."""
+
+    expected: ClassVar[dict[str, str]] = {
+        **CliOptions.expected,
+        "files": '"none", "all" or a list of paths',
+        "edit_format": f"one of {', '.join(get_args(EditFormat))}",
+        "auto_test": "true or false",
+    }
+
+    files: Literal["none", "all"] | list[StrictStr] = "none"
+    """Files added to the chat up front: ``"none"``, ``"all"`` tracked files, or a list."""
+    edit_format: EditFormat | None = None
+    """How the model writes its edits (``--edit-format``); default: aider's choice per model."""
+    auto_test: StrictBool = False
+    """Run the task's visible test command after each edit and show the model the failures."""
 
 
 class Aider(AgentCli):
@@ -94,27 +113,13 @@ class Aider(AgentCli):
     flags = FLAGS
     protocol = "openai"
     efforts = ("low", "medium", "high")
-    options = frozenset({"files", "edit_format", "auto_test"})
+    options_model = AiderOptions
     auth_env = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY")
     login_hint = "sign in: set the API key variable of the model's provider (OPENAI_API_KEY, ...)"
     supports = (
         "model (litellm id), effort (--reasoning-effort), endpoint (Chat Completions), "
         "auto_test; edits by answer text, never runs suggested shell commands"
     )
-
-    def check_options(self, variant: VariantSpec) -> None:
-        options = variant.options
-        files = options.get("files", "none")
-        if not (files in ("none", "all") or _is_str_list(files)):
-            raise UserError(
-                f'variant {variant.label}: \'files\' must be "none", "all" or a list of paths'
-            )
-        if options.get("edit_format", "diff") not in _EDIT_FORMATS:
-            raise UserError(
-                f"variant {variant.label}: 'edit_format' must be one of {', '.join(_EDIT_FORMATS)}"
-            )
-        if not isinstance(options.get("auto_test", False), bool):
-            raise UserError(f"variant {variant.label}: 'auto_test' must be true or false")
 
     def launch(self, run: CliRun) -> Launch:
         caches = run.home / ".aider" / "caches"
@@ -134,11 +139,12 @@ class Aider(AgentCli):
         argv += [FLAGS["chat_history"], str(logs / "chat-history.md")]
         argv += [FLAGS["input_history"], str(logs / "input-history.txt")]
         argv += [FLAGS["llm_history"], str(logs / "llm-history.txt")]
-        if "edit_format" in run.options:
-            argv += [FLAGS["edit_format"], str(run.options["edit_format"])]
+        options = _options(run)
+        if options.edit_format is not None:
+            argv += [FLAGS["edit_format"], options.edit_format]
         if run.variant.effort:
             argv += [FLAGS["reasoning_effort"], run.variant.effort]
-        if run.options.get("auto_test"):
+        if options.auto_test:
             command = _test_command(run)
             if command:
                 argv += [FLAGS["test_cmd"], command, FLAGS["auto_test"]]
@@ -217,19 +223,24 @@ def _test_runs(stdout: str) -> list[tuple[str, int | None]]:
     return runs
 
 
+def _options(run: CliRun) -> AiderOptions:
+    assert isinstance(run.options, AiderOptions)  # Aider.options_model parsed them
+    return run.options
+
+
 def log_dir(run: CliRun) -> Path:
     return run.home / "aider-logs"
 
 
 def _test_command(run: CliRun) -> str:
-    command = run.request.task.spec.grade.visible_command
+    command = run.request.task.spec.grade.visible_test_command
     if not command:
         return ""
     return render(command, {"python": run.request.python, "workspace": str(run.workspace)})
 
 
 def _files(run: CliRun) -> list[str]:
-    files = run.options.get("files", "none")
+    files = _options(run).files
     if files == "none":
         return []
     if files == "all":
@@ -237,7 +248,7 @@ def _files(run: CliRun) -> list[str]:
             ["git", "ls-files", "-z"], cwd=run.workspace, capture_output=True, check=False
         )
         return [name for name in listed.stdout.decode(errors="replace").split("\0") if name]
-    return [str(name) for name in files]
+    return list(files)
 
 
 def _remove_caches(workspace: Path) -> None:
@@ -276,7 +287,3 @@ def _prefix(model: str | None) -> str | None:
     if model and "/" in model:
         return model.split("/", 1)[0]
     return None
-
-
-def _is_str_list(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(item, str) for item in value)

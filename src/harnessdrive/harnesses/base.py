@@ -32,6 +32,8 @@ class HarnessInfo:
     found: str = ""
     """How its executable was found (``PATH``, a variable, the pinned install), or the fix
     when it was not; empty for harnesses without one."""
+    origin: str = ""
+    """Who registered it: ``built-in``, or the plugin (and its distribution)."""
 
 
 Billing = Literal["api", "subscription"]

@@ -13,11 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from harnessdrive.harnesses.agent_cli import AgentCli
-from harnessdrive.harnesses.cli_run import CliRun, Collected, Launch
-from harnessdrive.harnesses.flags import Flag, FlagTable
-from harnessdrive.harnesses.message_blocks import BlockReader, ToolKinds
-from harnessdrive.harnesses.recording import (
+from harnessdrive.harnesses.cli.agent_cli import AgentCli
+from harnessdrive.harnesses.cli.cli_run import CliRun, Collected, Launch
+from harnessdrive.harnesses.cli.flags import Flag, FlagTable
+from harnessdrive.harnesses.cli.message_blocks import BlockReader, ToolKinds
+from harnessdrive.harnesses.cli.recording import (
     SessionLogError,
     TranscriptBuilder,
     as_int,
@@ -86,8 +86,8 @@ class ClaudeCode(AgentCli):
             argv += [FLAGS["model"], run.variant.model]
         if run.variant.effort:
             argv += [FLAGS["effort"], run.variant.effort]
-        if "max_turns" in run.options:
-            argv += [FLAGS["max_turns"], str(run.options["max_turns"])]
+        if run.options.max_turns is not None:
+            argv += [FLAGS["max_turns"], str(run.options.max_turns)]
         if run.request.budget_usd is not None:
             argv += [FLAGS["max_budget"], f"{run.request.budget_usd:.4f}"]
         if run.endpoint is not None:

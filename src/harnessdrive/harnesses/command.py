@@ -1,16 +1,9 @@
 """The generic harness: run any CLI from a shell command template.
 
-Variant options:
-
-- ``template`` (required): the command line, with placeholders ``{workspace}``, ``{prompt_file}``,
-  ``{model}``, ``{effort}``, ``{home}`` and ``{python}``, each filled in shell-quoted;
-- ``stdin_prompt`` (default false): feed the prompt on standard input instead of /dev/null;
-- ``env``: names of variables to pass through from the caller (the CLI's API key, say);
-- ``set_env``: variables to set;
-- ``version_command``: a command whose first output line is the CLI's version;
-- ``show``: further folders (or files) the agent may read, by absolute or ``~`` path: a script
-  kept under /tmp, say. Each is shown read-only at its own path; a path that would show the
-  results folder, the suite or the hidden files is refused before the run starts.
+Variant options (:class:`CommandOptions`): ``template`` (required), ``stdin_prompt``, ``env``,
+``set_env``, ``version_command`` and ``show``: further folders (or files) the agent may read, a
+script kept under /tmp, say. Each is shown read-only at its own path; a path that would show the
+results folder, the suite or the hidden files is refused before the run starts.
 
 When the command fails and a path the template names exists here but not inside the sandbox,
 the error says so, with the fix, and the trial is ``could_not_run``.
@@ -24,13 +17,14 @@ from __future__ import annotations
 import shlex
 import shutil
 import subprocess
-from collections.abc import Mapping
-from typing import Any
+from typing import ClassVar
 
-from harnessdrive.errors import UserError, did_you_mean
+from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr
+
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, HarnessInfo
-from harnessdrive.harnesses.fatal import fatal_hint, last_line
-from harnessdrive.harnesses.template_paths import show_option, unseen_hint, unseen_paths
+from harnessdrive.harnesses.cli.fatal import fatal_hint, last_line
+from harnessdrive.harnesses.cli.template_paths import show_option, unseen_hint, unseen_paths
+from harnessdrive.harnesses.options import HarnessOptions, parse_options
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.commands import render, shell_argv
 from harnessdrive.sandbox.env import base_environment
@@ -38,7 +32,34 @@ from harnessdrive.sandbox.limits import describe
 from harnessdrive.sandbox.runner import Isolation
 from harnessdrive.tasks.models import VariantSpec
 
-_OPTIONS = frozenset({"template", "stdin_prompt", "env", "set_env", "version_command", "show"})
+
+class CommandOptions(HarnessOptions):
+    """``options`` of a ``command`` variant."""
+
+    expected: ClassVar[dict[str, str]] = {
+        "template": "a non-empty command line",
+        "stdin_prompt": "true or false",
+        "env": "a variable name or a list of them",
+        "set_env": "a table of variable names and values",
+        "version_command": "a command line",
+        "show": "a list of paths",
+    }
+
+    template: StrictStr = Field(pattern=r"\S")
+    """The command line, with ``{workspace}``, ``{prompt_file}``, ``{model}``, ``{effort}``,
+    ``{home}`` and ``{python}`` filled in shell-quoted."""
+    stdin_prompt: StrictBool = False
+    """Feed the prompt on standard input instead of /dev/null."""
+    env: StrictStr | tuple[StrictStr, ...] = ()
+    """Names of variables passed through from your environment (the CLI's API key, say)."""
+    set_env: dict[StrictStr, StrictStr | StrictInt | StrictFloat | StrictBool] = Field(
+        default_factory=dict
+    )
+    """Variables to set."""
+    version_command: StrictStr | None = None
+    """A command whose first output line is the CLI's version."""
+    show: tuple[StrictStr, ...] | None = None
+    """Further folders or files the agent may read, by absolute or ``~`` path."""
 
 
 class CommandHarness:
@@ -55,23 +76,15 @@ class CommandHarness:
             uses_model=True,
         )
 
+    options_model = CommandOptions
+
     def check_variant(self, variant: VariantSpec) -> None:
-        unknown = set(variant.options) - _OPTIONS
-        if unknown:
-            first = min(unknown)
-            raise UserError(
-                f"variant {variant.label}: unknown option(s) for the command harness: "
-                f"{', '.join(sorted(unknown))}{did_you_mean(first, _OPTIONS)} "
-                f"(known: {', '.join(sorted(_OPTIONS))})"
-            )
-        template = variant.options.get("template")
-        if not isinstance(template, str) or not template.strip():
-            raise UserError(f"variant {variant.label}: the command harness needs a 'template'")
-        show_option(variant.options.get("show"), variant.label)
+        options = parse_options(CommandOptions, variant, self.name)
+        show_option(options.show, variant.label)
 
     def run(self, request: AgentRequest) -> AgentRun:
-        options = request.variant.options
-        template = str(options["template"])
+        options = parse_options(CommandOptions, request.variant, self.name)
+        template = options.template
         values = {
             "workspace": str(request.workspace),
             "prompt_file": str(request.prompt_file),
@@ -84,15 +97,15 @@ class CommandHarness:
         env = base_environment(
             request.home,
             request.tmp,
-            passthrough=_names(options.get("env", ())),
-            extra=_mapping(options.get("set_env", {})),
+            passthrough=(options.env,) if isinstance(options.env, str) else options.env,
+            extra={name: str(value) for name, value in options.set_env.items()},
         )
         started = now()
         request.logs.mkdir(parents=True, exist_ok=True)
         isolation = Isolation(
             writable=(request.workspace, request.home, request.tmp),
             readonly=(request.prompt_file, *request.readonly),
-            tools=show_option(options.get("show"), request.variant.label),
+            tools=show_option(options.show, request.variant.label),
             network=request.network,
         )
         result = request.sandbox.run(
@@ -102,7 +115,7 @@ class CommandHarness:
             timeout=request.timeout,
             stdout=request.stdout,
             stderr=request.stderr,
-            stdin=request.prompt_file if options.get("stdin_prompt") else None,
+            stdin=request.prompt_file if options.stdin_prompt else None,
             isolation=isolation,
             stop=request.stop,
         )
@@ -139,7 +152,7 @@ class CommandHarness:
             hint=hint,
             limit=result.limit,
             could_not_run=could_not_run,
-            version=_version(options.get("version_command")),
+            version=_version(options.version_command),
             stdout_record=result.stdout_record,
             stderr_record=result.stderr_record,
         )
@@ -153,8 +166,8 @@ def _binary(template: str) -> str:
     return words[0] if words else "the command"
 
 
-def _version(command: Any) -> str | None:
-    if not isinstance(command, str) or not command:
+def _version(command: str | None) -> str | None:
+    if not command:
         return None
     try:
         out = subprocess.run(
@@ -164,16 +177,6 @@ def _version(command: Any) -> str | None:
         return None
     lines = (out.stdout or out.stderr).strip().splitlines()
     return lines[0].strip() if lines else None
-
-
-def _names(value: Any) -> tuple[str, ...]:
-    if isinstance(value, str):
-        return (value,)
-    return tuple(str(v) for v in value)
-
-
-def _mapping(value: Any) -> Mapping[str, str]:
-    return {str(k): str(v) for k, v in dict(value).items()}
 
 
 def binary_installed(template: str) -> bool:

@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from harnessdrive.errors import UserError
-from harnessdrive.harnesses.agent_cli import AgentCli
-from harnessdrive.harnesses.cli_run import CliRun, Collected, Launch
-from harnessdrive.harnesses.flags import FlagTable
-from harnessdrive.harnesses.message_blocks import BlockReader, ToolKinds, exit_code
-from harnessdrive.harnesses.recording import (
+from harnessdrive.harnesses.cli.agent_cli import AgentCli
+from harnessdrive.harnesses.cli.cli_run import CliRun, Collected, Launch
+from harnessdrive.harnesses.cli.flags import FlagTable
+from harnessdrive.harnesses.cli.message_blocks import BlockReader, ToolKinds, exit_code
+from harnessdrive.harnesses.cli.options import CliOptions
+from harnessdrive.harnesses.cli.recording import (
     SessionLogError,
     TranscriptBuilder,
     as_int,
@@ -59,8 +60,8 @@ class CursorCli(AgentCli):
     supports = "model; no endpoint (Cursor's servers only); permissions: --force"
     untested = True
 
-    def check_options(self, variant: VariantSpec) -> None:
-        if "endpoint" in variant.options:
+    def check_options(self, variant: VariantSpec, options: CliOptions) -> None:
+        if options.endpoint is not None:
             raise UserError(
                 f"variant {variant.label}: Cursor CLI has no setting for another model server"
             )

@@ -14,12 +14,12 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar
 
-from harnessdrive.harnesses.agent_cli import AgentCli
-from harnessdrive.harnesses.cli_run import CliRun, Collected, Launch
-from harnessdrive.harnesses.fatal import FatalKind
-from harnessdrive.harnesses.flags import FlagTable
-from harnessdrive.harnesses.message_blocks import exit_code
-from harnessdrive.harnesses.recording import (
+from harnessdrive.harnesses.cli.agent_cli import AgentCli
+from harnessdrive.harnesses.cli.cli_run import CliRun, Collected, Launch
+from harnessdrive.harnesses.cli.fatal import FatalKind
+from harnessdrive.harnesses.cli.flags import FlagTable
+from harnessdrive.harnesses.cli.message_blocks import exit_code
+from harnessdrive.harnesses.cli.recording import (
     SessionLogError,
     TranscriptBuilder,
     as_int,
@@ -168,15 +168,15 @@ def _final_records(chat: Path) -> list[dict[str, Any]]:
 
 
 def _settings(run: CliRun) -> dict[str, Any]:
-    auth = "oauth-personal" if run.options.get("login") else "gemini-api-key"
+    auth = "oauth-personal" if run.options.login else "gemini-api-key"
     settings: dict[str, Any] = {
         "security": {"auth": {"selectedType": auth}},
         "privacy": {"usageStatisticsEnabled": False},
         "telemetry": {"enabled": False},
         "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
     }
-    if "max_turns" in run.options:
-        settings["model"] = {"maxSessionTurns": int(run.options["max_turns"])}
+    if run.options.max_turns is not None:
+        settings["model"] = {"maxSessionTurns": run.options.max_turns}
     return settings
 
 

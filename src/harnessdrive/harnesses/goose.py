@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from harnessdrive.harnesses.agent_cli import AgentCli
-from harnessdrive.harnesses.cli_run import CliRun, Collected, Launch
-from harnessdrive.harnesses.flags import FlagTable
-from harnessdrive.harnesses.message_blocks import exit_code
-from harnessdrive.harnesses.recording import (
+from harnessdrive.harnesses.cli.agent_cli import AgentCli
+from harnessdrive.harnesses.cli.cli_run import CliRun, Collected, Launch
+from harnessdrive.harnesses.cli.flags import FlagTable
+from harnessdrive.harnesses.cli.message_blocks import exit_code
+from harnessdrive.harnesses.cli.recording import (
     SessionLogError,
     TranscriptBuilder,
     as_int,
@@ -76,8 +76,8 @@ class Goose(AgentCli):
             argv += [FLAGS["provider"], "openai"]
         if run.variant.model:
             argv += [FLAGS["model"], run.variant.model]
-        if "max_turns" in run.options:
-            argv += [FLAGS["max_turns"], str(run.options["max_turns"])]
+        if run.options.max_turns is not None:
+            argv += [FLAGS["max_turns"], str(run.options.max_turns)]
         return Launch(argv=argv, env=env)
 
     def collect(self, run: CliRun, stdout: str, result: ProcessResult) -> Collected:

@@ -14,10 +14,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harnessdrive.harnesses.agent_cli import AgentCli
-from harnessdrive.harnesses.cli_run import CliRun, Collected, Launch
-from harnessdrive.harnesses.flags import FlagTable
-from harnessdrive.harnesses.recording import (
+from harnessdrive.harnesses.cli.agent_cli import AgentCli
+from harnessdrive.harnesses.cli.cli_run import CliRun, Collected, Launch
+from harnessdrive.harnesses.cli.flags import FlagTable
+from harnessdrive.harnesses.cli.recording import (
     SessionLogError,
     TranscriptBuilder,
     litellm_usage,
@@ -146,8 +146,8 @@ def _settings(run: CliRun) -> dict[str, Any]:
         "run": {"task": run.prompt_file.read_text(encoding="utf-8")},
         "model": model,
     }
-    if "max_turns" in run.options:
-        settings["agent"] = {"step_limit": int(run.options["max_turns"])}
+    if run.options.max_turns is not None:
+        settings["agent"] = {"step_limit": run.options.max_turns}
     return settings
 
 

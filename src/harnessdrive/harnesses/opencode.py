@@ -17,10 +17,10 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from harnessdrive.harnesses.agent_cli import AgentCli
-from harnessdrive.harnesses.cli_run import CliRun, Collected, Launch
-from harnessdrive.harnesses.flags import FlagTable
-from harnessdrive.harnesses.recording import (
+from harnessdrive.harnesses.cli.agent_cli import AgentCli
+from harnessdrive.harnesses.cli.cli_run import CliRun, Collected, Launch
+from harnessdrive.harnesses.cli.flags import FlagTable
+from harnessdrive.harnesses.cli.recording import (
     SessionLogError,
     TranscriptBuilder,
     as_int,

@@ -13,11 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from harnessdrive.harnesses.agent_cli import AgentCli
-from harnessdrive.harnesses.cli_run import CliRun, Collected, Launch
-from harnessdrive.harnesses.flags import FlagTable
-from harnessdrive.harnesses.message_blocks import BlockReader, ToolKinds
-from harnessdrive.harnesses.recording import (
+from harnessdrive.harnesses.cli.agent_cli import AgentCli
+from harnessdrive.harnesses.cli.cli_run import CliRun, Collected, Launch
+from harnessdrive.harnesses.cli.flags import FlagTable
+from harnessdrive.harnesses.cli.message_blocks import BlockReader, ToolKinds
+from harnessdrive.harnesses.cli.recording import (
     SessionLogError,
     TranscriptBuilder,
     as_int,
@@ -79,8 +79,8 @@ class QwenCode(AgentCli):
             env["OPENAI_API_KEY"] = run.endpoint.api_key
         if run.variant.model:
             argv += [FLAGS["model"], run.variant.model]
-        if "max_turns" in run.options:
-            argv += [FLAGS["max_turns"], str(run.options["max_turns"])]
+        if run.options.max_turns is not None:
+            argv += [FLAGS["max_turns"], str(run.options.max_turns)]
         return Launch(argv=argv, env=env, stdin=run.prompt_file)
 
     def collect(self, run: CliRun, stdout: str, result: ProcessResult) -> Collected:

@@ -16,8 +16,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from harnessdrive.errors import HarnessError, UserError
+from harnessdrive.errors import HarnessError
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, HarnessInfo
+from harnessdrive.harnesses.options import NoOptions, parse_options
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.process import ProcessResult
@@ -54,11 +55,7 @@ class _ScriptedAgent:
         )
 
     def check_variant(self, variant: VariantSpec) -> None:
-        if variant.options:
-            raise UserError(
-                f"variant {variant.label}: {self.name} takes no options, got "
-                f"{', '.join(sorted(variant.options))}"
-            )
+        parse_options(NoOptions, variant, self.name)
 
     def run(self, request: AgentRequest) -> AgentRun:
         started = now()

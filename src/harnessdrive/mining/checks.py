@@ -25,6 +25,7 @@ from typing import Literal, get_args
 
 from harnessdrive.errors import GradingError, HarnessdriveError, SetupFailedError
 from harnessdrive.grading.grader import GradingSetup, grade
+from harnessdrive.grading.kinds.tests import tests_spec
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.mining.candidate import Candidate
 from harnessdrive.mining.environments import EnvironmentStore
@@ -317,5 +318,5 @@ def _judge(label: str, outcome: TestOutcome) -> RejectReason | None:
 
 
 def _with_command(task: Task, command: str) -> Task:
-    grade_spec = task.spec.grade.model_copy(update={"command": command})
+    grade_spec = tests_spec(task.spec.grade).model_copy(update={"command": command})
     return dataclasses.replace(task, spec=task.spec.model_copy(update={"grade": grade_spec}))

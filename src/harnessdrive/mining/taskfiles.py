@@ -118,6 +118,7 @@ def task_data(
     groups: RestoreGroups,
 ) -> dict[str, Any]:
     grade: dict[str, Any] = {
+        "kind": "tests",
         "command": settings.test_command,
         "timeout": settings.test_timeout,
         "restored": [glob for _, globs in groups for glob in globs],

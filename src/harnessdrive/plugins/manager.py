@@ -20,7 +20,11 @@ from harnessdrive.plugins.hookspecs import PROJECT, HookSpecs
 ENTRY_POINT_GROUP = "harnessdrive"
 PLUGINS_VARIABLE = "HARNESSDRIVE_PLUGINS"
 
-BUILTIN_PLUGINS: tuple[str, ...] = ()
+BUILTIN_PLUGINS: tuple[str, ...] = (
+    "harnessdrive.harnesses.builtin",
+    "harnessdrive.grading.kinds.builtin",
+    "harnessdrive.report.builtin",
+)
 """harnessdrive's own plugin modules; each registers one area's built-ins."""
 
 
@@ -33,9 +37,19 @@ def allowed_plugins() -> frozenset[str] | None:
     return frozenset(names - {"none"})
 
 
-@functools.cache
 def plugin_manager() -> pluggy.PluginManager:
     """The loaded plugins (built once per process; :func:`reset_plugins` forgets them)."""
+    return _loaded()[0]
+
+
+def plugin_origin(plugin_name: str) -> str:
+    """``built-in``, or ``plugin NAME (distribution VERSION)`` for an installed plugin."""
+    return _loaded()[1].get(plugin_name, "built-in")
+
+
+@functools.cache
+def _loaded() -> tuple[pluggy.PluginManager, dict[str, str]]:
+    origins: dict[str, str] = {}
     manager = pluggy.PluginManager(PROJECT)
     manager.add_hookspecs(HookSpecs)
     for module_name in BUILTIN_PLUGINS:
@@ -52,10 +66,13 @@ def plugin_manager() -> pluggy.PluginManager:
             ) from None
         if manager.is_registered(plugin):
             continue
-        manager.register(plugin, name=f"{ENTRY_POINT_GROUP}:{entry.name}")
-    return manager
+        plugin_name = f"{ENTRY_POINT_GROUP}:{entry.name}"
+        manager.register(plugin, name=plugin_name)
+        dist = f" ({entry.dist.name} {entry.dist.version})" if entry.dist is not None else ""
+        origins[plugin_name] = f"plugin {entry.name}{dist}"
+    return manager, origins
 
 
 def reset_plugins() -> None:
     """Forget the loaded plugins, so the next lookup reads the environment again."""
-    plugin_manager.cache_clear()
+    _loaded.cache_clear()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Protocol, TypeVar
 
 from harnessdrive.errors import PluginError
-from harnessdrive.plugins.manager import plugin_manager
+from harnessdrive.plugins.manager import plugin_manager, plugin_origin
 
 
 class Named(Protocol):
@@ -22,9 +22,17 @@ T = TypeVar("T", bound=Named)
 
 def registrations(hook: str, kind: type[T]) -> dict[str, T]:
     """Every ``kind`` registered through ``hook``, by name, in registration order."""
+    return {name: item for name, (item, _owner) in _collect(hook, kind).items()}
+
+
+def registered_by(hook: str, kind: type[T]) -> dict[str, str]:
+    """Where each name registered through ``hook`` came from: ``built-in`` or its plugin."""
+    return {name: plugin_origin(owner) for name, (_item, owner) in _collect(hook, kind).items()}
+
+
+def _collect(hook: str, kind: type[T]) -> dict[str, tuple[T, str]]:
     caller = getattr(plugin_manager().hook, hook)
-    found: dict[str, T] = {}
-    owner: dict[str, str] = {}
+    found: dict[str, tuple[T, str]] = {}
     # Oldest first, so built-ins come before plugins in listings.
     for impl in reversed(caller.get_hookimpls()):
         items: Any = impl.function()
@@ -37,10 +45,9 @@ def registrations(hook: str, kind: type[T]) -> dict[str, T]:
             name = item.name
             if name in found:
                 raise PluginError(
-                    f"{kind.__name__} {name!r} is registered twice: by {owner[name]!r} and by "
+                    f"{kind.__name__} {name!r} is registered twice: by {found[name][1]!r} and by "
                     f"{impl.plugin_name!r}; uninstall one, or leave one out with "
                     "HARNESSDRIVE_PLUGINS"
                 )
-            found[name] = item
-            owner[name] = impl.plugin_name
+            found[name] = (item, impl.plugin_name)
     return found

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from harnessdrive.errors import Setting, TaskFormatError, UserError
 from harnessdrive.harnesses.base import Harness
-from harnessdrive.harnesses.registry import get_harness
+from harnessdrive.harnesses.registry import check_options, get_harness
 from harnessdrive.store.paths import trial_id
 from harnessdrive.tasks.identity import harnessdrive_version, suite_identity, suite_version
 from harnessdrive.tasks.loading import Suite, Task
@@ -63,6 +63,7 @@ def make_plan(suite: Suite, variants: tuple[VariantSpec, ...], repeat: int) -> P
         if variant.harness not in harnesses:
             harnesses[variant.harness] = get_harness(variant.harness)
         _check_takes_model(variant, harnesses[variant.harness])
+        check_options(variant)
         harnesses[variant.harness].check_variant(variant)
     _check_sources(suite)
     identity, version = suite_identity(suite), suite_version(suite)

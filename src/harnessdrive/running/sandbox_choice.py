@@ -14,7 +14,7 @@ from pathlib import Path
 
 from harnessdrive.errors import Setting, UserError
 from harnessdrive.harnesses.base import Harness
-from harnessdrive.harnesses.template_paths import show_option
+from harnessdrive.harnesses.cli.template_paths import show_option
 from harnessdrive.sandbox.mounts import is_inside
 from harnessdrive.sandbox.runner import SandboxKind, sandbox_problem
 from harnessdrive.sandbox.sealed import registered_results_folders

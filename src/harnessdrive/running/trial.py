@@ -318,9 +318,7 @@ def _trial_sandbox(sandbox: Sandbox, task: Task) -> Sandbox:
 
 def _timing(outcome: AttemptOutcome, setup_seconds: float, total: float) -> Timing:
     verdict: Verdict = outcome.verdict
-    commands = sum(run.seconds for run in (verdict.visible, verdict.hidden) if run is not None) + (
-        verdict.setup.seconds if verdict.setup else 0.0
-    )
+    commands = verdict.command_seconds
     agent = outcome.agent.seconds
     return Timing(
         setup=round(setup_seconds, 3),

@@ -235,7 +235,7 @@ def _fixtures(folder: Path, spec: TaskSpec, task_file: Path) -> tuple[Fixture, .
     fixtures = []
     for item in spec.check.fixtures:
         where = f"{task_file}: check fixture {item.label!r}"
-        if item.visible is not None and spec.grade.visible_command is None:
+        if item.visible is not None and spec.grade.visible_test_command is None:
             raise TaskFormatError(f"{where} sets 'visible' but the task has no visible_command")
         if item.patch is not None:
             patch = (folder / item.patch).resolve()

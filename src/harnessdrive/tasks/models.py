@@ -10,7 +10,14 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializeAsAny,
+    field_validator,
+    model_validator,
+)
 
 from harnessdrive.tasks.check_models import CheckSpec, ScopeSpec
 
@@ -63,13 +70,22 @@ class HiddenFile(_Spec):
         return _check_relative(value)
 
 
-class GradeSpec(_Spec):
-    """How the agent's change is judged."""
+DEFAULT_GRADER_KIND = "tests"
+"""The grader kind of a ``[grade]`` table that names none."""
 
-    command: str
-    """The test command; exit 0 with every reported test passing means pass."""
-    visible_command: str | None = None
-    """Tests the agent could see, run before the hidden files are injected; reported apart."""
+
+class GradeSpec(_Spec):
+    """How the agent's change is judged: the fields every grader kind shares.
+
+    They say what goes into the grading copy (hidden files, what is protected, restored or
+    removed). Each grader kind's table is a subclass that adds the kind's own fields and fixes
+    ``kind`` to its name (``harnessdrive.grading.kinds.base``); a task file's ``[grade]`` is
+    read as the table of the kind it names.
+    """
+
+    kind: str = DEFAULT_GRADER_KIND
+    """The grader kind that judges the change (``tests`` when absent); the other keys of
+    ``[grade]`` are that kind's."""
     hidden: tuple[HiddenFile, ...] | None = None
     """Hidden files. Default: every file under ``hidden/`` to the same relative path."""
     protected: tuple[str, ...] = ()
@@ -81,10 +97,23 @@ class GradeSpec(_Spec):
     change deleted, for a mined task)."""
     timeout: float = Field(default=600, gt=0)
     """Seconds for each grading command."""
-    junit: bool = True
-    """Count passed/total from a junit report where the runner can write one."""
     scope: ScopeSpec | None = None
     """The files the change is about; a change elsewhere is an ``out-of-scope`` finding."""
+
+    @property
+    def visible_test_command(self) -> str | None:
+        """A command the agent may run to check its own work, when the kind has one."""
+        return None
+
+    @classmethod
+    def table_keys(cls) -> tuple[str, ...]:
+        """Every key a ``[grade]`` table of some registered kind may hold (for "did you mean")."""
+        from harnessdrive.tasks.grade_kinds import grade_tables
+
+        keys = dict.fromkeys(cls.model_fields)
+        for table in grade_tables().values():
+            keys.update(dict.fromkeys(table.model_fields))
+        return tuple(keys)
 
 
 class LimitsSpec(_Spec):
@@ -119,14 +148,22 @@ class TaskSpec(_Spec):
     """Where the starting files come from."""
     setup: SetupSpec = SetupSpec()
     """Commands run in every fresh copy before the agent and before grading."""
-    grade: GradeSpec
-    """How the agent's change is judged."""
+    grade: SerializeAsAny[GradeSpec]
+    """How the agent's change is judged: a table of the grader kind its ``kind`` names."""
     limits: LimitsSpec = LimitsSpec()
     """Time and resource limits of the agent and of every sandboxed command."""
     check: CheckSpec = CheckSpec()
     """Self-test fixtures for ``harnessdrive check``."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Free-form data kept with the task (mined tasks store their commit here)."""
+
+    @field_validator("grade", mode="before")
+    @classmethod
+    def _grade_of_its_kind(cls, value: Any) -> Any:
+        # Kinds are plugins; their registry reads this module's GradeSpec, so it loads late.
+        from harnessdrive.tasks.grade_kinds import grade_spec_of_kind
+
+        return grade_spec_of_kind(value)
 
     @model_validator(mode="after")
     def _one_prompt(self) -> TaskSpec:

@@ -74,7 +74,9 @@ def _problem(error: Any, model: type[BaseModel] | None) -> _Problem:
             continue
         where.append(part)
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-            known = tuple(annotation.model_fields)
+            # A table read as one of several forms (``[grade]``, by kind) knows all their keys.
+            keys = getattr(annotation, "table_keys", None)
+            known = tuple(keys()) if callable(keys) else tuple(annotation.model_fields)
             field = annotation.model_fields.get(str(part))
             annotation = field.annotation if field is not None else None
         elif get_origin(annotation) in (tuple, list):

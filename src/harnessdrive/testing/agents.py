@@ -124,6 +124,7 @@ class SpendingAgent:
     """Reports scripted model calls and costs; solves the task with its reference solution."""
 
     name = "spender"
+    options_model = SpenderOptions
 
     def info(self) -> HarnessInfo:
         return HarnessInfo(

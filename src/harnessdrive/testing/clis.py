@@ -1,6 +1,6 @@
 """Pinned installs of the real agent CLIs, for the `cli` tests.
 
-The pins and the installer are harnessdrive's own (:mod:`harnessdrive.harnesses.install`, what
+The pins and the installer are harnessdrive's own (:mod:`harnessdrive.harnesses.cli.install`, what
 ``harnessdrive install-clis`` runs); this module only picks the tests' cache: the folder named by
 ``HARNESSDRIVE_CLI_CACHE``, else ``<repo>/.cache/clis`` of the source checkout, which harnessdrive
 itself searches too, so the CLIs the tests install are found by ``harnessdrive demo`` as well.
@@ -19,8 +19,8 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from harnessdrive.harnesses import install as pinned
-from harnessdrive.harnesses.install import CACHE_ENV, PINS, STAMP_NAME, CliPin
+from harnessdrive.harnesses.cli import install as pinned
+from harnessdrive.harnesses.cli.install import CACHE_ENV, PINS, STAMP_NAME, CliPin
 
 __all__ = [
     "CACHE_ENV",

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harnessdrive.errors import UserError
-from harnessdrive.harnesses.binaries import (
+from harnessdrive.harnesses.cli.binaries import (
     PINNED,
     Located,
     Probe,
@@ -19,11 +19,11 @@ from harnessdrive.harnesses.binaries import (
     parse_version,
     probe,
 )
-from harnessdrive.harnesses.endpoint import parse_endpoint, require, resolve
-from harnessdrive.harnesses.fatal import fatal_kind
-from harnessdrive.harnesses.flags import Flag, FlagTable, missing_flags
-from harnessdrive.harnesses.install import CACHE_ENV, PINS, STAMP_NAME
-from harnessdrive.harnesses.registry import BUILTIN, get_harness
+from harnessdrive.harnesses.cli.endpoint import parse_endpoint, require, resolve
+from harnessdrive.harnesses.cli.fatal import fatal_kind
+from harnessdrive.harnesses.cli.flags import Flag, FlagTable, missing_flags
+from harnessdrive.harnesses.cli.install import CACHE_ENV, PINS, STAMP_NAME
+from harnessdrive.harnesses.registry import available, get_harness
 from harnessdrive.tasks.models import VariantSpec
 
 REAL_CLIS = ("claude", "codex", "gemini", "opencode", "pi", "qwen", "aider", "mini-swe-agent")
@@ -133,7 +133,7 @@ def test_endpoint_option_validates_and_fills_in_the_task(monkeypatch: pytest.Mon
 
 @pytest.mark.parametrize("name", REAL_CLIS)
 def test_every_real_cli_is_registered_and_refuses_bad_settings(name: str) -> None:
-    assert name in BUILTIN
+    assert name in available()
     harness = get_harness(name)
     assert harness.info().uses_model
     harness.check_variant(VariantSpec(harness=name, options={"permissions": "full"}))

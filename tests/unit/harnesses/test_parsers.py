@@ -14,7 +14,7 @@ import pytest
 import harnessdrive.demo
 from harnessdrive.demo.scripted import scripted_prices, solution_edits, solving_script
 from harnessdrive.harnesses import aider, cursor, gemini, goose, opencode, pi, qwen
-from harnessdrive.harnesses.recording import SessionLogError, litellm_usage
+from harnessdrive.harnesses.cli.recording import SessionLogError, litellm_usage
 from harnessdrive.tasks.loading import Task, load_suite
 from harnessdrive.testing.model_server import EditFile, Shell, WriteFile
 from harnessdrive.transcript.models import Usage

@@ -93,7 +93,7 @@ def show_option(value: Any, label: str) -> tuple[Path, ...]:
     """The variant option ``show``: a list of existing absolute (or ``~``) folders or files."""
     if value is None:
         return ()
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+    if not isinstance(value, list | tuple) or not all(isinstance(item, str) for item in value):
         raise UserError(f"variant {label}: 'show' must be a list of paths")
     paths = []
     for item in value:

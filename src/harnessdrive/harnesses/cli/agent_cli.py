@@ -25,7 +25,7 @@ from harnessdrive.harnesses.base import (
     ModelPlan,
     PlannedModel,
 )
-from harnessdrive.harnesses.binaries import (
+from harnessdrive.harnesses.cli.binaries import (
     Located,
     binary_variable,
     install_roots,
@@ -33,19 +33,14 @@ from harnessdrive.harnesses.binaries import (
     parse_version,
     probe,
 )
-from harnessdrive.harnesses.cli_run import CliRun, Collected, Launch
-from harnessdrive.harnesses.endpoint import (
-    Endpoint,
-    EndpointSpec,
-    Protocol,
-    parse_endpoint,
-    require,
-    resolve,
-)
-from harnessdrive.harnesses.fatal import FatalKind, fatal_kind, last_line
-from harnessdrive.harnesses.flags import FlagTable, missing_flags
-from harnessdrive.harnesses.install import install_command
-from harnessdrive.harnesses.recording import SessionLogError
+from harnessdrive.harnesses.cli.cli_run import CliRun, Collected, Launch
+from harnessdrive.harnesses.cli.endpoint import Protocol, require, resolve
+from harnessdrive.harnesses.cli.fatal import FatalKind, fatal_kind, last_line
+from harnessdrive.harnesses.cli.flags import FlagTable, missing_flags
+from harnessdrive.harnesses.cli.install import install_command
+from harnessdrive.harnesses.cli.options import CliOptions
+from harnessdrive.harnesses.cli.recording import SessionLogError
+from harnessdrive.harnesses.options import parse_options
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.limits import describe
@@ -59,8 +54,6 @@ NON_INTERACTIVE_NOTE = (
     "anything, so decide for yourself and finish the task before you stop. Anything you leave "
     "running in the background is stopped when your turn ends.\n"
 )
-COMMON_OPTIONS = frozenset({"binary", "endpoint", "env", "max_turns", "permissions", "login"})
-Permissions = ("least", "full")
 
 
 class AgentCli:
@@ -74,8 +67,8 @@ class AgentCli:
     protocol: ClassVar[Protocol] = "openai"
     efforts: ClassVar[tuple[str, ...]] = ()
     """The CLI's own reasoning-effort ladder, lowest first; empty when it has none."""
-    options: ClassVar[frozenset[str]] = frozenset()
-    """Variant options of this CLI, besides the common ones."""
+    options_model: ClassVar[type[CliOptions]] = CliOptions
+    """The variant options this CLI takes: the common ones, plus any of its own."""
     auth_env: ClassVar[tuple[str, ...]] = ()
     """API-key variables passed through from the caller when no endpoint is set."""
     login_files: ClassVar[tuple[tuple[str, str], ...]] = ()
@@ -125,20 +118,14 @@ class AgentCli:
         if not variant.model:
             return ModelPlan()
         provider = self.vendor
-        if "endpoint" in variant.options:
-            provider = parse_endpoint(variant.options["endpoint"], variant.label).provider
+        endpoint = self.parse_options(variant).endpoint
+        if endpoint is not None:
+            provider = endpoint.provider
         return ModelPlan(models=(PlannedModel(variant.model, provider),), source="--model")
 
     def check_variant(self, variant: VariantSpec) -> None:
         label = variant.label
-        unknown = set(variant.options) - COMMON_OPTIONS - self.options
-        if unknown:
-            names = sorted(COMMON_OPTIONS | self.options)
-            hint = did_you_mean(min(unknown), names)
-            raise UserError(
-                f"variant {label}: unknown option(s) for {self.name}: "
-                f"{', '.join(sorted(unknown))}{hint} (known: {', '.join(names)})"
-            )
+        options = self.parse_options(variant)
         if variant.effort is not None:
             if not self.efforts:
                 raise UserError(f"variant {label}: {self.name} has no reasoning-effort setting")
@@ -148,37 +135,35 @@ class AgentCli:
                     f"{did_you_mean(variant.effort, self.efforts)}; "
                     f"its ladder is {', '.join(self.efforts)}"
                 )
-        options = variant.options
-        if "binary" in options and not isinstance(options["binary"], str):
-            raise UserError(f"variant {label}: 'binary' must be a path or a command name")
-        if options.get("permissions", "least") not in Permissions:
-            raise UserError(f"variant {label}: 'permissions' must be 'least' or 'full'")
-        if "max_turns" in options:
-            turns = options["max_turns"]
-            if isinstance(turns, bool) or not isinstance(turns, int) or turns < 1:
-                raise UserError(f"variant {label}: 'max_turns' must be a whole number above 0")
-            if "max_turns" not in self.flags and not self.sets_max_turns():
-                raise UserError(f"variant {label}: {self.name} has no turn limit")
-        if "login" in options and not isinstance(options["login"], bool):
-            raise UserError(f"variant {label}: 'login' must be true or false")
-        env = options.get("env", [])
-        if not isinstance(env, list) or not all(isinstance(name, str) for name in env):
-            raise UserError(f"variant {label}: 'env' must be a list of variable names")
-        if "endpoint" in options:
-            spec = parse_endpoint(options["endpoint"], label)
-            require(spec, self.protocol, self.name, label)
-        self.check_options(variant)
+        if (
+            options.max_turns is not None
+            and "max_turns" not in self.flags
+            and not self.sets_max_turns()
+        ):
+            raise UserError(f"variant {label}: {self.name} has no turn limit")
+        if options.endpoint is not None:
+            require(options.endpoint, self.protocol, self.name, label)
+        self.check_options(variant, options)
+
+    def parse_options(self, variant: VariantSpec) -> CliOptions:
+        """The variant's options as this CLI's model; anything wrong is a one-line UserError."""
+        return parse_options(self.options_model, variant, self.name)
 
     def run(self, request: AgentRequest) -> AgentRun:
         started = now()
         request.logs.mkdir(parents=True, exist_ok=True)
-        located = locate(self.executables, self.name, request.variant.options.get("binary"))
+        options = self.parse_options(request.variant)
+        located = locate(self.executables, self.name, options.binary)
         if located.path is None:
             return self._could_not_run(started, *self._not_found(located))
         binary = located.path
         version = self._version(binary)
         try:
-            endpoint = self._endpoint(request)
+            endpoint = (
+                None
+                if options.endpoint is None
+                else resolve(options.endpoint, self.protocol, request.task.id)
+            )
         except UserError as exc:
             return self._could_not_run(started, str(exc), f"{exc}", version)
         run = CliRun(
@@ -188,8 +173,9 @@ class AgentCli:
             endpoint=endpoint,
             prompt_file=self._write_prompt(request),
             session_id=str(uuid.uuid4()),
+            options=options,
         )
-        if request.variant.options.get("login"):
+        if options.login:
             self._copy_login(run)
         launch = self.launch(run)
         help_probe = probe(binary, self.help_args)
@@ -224,8 +210,8 @@ class AgentCli:
     def collect(self, run: CliRun, stdout: str, result: ProcessResult) -> Collected:
         raise NotImplementedError
 
-    def check_options(self, variant: VariantSpec) -> None:
-        """Check the CLI's own options; raise UserError."""
+    def check_options(self, variant: VariantSpec, options: CliOptions) -> None:
+        """Checks of the CLI's own beyond what its options model says; raise UserError."""
 
     def sets_max_turns(self) -> bool:
         """True when the CLI takes a turn limit some other way than a flag (a config key)."""
@@ -259,13 +245,6 @@ class AgentCli:
             None,
         )
 
-    def _endpoint(self, request: AgentRequest) -> Endpoint | None:
-        raw = request.variant.options.get("endpoint")
-        if raw is None:
-            return None
-        spec: EndpointSpec = parse_endpoint(raw, request.variant.label)
-        return resolve(spec, self.protocol, request.task.id)
-
     def _write_prompt(self, request: AgentRequest) -> Path:
         path = request.prompt_file.with_name(f"{self.name}-prompt.md")
         text = request.prompt.rstrip("\n") + NON_INTERACTIVE_NOTE
@@ -285,7 +264,7 @@ class AgentCli:
 
     def _execute(self, run: CliRun, launch: Launch) -> ProcessResult:
         request = run.request
-        passthrough = (*launch.passthrough, *request.variant.options.get("env", []))
+        passthrough = (*launch.passthrough, *run.options.env)
         if run.endpoint is None:
             passthrough = (*passthrough, *self.auth_env)
         env = base_environment(request.home, request.tmp, passthrough=passthrough, extra=launch.env)

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from harnessdrive.harnesses.recording import TranscriptBuilder, mapping
+from harnessdrive.harnesses.cli.recording import TranscriptBuilder, mapping
 
 _EXIT_CODE = re.compile(r"exit(?:ed with)?[ _]code:?\s*(-?\d+)", re.IGNORECASE)
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from harnessdrive.harnesses.base import AgentRequest
-from harnessdrive.harnesses.endpoint import Endpoint
+from harnessdrive.harnesses.cli.endpoint import Endpoint
+from harnessdrive.harnesses.cli.options import CliOptions
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Transcript
 
@@ -25,6 +24,8 @@ class CliRun:
     """The prompt with the non-interactive note, outside the workspace."""
     session_id: str
     """A fresh id the adapter may hand to the CLI (as a UUID)."""
+    options: CliOptions
+    """The variant's options, as the adapter's options model."""
 
     @property
     def home(self) -> Path:
@@ -39,12 +40,8 @@ class CliRun:
         return self.request.variant
 
     @property
-    def options(self) -> Mapping[str, Any]:
-        return self.request.variant.options
-
-    @property
     def full_permissions(self) -> bool:
-        return bool(self.options.get("permissions", "least") == "full")
+        return self.options.permissions == "full"
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, ValidationError, field_validator
 
 from harnessdrive.errors import UserError
 
@@ -49,6 +49,13 @@ class EndpointSpec(BaseModel):
     max_retries: NonNegativeInt | None = None
     """Retries of a failed model request, where the CLI lets us set them."""
 
+    @field_validator("anthropic", "openai", "gemini")
+    @classmethod
+    def _http(cls, url: str | None) -> str | None:
+        if url is not None and not url.startswith(("http://", "https://")):
+            raise ValueError(f"must be an http(s) URL, not {url!r}")
+        return url
+
 
 @dataclass(frozen=True)
 class Endpoint:
@@ -68,14 +75,11 @@ def parse_endpoint(raw: Any, label: str) -> EndpointSpec:
         spec = EndpointSpec.model_validate(dict(raw))
     except ValidationError as exc:
         detail = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'endpoint'}: {err['msg']}"
+            f"{'.'.join(str(p) for p in err['loc']) or 'endpoint'}: "
+            f"{str(err['msg']).removeprefix('Value error, ')}"
             for err in exc.errors()
         )
         raise UserError(f"variant {label}: bad 'endpoint': {detail}") from None
-    for name in ("anthropic", "openai", "gemini"):
-        url = getattr(spec, name)
-        if url is not None and not url.startswith(("http://", "https://")):
-            raise UserError(f"variant {label}: endpoint.{name} must be an http(s) URL, not {url!r}")
     return spec
 
 

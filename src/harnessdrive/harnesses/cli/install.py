@@ -142,7 +142,7 @@ def user_cache(env: Mapping[str, str] | None = None) -> Path:
 
 def checkout_cache() -> Path | None:
     """``<checkout>/.cache/clis`` when harnessdrive runs from a source checkout, else None."""
-    package = Path(__file__).resolve().parents[1]  # .../src/harnessdrive
+    package = Path(__file__).resolve().parents[2]  # .../src/harnessdrive
     root = package.parent.parent
     if package.parent.name == "src" and (root / "pyproject.toml").is_file():
         return root / ".cache" / "clis"

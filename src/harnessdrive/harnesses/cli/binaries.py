@@ -2,7 +2,7 @@
 
 The executable is looked for in this order: the variant's ``binary`` option, the environment
 variable ``HARNESSDRIVE_<NAME>_BINARY``, the pinned install of ``harnessdrive install-clis``
-(:mod:`harnessdrive.harnesses.install`), then PATH. Version and help probes run with a throwaway
+(:mod:`harnessdrive.harnesses.cli.install`), then PATH. Version and help probes run with a throwaway
 HOME (some CLIs create their config folder on any invocation) and are cached per executable file,
 so asking again in every trial costs a stat call.
 """
@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harnessdrive.harnesses.install import find_installed
+from harnessdrive.harnesses.cli.install import find_installed
 from harnessdrive.sandbox.mounts import prefix_folders, tool_root, venv_root
 
 _PROBE_TIMEOUT = 60.0

@@ -1,0 +1,120 @@
+"""One grading command in a grading copy: rendered, launched in the copy's sandbox, counted.
+
+Counts come from a junit report written outside the copy where the runner can write one (and the
+kind asks for it), else from the exit status alone.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harnessdrive.errors import GradingError
+from harnessdrive.grading.guarded import own_modules, prepare_run, read_counts
+from harnessdrive.grading.verdict import Finding, GradingRun, StreamKept
+from harnessdrive.grading.witness import WitnessPlan
+from harnessdrive.sandbox.clock import now
+from harnessdrive.sandbox.commands import placeholders, render, shell_argv
+from harnessdrive.sandbox.runner import Isolation
+
+if TYPE_CHECKING:
+    from harnessdrive.grading.kinds.base import GradingCopy
+
+_PYTEST = re.compile(r"(^|[\s/;&|(])(py\.?test|-m\s+pytest)\b")
+
+
+def run_command(
+    copy: GradingCopy,
+    template: str,
+    label: str,
+    *,
+    timeout: float,
+    junit: bool,
+    plan: WitnessPlan | None = None,
+    isolation: Isolation | None = None,
+) -> tuple[GradingRun, tuple[Finding, ...]]:
+    """Run ``template`` in ``copy``, logged to ``grade-<label>.log``; with ``junit``, its counts
+    come from the report the runner writes to ``copy.outputs`` (judged against ``plan``'s
+    canaries). Raises :class:`GradingError` when stopped."""
+    setup = copy.setup
+    junit_path = copy.outputs / f"junit-{label}.xml"
+    junit_path.unlink(missing_ok=True)
+    recorded_junit = setup.logs / junit_path.name
+    recorded_junit.unlink(missing_ok=True)
+    log = setup.logs / f"grade-{label}.log"
+    values = {**copy.values, "junit": str(junit_path)}
+    command = render(template, values)
+    prepared = prepare_run(
+        command,
+        copy.scratch,
+        python=setup.python,
+        junit=junit_path,
+        copy=copy.root,
+        own=own_modules(setup.snapshot.root),
+    )
+    wants_junit = junit and (
+        "junit" in placeholders(template) or _PYTEST.search(command) or prepared.writes_junit
+    )
+    run_env = {**copy.env, **prepared.env}
+    # Bytecode from an earlier run must never stand in for a rewritten file (seed 000): with no
+    # cache prefix, the copy's bytecode lives only in its own __pycache__ folders, removed here.
+    # What lies outside the copy (the interpreter, shared environments) is read-only to every
+    # command and keeps its bytecode.
+    _remove_pycache(copy.root)
+    if wants_junit and "junit" not in placeholders(template):
+        run_env["PYTEST_ADDOPTS"] = (
+            f"--junitxml={junit_path} -o junit_family=xunit2 -p no:cacheprovider"
+        )
+    with log.open("wb") as handle:
+        handle.write(f"$ {command}\n# run as: {prepared.command}\n".encode())
+    started = round(now() - copy.began, 3)
+    result = setup.sandbox.run(
+        shell_argv(prepared.command),
+        cwd=copy.root,
+        env=run_env,
+        timeout=timeout,
+        stdout=log,
+        stderr=log,
+        isolation=isolation or copy.isolation,
+        stop=setup.stop,
+    )
+    if result.stopped:
+        raise GradingError(f"stopped while running the {label} command")
+    limit_note = f"stopped at the {result.limit.replace('_', ' ')} limit" if result.limit else None
+    base = {
+        "command": command,
+        "exit_code": result.exit_code,
+        "timed_out": result.timed_out,
+        "seconds": round(result.seconds, 3),
+        "output": StreamKept.of(result.stdout_record),
+        "started": started,
+    }
+    if wants_junit:
+        if junit_path.is_file() and not junit_path.is_symlink():
+            shutil.copyfile(junit_path, recorded_junit)
+            return read_counts(
+                recorded_junit,
+                base,
+                prepared=prepared,
+                plan=plan,
+                copy=copy.root,
+                note=limit_note,
+            )
+        note = limit_note or "no junit report was written, so the run cannot count as passed"
+        return GradingRun(**base, passed=0, total=0, source="junit", note=note), ()
+    passed = int(result.ok)
+    return GradingRun(
+        **base, passed=passed, total=1, failed=1 - passed, source="exit_code", note=limit_note
+    ), ()
+
+
+def _remove_pycache(root: Path) -> None:
+    for dirpath, dirnames, _ in os.walk(root):
+        if "__pycache__" in dirnames:
+            shutil.rmtree(Path(dirpath) / "__pycache__", ignore_errors=True)
+            dirnames.remove("__pycache__")
+        if ".git" in dirnames:
+            dirnames.remove(".git")
