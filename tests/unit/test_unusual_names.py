@@ -141,9 +141,9 @@ def test_every_name_class_survives_diff_grading_copy_record_index_and_report(
     raw_json = store.trial_paths(result.trial_id).result.read_bytes()
     raw_json.decode("utf-8")  # valid UTF-8 throughout
     on_disk = json.loads(raw_json)
-    assert {name_bytes(str(name_from_json(p))) for p in on_disk["rounds"][-1]["diff"]["paths"]} == set(
-        NAMES.values()
-    )
+    assert {
+        name_bytes(str(name_from_json(p))) for p in on_disk["rounds"][-1]["diff"]["paths"]
+    } == set(NAMES.values())
     assert store.latest(result.trial_id) == result
 
     # The index is built from the folders and rebuilt to the same rows.
