@@ -175,3 +175,40 @@ def test_an_index_migrated_by_a_newer_harnessdrive_is_refused_and_can_be_rebuilt
     with pytest.raises(UserError, match=r"newer harnessdrive.*index --rebuild"):
         Store(tmp_path).sync_index()
     assert Store(tmp_path).rebuild_index() == 1
+
+
+def test_a_trial_with_no_result_finds_the_one_recorded_before_suite_identities(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path)
+    assert store.recorded("s@0000abcd/t/v/r1") is None
+    store.record(result("s/t/v/r1", run_id="old"))
+    assert store.recorded("s@0000abcd/t/v/r1") == result("s/t/v/r1", run_id="old")
+    assert store.latest("s@0000abcd/t/v/r1") is None  # the exact lookup stays exact
+    found_id, attempts = store.recorded_attempts("s@0000abcd/t/v/r1")
+    assert (found_id, [r.run_id for r in attempts]) == ("s/t/v/r1", ["old"])
+    assert store.recorded("other@0000abcd/t/v/r1") is None  # another suite's name
+
+    # Once the trial has a result under its own id, that one counts.
+    store.record(result("s@0000abcd/t/v/r1", run_id="new"))
+    assert store.recorded("s@0000abcd/t/v/r1") == result("s@0000abcd/t/v/r1", run_id="new")
+
+
+def test_a_result_with_an_identity_is_never_taken_for_another_suites_trial(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    # Under an id without "@" but recorded with an identity: not a folder of before identities.
+    store.record(result("s/t/v/r1", suite_id="s@12345678"))
+    assert store.recorded("s@0000abcd/t/v/r1") is None
+    assert store.recorded_attempts("s@0000abcd/t/v/r1") == ("s@0000abcd/t/v/r1", [])
+
+
+def test_what_a_run_records_is_written_in_this_schema_whatever_it_was_read_as(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path)
+    old = TrialResult.model_validate(
+        {**json.loads(result().to_json()), "schema": "harnessdrive-result-1"}
+    )
+    store.record(old)
+    written = json.loads((tmp_path / "trials/s/t/v/r1/result.json").read_text())
+    assert written["schema"] == "harnessdrive-result-3"

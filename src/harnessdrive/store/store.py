@@ -98,7 +98,7 @@ class Store:
     def recorded_attempts(self, trial_id: str) -> tuple[str, list[TrialResult]]:
         """:meth:`attempts` of a trial, else of its id before suite identities; and that id."""
         attempts = self.attempts(trial_id)
-        if not attempts and (older := self.legacy_attempts(trial_id)) is not None:
+        if not attempts and (older := self.legacy_attempts(trial_id)) and older[1]:
             return older
         return trial_id, attempts
 
