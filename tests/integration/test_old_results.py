@@ -293,3 +293,18 @@ def test_trials_of_an_old_folder_are_not_taken_for_a_suite_elsewhere(
     assert shown["mixed"] == []
     after = stored(results)
     assert {k: after[k] for k in recorded} == recorded
+
+
+def test_an_estimate_on_a_schema_1_folder_counts_only_the_trials_it_lacks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = copy_fixture("schema-1", tmp_path / "results")
+    suite = copy_fixture("calc", tmp_path / "calc")
+    move_with_suite(results, suite)
+    shown = cli_json(capsys, "estimate", str(suite), "--results", str(results))
+    # Recorded: add by all three, plus by reference; plus/noop was cut off by the kill.
+    assert {row["variant"]: row["to_run"] for row in shown["variants"]} == {
+        "reference": 1,
+        "noop": 2,
+        "tamperer": 2,
+    }

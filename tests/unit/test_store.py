@@ -212,3 +212,22 @@ def test_what_a_run_records_is_written_in_this_schema_whatever_it_was_read_as(
     store.record(old)
     written = json.loads((tmp_path / "trials/s/t/v/r1/result.json").read_text())
     assert written["schema"] == "harnessdrive-result-3"
+
+
+def test_an_inflight_record_of_a_newer_harnessdrive_is_refused_and_kept(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    record = InflightRecord(
+        trial_id="s/t/v/r1",
+        attempt=1,
+        started="2026-01-01T00:00:00Z",
+        scratch=str(tmp_path / "gone"),
+        pid=1,
+        interrupted=result(status="interrupted"),
+    )
+    path = store.mark_inflight(record)
+    data = json.loads(path.read_text())
+    data["interrupted"]["schema_"] = "harnessdrive-result-99"
+    path.write_text(json.dumps(data))
+    with pytest.raises(UserError, match=r"newer harnessdrive.*harnessdrive-result-99"):
+        store.recover_inflight()
+    assert path.is_file() and store.latest("s/t/v/r1") is None

@@ -20,7 +20,7 @@ from harnessdrive.running.plan import Plan
 from harnessdrive.running.pricing import VariantPricing, price_variants
 from harnessdrive.running.run import is_done
 from harnessdrive.store.results import TrialResult
-from harnessdrive.store.store import Store
+from harnessdrive.store.store import Store, recorded_among
 from harnessdrive.transcript import Usage
 
 ESTIMATE_SCHEMA = "harnessdrive-estimate-1"
@@ -126,7 +126,7 @@ def build_estimate(
     rows = []
     for variant in plan.variants:
         trials = [t for t in plan.trials if t.variant.label == variant.label]
-        to_run = sum(not is_done(recorded.get(t.trial_id), t) for t in trials)
+        to_run = sum(not is_done(recorded_among(recorded, t.trial_id), t) for t in trials)
         rows.append(_row(pricing.variants[variant.label], len(trials), to_run))
     return Estimate(
         suite=plan.suite.name,

@@ -6,7 +6,7 @@ import json
 import os
 import shutil
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -199,6 +199,15 @@ class Store:
                 shutil.rmtree(scratch, ignore_errors=True)
             remove_inflight(path)
         return recovered
+
+
+def recorded_among(found: Mapping[str, TrialResult], trial_id: str) -> TrialResult | None:
+    """:meth:`Store.recorded` over results already loaded (``found``: by trial id)."""
+    if (result := found.get(trial_id)) is not None:
+        return result
+    legacy = legacy_trial_id(trial_id)
+    older = found.get(legacy) if legacy is not None else None
+    return older if older is not None and older.suite_id is None else None
 
 
 def _load(path: Path) -> TrialResult | None:
