@@ -70,8 +70,10 @@ def test_a_trial_of_two_rounds_shows_the_last_verdict_and_the_tokens_of_both() -
         2,
         ("a.py", "b.py"),
     )
+    assert row.agent_seconds == 40
     (harness,) = report.harnesses
     assert (harness.passed, harness.median_tokens, harness.median_lines_changed) == (1, 1500, 6)
+    assert harness.median_minutes == round(40 / 60, 3)
 
 
 def test_a_schema_1_record_counts_its_one_round_in_its_totals() -> None:

@@ -20,7 +20,7 @@ from harnessdrive.grading.scope import OUT_OF_SCOPE
 from harnessdrive.grading.verdict import Finding
 from harnessdrive.report.mix import describe_mix
 from harnessdrive.report.reasons import failure_reason, is_not_graded, status_word
-from harnessdrive.report.scores import logged_usage, mean_score, tokens
+from harnessdrive.report.scores import agent_seconds, logged_usage, mean_score, tokens
 from harnessdrive.report.visibility import split_counts
 from harnessdrive.store.results import TrialResult
 from harnessdrive.workspace.names import NameText, model_json
@@ -220,7 +220,7 @@ def _harness_row(variant: str, results: list[TrialResult], compared: set[str]) -
         trials=len(scored),
         passed=passed,
         pass_rate=round(passed / len(scored), 4) if scored else None,
-        median_minutes=_median([r.seconds.agent / 60 for r in scored]),
+        median_minutes=_median([agent_seconds(r) / 60 for r in scored]),
         cost_per_pass=cost_per_pass,
         total_cost=total_cost,
         unmeasured=unmeasured,
@@ -301,7 +301,7 @@ def _trial_row(result: TrialResult) -> TrialRow:
         lines_added=result.diff.lines_added,
         lines_deleted=result.diff.lines_deleted,
         seconds=result.seconds.total,
-        agent_seconds=result.seconds.agent,
+        agent_seconds=agent_seconds(result),
         cost_usd=result.cost.usd,
         cost_source=result.cost.source,
         error=(grading.error if grading and grading.error else None) or result.agent.error,

@@ -27,3 +27,8 @@ def logged_usage(result: TrialResult) -> bool:
 def tokens(result: TrialResult) -> int:
     """Tokens over every round, every tier."""
     return result.totals.usage.total
+
+
+def agent_seconds(result: TrialResult) -> float:
+    """The agent's time over every round (a result without totals: its own timing)."""
+    return result.totals.agent_seconds if result.totals.rounds else result.seconds.agent
