@@ -58,6 +58,13 @@ def describe_mix(results: Sequence[TrialResult], run_id: str | None) -> tuple[st
     return tuple(lines)
 
 
+def shared_identity(results: Sequence[TrialResult]) -> str | None:
+    """The suite identity every trial shares (counting trials of before identities as above)."""
+    keys = set(_suite_keys(results))
+    only = keys.pop() if len(keys) == 1 else None
+    return only if any(r.suite_id == only for r in results) else None
+
+
 def _suite_keys(results: Sequence[TrialResult]) -> list[str]:
     """The suite each trial belongs to. One recorded before suite identities names only its
     suite, and counts as the one identified suite of that name among ``results`` when there is

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harnessdrive.grading.scope import OUT_OF_SCOPE
 from harnessdrive.grading.verdict import Finding
-from harnessdrive.report.mix import describe_mix
+from harnessdrive.report.mix import describe_mix, shared_identity
 from harnessdrive.report.reasons import failure_reason, is_not_graded, status_word
 from harnessdrive.report.scores import agent_seconds, logged_usage, mean_score, tokens
 from harnessdrive.report.visibility import split_counts
@@ -199,7 +199,7 @@ def build_report(
         tasks=task_rows,
         trials=tuple(_trial_row(r) for r in results),
         notes=tuple(_notes(results, tasks, compared, broken)),
-        suite_id=ids.pop() if len(ids := {r.suite_id for r in results}) == 1 else None,
+        suite_id=shared_identity(results),
         mixed=describe_mix(results, run_id),
     )
 
