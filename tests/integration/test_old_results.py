@@ -19,7 +19,7 @@ from harnessdrive.store.index import MIGRATIONS, dump
 from harnessdrive.store.results import RESULT_SCHEMA
 from harnessdrive.store.store import Store
 from harnessdrive.tasks import load_suite
-from harnessdrive.tasks.identity import suite_identity
+from harnessdrive.tasks.identity import suite_id, suite_identity, suite_version
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "old-results"
 OLD_RUN_1 = "calc-8e34cad9c8"
@@ -166,19 +166,37 @@ def test_an_old_folder_reports_what_its_own_harnessdrive_reported(
     assert_kept(before, results)
 
 
+RECORDED_AT = Path("/home/dev/calc")
+"""Where the suite was when the old harnessdrives ran it (the fixture's README)."""
+
+
 def move_with_suite(results: Path, suite: Path) -> None:
-    """Move the results folder together with its suite: the one thing the move changes in its
-    files is each task's fingerprint, which hashes the repository's path (the fixture was
-    recorded with the suite elsewhere). Every other byte stays as the old harnessdrive wrote it.
-    """
-    fingerprints = {task.id: task.fingerprint for task in load_suite(suite).tasks}
-    for path in [*results.glob("trials/**/result.json"), *results.glob("inflight/*.json")]:
+    """Move the results folder together with its suite (recorded at ``RECORDED_AT``): rewrite
+    what a suite's place determines and nothing else. That is each task's fingerprint (it hashes
+    the repository's path), the suite's folder, and from schema 2 on the suite's identity (a
+    hash of its folder: also the first part of trial ids and folders) and its version (a hash
+    of the fingerprints). Every other byte stays as the old harnessdrive wrote it."""
+    loaded = load_suite(suite)
+    moved = {task.id: task.fingerprint for task in loaded.tasks}
+    manifest = json.loads(next((results / "runs").glob("*.json")).read_text())
+    assert manifest["suite_folder"] == str(RECORDED_AT)
+    changes = {str(RECORDED_AT): str(suite.resolve())}
+    if "suite_id" in manifest:
+        # Today's harnessdrive gives the recorded place the identity the old one recorded.
+        assert suite_id(loaded.name, RECORDED_AT) == manifest["suite_id"]
+        changes[manifest["suite_id"]] = suite_identity(loaded)
+        changes[manifest["suite_version"]] = suite_version(loaded)
+    for path in results.rglob("*.json"):
         text = path.read_text()
         data = json.loads(text)
         record = data.get("interrupted", data)
-        old = record["task_fingerprint"]
-        assert text.count(f'"{old}"') == 1
-        path.write_text(text.replace(f'"{old}"', f'"{fingerprints[record["task"]]}"'))
+        if "task_fingerprint" in record:
+            changes[record["task_fingerprint"]] = moved[record["task"]]
+        for old, new in changes.items():
+            text = text.replace(f'"{old}', f'"{new}')
+        path.write_text(text)
+    for folder in list((results / "trials").iterdir()):
+        folder.rename(folder.with_name(changes.get(folder.name, folder.name)))
 
 
 @pytest.mark.slow
@@ -272,6 +290,34 @@ def test_a_schema_1_folder_resumes_running_only_what_it_lacks(
     store.rebuild_index()
     assert dump(store.db) == synced
     store.close()
+
+
+@pytest.mark.slow
+def test_a_schema_2_folder_resumes_and_reports_its_trials_beside_new_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = copy_fixture("schema-2", tmp_path / "results")
+    suite = copy_fixture("calc", tmp_path / "calc")
+    move_with_suite(results, suite)
+    before = {rel: data for rel, data in folder_files(results).items() if rel.startswith("trials/")}
+    args = ("--sandbox", "none", "--results", str(results))
+
+    # The command that wrote it: everything stands.
+    _, err = cli(capsys, "run", str(suite), "-H", "reference,tamperer", *args)
+    assert "6 of 6 trials already recorded; resuming" in err
+    # Another arm beside the recorded ones: only its trials run.
+    shown = cli_json(capsys, "run", str(suite), "-H", "reference,noop", *args)
+    after = folder_files(results)
+    assert {rel: after[rel] for rel in before} == before
+    trials = {t["trial_id"]: t for t in shown["trials"]}
+    written = stored(results)
+    assert sorted(trials) == sorted(t for t in written if "/tamperer/" not in t)
+    for trial, row in trials.items():
+        assert row["outcome"] == VERDICTS[row["variant"]]
+        assert written[trial]["schema"] == (
+            "harnessdrive-result-2" if row["variant"] == "reference" else RESULT_SCHEMA
+        )
+    assert any("recorded by another run" in line for line in shown["mixed"])
 
 
 @pytest.mark.slow
