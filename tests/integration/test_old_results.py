@@ -166,12 +166,8 @@ def test_an_old_folder_reports_what_its_own_harnessdrive_reported(
     assert_kept(before, results)
 
 
-RECORDED_AT = Path("/home/dev/calc")
-"""Where the suite was when the old harnessdrives ran it (the fixture's README)."""
-
-
 def move_with_suite(results: Path, suite: Path) -> None:
-    """Move the results folder together with its suite (recorded at ``RECORDED_AT``): rewrite
+    """Move the results folder together with its suite (from where its manifest says): rewrite
     what a suite's place determines and nothing else. That is each task's fingerprint (it hashes
     the repository's path), the suite's folder, and from schema 2 on the suite's identity (a
     hash of its folder: also the first part of trial ids and folders) and its version (a hash
@@ -179,11 +175,11 @@ def move_with_suite(results: Path, suite: Path) -> None:
     loaded = load_suite(suite)
     moved = {task.id: task.fingerprint for task in loaded.tasks}
     manifest = json.loads(next((results / "runs").glob("*.json")).read_text())
-    assert manifest["suite_folder"] == str(RECORDED_AT)
-    changes = {str(RECORDED_AT): str(suite.resolve())}
+    recorded_at = manifest["suite_folder"]
+    changes = {recorded_at: str(suite.resolve())}
     if "suite_id" in manifest:
         # Today's harnessdrive gives the recorded place the identity the old one recorded.
-        assert suite_id(loaded.name, RECORDED_AT) == manifest["suite_id"]
+        assert suite_id(loaded.name, Path(recorded_at)) == manifest["suite_id"]
         changes[manifest["suite_id"]] = suite_identity(loaded)
         changes[manifest["suite_version"]] = suite_version(loaded)
     for path in results.rglob("*.json"):
