@@ -62,3 +62,23 @@ def test_the_terminal_report_shows_the_mix_under_the_headline() -> None:
     lines = plain_text(render_report(report)).splitlines()
     assert lines[1] == "Run run-1 of suite s@0001"
     assert lines[2].startswith("Mixed: Trials ran in different sandboxes: bwrap (1), none (1).")
+
+
+def test_a_trial_of_before_suite_identities_counts_as_the_one_suite_of_its_name() -> None:
+    identified = trial_result("a", "noop", status="completed", **SAME)
+    old = trial_result("b", "noop", status="completed", run_id="run-1", outcome="pass")
+    assert (old.suite, old.suite_id) == ("s", None)
+    assert describe_mix([identified, old], "run-1") == ()
+    assert build_report([identified, old], run_id="run-1").suite_id == "s@0001"
+    assert build_report([old], run_id="run-1").suite_id is None
+
+    # Another suite's name, or two identified suites of its name: the mix is stated.
+    other = old.model_copy(update={"suite": "other"})
+    assert describe_mix([identified, other], "run-1") == (
+        "Trials come from 2 different suites: other (folder not recorded) (1), "
+        "s@0001 (folder not recorded) (1).",
+    )
+    second = trial_result("c", "noop", status="completed", **{**SAME, "suite_id": "s@0002"})
+    assert build_report([identified, other], run_id="run-1").suite_id is None
+    (line,) = describe_mix([identified, old, second], "run-1")
+    assert line.startswith("Trials come from 3 different suites: s (folder not recorded) (1)")

@@ -177,3 +177,59 @@ def test_an_index_migrated_by_a_newer_harnessdrive_is_refused_and_can_be_rebuilt
         Store(tmp_path).sync_index()
     assert error_message(caught.value).endswith("(harnessdrive index --rebuild)")
     assert Store(tmp_path).rebuild_index() == 1
+
+
+def test_a_trial_with_no_result_finds_the_one_recorded_before_suite_identities(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path)
+    assert store.recorded("s@0000abcd/t/v/r1") is None
+    store.record(result("s/t/v/r1", run_id="old"))
+    assert store.recorded("s@0000abcd/t/v/r1") == result("s/t/v/r1", run_id="old")
+    assert store.latest("s@0000abcd/t/v/r1") is None  # the exact lookup stays exact
+    found_id, attempts = store.recorded_attempts("s@0000abcd/t/v/r1")
+    assert (found_id, [r.run_id for r in attempts]) == ("s/t/v/r1", ["old"])
+    assert store.recorded("other@0000abcd/t/v/r1") is None  # another suite's name
+
+    # Once the trial has a result under its own id, that one counts.
+    store.record(result("s@0000abcd/t/v/r1", run_id="new"))
+    assert store.recorded("s@0000abcd/t/v/r1") == result("s@0000abcd/t/v/r1", run_id="new")
+
+
+def test_a_result_with_an_identity_is_never_taken_for_another_suites_trial(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    # Under an id without "@" but recorded with an identity: not a folder of before identities.
+    store.record(result("s/t/v/r1", suite_id="s@12345678"))
+    assert store.recorded("s@0000abcd/t/v/r1") is None
+    assert store.recorded_attempts("s@0000abcd/t/v/r1") == ("s@0000abcd/t/v/r1", [])
+
+
+def test_what_a_run_records_is_written_in_this_schema_whatever_it_was_read_as(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path)
+    old = TrialResult.model_validate(
+        {**json.loads(result().to_json()), "schema": "harnessdrive-result-1"}
+    )
+    store.record(old)
+    written = json.loads((tmp_path / "trials/s/t/v/r1/result.json").read_text())
+    assert written["schema"] == "harnessdrive-result-3"
+
+
+def test_an_inflight_record_of_a_newer_harnessdrive_is_refused_and_kept(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    record = InflightRecord(
+        trial_id="s/t/v/r1",
+        attempt=1,
+        started="2026-01-01T00:00:00Z",
+        scratch=str(tmp_path / "gone"),
+        pid=1,
+        interrupted=result(status="interrupted"),
+    )
+    path = store.mark_inflight(record)
+    data = json.loads(path.read_text())
+    data["interrupted"]["schema_"] = "harnessdrive-result-99"
+    path.write_text(json.dumps(data))
+    with pytest.raises(UserError, match=r"newer harnessdrive.*harnessdrive-result-99"):
+        store.recover_inflight()
+    assert path.is_file() and store.latest("s/t/v/r1") is None

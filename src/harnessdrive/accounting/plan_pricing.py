@@ -230,6 +230,11 @@ def model_names(pricing: VariantPricing) -> set[str]:
     return names
 
 
+def _round_models(result: TrialResult) -> list[str | None]:
+    """The model each round's agent reported: a trial of several rounds may name it in any."""
+    return [record.agent.model for record in result.rounds]
+
+
 def _history_range(pricing: VariantPricing, past: Sequence[TrialResult]) -> CostRange | None:
     names = model_names(pricing)
     costs = [
@@ -239,6 +244,6 @@ def _history_range(pricing: VariantPricing, past: Sequence[TrialResult]) -> Cost
         and result.cost.usd is not None
         and result.cost.measured
         and result.cost.source != "none"
-        and names & {m.lower() for m in (result.variant.model, result.agent.model) if m}
+        and names & {m.lower() for m in (result.variant.model, *_round_models(result)) if m}
     ]
     return observed_range(costs)

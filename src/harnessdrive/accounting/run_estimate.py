@@ -20,7 +20,7 @@ from harnessdrive.accounting.plan_pricing import VariantPricing, price_variants
 from harnessdrive.errors import Setting
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.store.results import TrialResult
-from harnessdrive.store.store import Store
+from harnessdrive.store.store import Store, recorded_among
 from harnessdrive.tasks.loading import Suite
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript import Usage
@@ -164,7 +164,7 @@ def build_estimate(
     rows = []
     for variant in plan.variants:
         trials = [t for t in plan.trials if t.variant.label == variant.label]
-        to_run = sum(not stands(recorded.get(t.trial_id), t) for t in trials)
+        to_run = sum(not stands(recorded_among(recorded, t.trial_id), t) for t in trials)
         rows.append(_row(pricing.variants[variant.label], len(trials), to_run))
     return Estimate(
         suite=plan.suite.name,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +55,7 @@ def load_report(results: Path, run_id: str | None = None) -> Report:
     results_list = [
         r
         for t in run.get("trials", [])
-        if (r := counted_attempt(store, t, run.get("run_id"), counted.get(t))) is not None
+        if (r := counted_attempt(store, t, run.get("run_id"), counted)) is not None
     ]
     variants = [VariantSpec.model_validate(v).label for v in run.get("variants", [])]
     return build_report(
@@ -63,15 +64,22 @@ def load_report(results: Path, run_id: str | None = None) -> Report:
 
 
 def counted_attempt(
-    store: Store, trial_id: str, run_id: object, attempt: object
+    store: Store, trial_id: str, run_id: object, counted: Mapping[str, object]
 ) -> TrialResult | None:
     """The attempt of a trial that a run counted.
 
-    A run manifest names it; one without (a run killed before it finished, or written before
-    manifests did) counts this run's newest attempt, else the trial's latest one (a result
-    recorded earlier in the same suite that the run resumed from).
+    A run manifest names it (``counted``: trial id to attempt); one without (a run killed
+    before it finished, or written before manifests did) counts this run's newest attempt, else
+    the trial's latest one (a result recorded earlier in the same suite that the run resumed
+    from). A trial the run resumed from a folder written before suite identities is found under
+    its id of then, as the run found it (:meth:`Store.recorded_attempts`).
     """
-    attempts = store.attempts(trial_id)
+    older = store.legacy_attempts(trial_id) if trial_id not in counted else None
+    if older is not None and older[0] in counted:
+        found_id, attempts = older  # counted then; a later run may have run it again since
+    else:
+        found_id, attempts = store.recorded_attempts(trial_id)
+    attempt = counted.get(found_id)
     named = [r for r in attempts if r.attempt == attempt]
     if named:
         return named[-1]

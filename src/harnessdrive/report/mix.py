@@ -25,9 +25,12 @@ def describe_mix(results: Sequence[TrialResult], run_id: str | None) -> tuple[st
                 f"{sum(others.values())} of {len(results)} trial(s) were recorded by another run "
                 f"of this suite and reused here: {_counts(others)}."
             )
-    suites = Counter(r.suite_id or r.suite for r in results)
+    keys = _suite_keys(results)
+    suites = Counter(keys)
     if len(suites) > 1:
-        folders = {r.suite_id or r.suite: r.suite_folder for r in results}
+        folders: dict[str, str | None] = {}
+        for key, result in zip(keys, results, strict=True):
+            folders[key] = folders.get(key) or result.suite_folder
         where = {s: folders[s] or "folder not recorded" for s in suites}
         named = Counter({f"{s} ({where[s]})": n for s, n in suites.items()})
         lines.append(f"Trials come from {len(suites)} different suites: {_counts(named)}.")
@@ -53,6 +56,29 @@ def describe_mix(results: Sequence[TrialResult], run_id: str | None) -> tuple[st
             f"between runs): {', '.join(edited)}."
         )
     return tuple(lines)
+
+
+def shared_identity(results: Sequence[TrialResult]) -> str | None:
+    """The suite identity every trial shares (counting trials of before identities as above)."""
+    keys = set(_suite_keys(results))
+    only = keys.pop() if len(keys) == 1 else None
+    return only if any(r.suite_id == only for r in results) else None
+
+
+def _suite_keys(results: Sequence[TrialResult]) -> list[str]:
+    """The suite each trial belongs to. One recorded before suite identities names only its
+    suite, and counts as the one identified suite of that name among ``results`` when there is
+    one (a run resumed it from there because its task's fingerprint matched)."""
+    identities: dict[str, set[str]] = {}
+    for result in results:
+        if result.suite_id is not None:
+            identities.setdefault(result.suite, set()).add(result.suite_id)
+    keys = []
+    for result in results:
+        named = identities.get(result.suite, set())
+        only = next(iter(named)) if len(named) == 1 else result.suite
+        keys.append(result.suite_id or only)
+    return keys
 
 
 def _counts(counter: Counter[str]) -> str:

@@ -48,6 +48,8 @@ def _legend(report: Report) -> str:
             " +k*: k trials whose cost is not a full measurement (estimated, unmeasured, "
             "unpriced, or from a cut-off run); they count what they were charged."
         )
+    if _scored(report):
+        legend += " Score: mean score of the finished trials whose grader gives one."
     if _scoped(report):
         legend += _SCOPE_LEGEND
     return legend
@@ -73,9 +75,11 @@ def _harness_table(report: Report) -> Table:
     table.add_column("#", justify="right")
     table.add_column("Harness", no_wrap=True)
     table.add_column("Version")
+    # A score column only for graders that give one; today's suites keep their table.
+    scored = _scored(report)
+    names = ("Passed", "Rate", *(("Score",) if scored else ()))
     for name in (
-        "Passed",
-        "Rate",
+        *names,
         "Visible",
         "Hidden",
         "Min",
@@ -93,12 +97,14 @@ def _harness_table(report: Report) -> Table:
         table.add_column("Out of scope", justify="right", no_wrap=True)
     for rank, row in enumerate(report.harnesses, 1):
         scope_cell = [str(row.out_of_scope)] if scoped else []
+        score_cell = [_number(row.mean_score, 2)] if scored else []
         table.add_row(
             str(rank),
             row.variant,
             ", ".join(row.versions) or "-",
             f"{row.passed} of {row.trials}",
             _percent(row.pass_rate),
+            *score_cell,
             _of(row.visible_passed, row.visible_trials),
             _of(row.hidden_passed, row.hidden_trials),
             _number(row.median_minutes, 2),
@@ -111,6 +117,10 @@ def _harness_table(report: Report) -> Table:
             *scope_cell,
         )
     return table
+
+
+def _scored(report: Report) -> bool:
+    return any(row.mean_score is not None for row in report.harnesses)
 
 
 def _scoped(report: Report) -> bool:

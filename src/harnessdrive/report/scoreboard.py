@@ -18,8 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harnessdrive.grading.scope import OUT_OF_SCOPE
 from harnessdrive.grading.verdict import Finding
-from harnessdrive.report.mix import describe_mix
+from harnessdrive.report.mix import describe_mix, shared_identity
 from harnessdrive.report.reasons import failure_reason, is_not_graded, status_word
+from harnessdrive.report.scores import agent_seconds, logged_usage, mean_score, tokens
 from harnessdrive.report.visibility import split_counts
 from harnessdrive.store.results import TrialResult
 from harnessdrive.workspace.names import NameText, model_json
@@ -70,6 +71,8 @@ class HarnessRow(_Model):
     them passed those."""
     not_graded: int = 0
     """Trials the agent ran but the grader could not evaluate, over the whole run."""
+    mean_score: float | None = None
+    """Mean score of the finished trials on the compared tasks that have one (else None)."""
 
 
 class TaskCell(_Model):
@@ -118,6 +121,10 @@ class TrialRow(_Model):
     paths: tuple[NameText, ...] = ()
     """The changed file names (raw bytes escaped as in result.json, docs/results.md)."""
     left_out: tuple[Finding, ...] = ()
+    score: float | None = None
+    metrics: dict[str, float] = Field(default_factory=dict)
+    rounds: int = 1
+    """How many rounds the trial ran; the last one decided its verdict."""
 
 
 class Report(_Model):
@@ -192,7 +199,7 @@ def build_report(
         tasks=task_rows,
         trials=tuple(_trial_row(r) for r in results),
         notes=tuple(_notes(results, tasks, compared, broken)),
-        suite_id=ids.pop() if len(ids := {r.suite_id for r in results}) == 1 else None,
+        suite_id=shared_identity(results),
         mixed=describe_mix(results, run_id),
     )
 
@@ -213,7 +220,7 @@ def _harness_row(variant: str, results: list[TrialResult], compared: set[str]) -
         trials=len(scored),
         passed=passed,
         pass_rate=round(passed / len(scored), 4) if scored else None,
-        median_minutes=_median([r.seconds.agent / 60 for r in scored]),
+        median_minutes=_median([agent_seconds(r) / 60 for r in scored]),
         cost_per_pass=cost_per_pass,
         total_cost=total_cost,
         unmeasured=unmeasured,
@@ -223,11 +230,12 @@ def _harness_row(variant: str, results: list[TrialResult], compared: set[str]) -
         crashed=sum(r.status == "crashed" for r in scored),
         could_not_run=sum(r.status == "could_not_run" for r in results),
         first_error=next((e for e in errors if e), None),
-        median_tokens=_median([r.agent.usage.total for r in scored if r.agent.calls]),
+        median_tokens=_median([tokens(r) for r in scored if logged_usage(r)]),
         cost_mismatches=sum(r.cost.mismatch for r in on_compared),
         out_of_scope=sum(_out_of_scope(r) for r in scored),
         **split_counts(scored),
         not_graded=sum(is_not_graded(r) for r in results),
+        mean_score=mean_score(scored),
     )
 
 
@@ -293,17 +301,20 @@ def _trial_row(result: TrialResult) -> TrialRow:
         lines_added=result.diff.lines_added,
         lines_deleted=result.diff.lines_deleted,
         seconds=result.seconds.total,
-        agent_seconds=result.seconds.agent,
+        agent_seconds=agent_seconds(result),
         cost_usd=result.cost.usd,
         cost_source=result.cost.source,
         error=(grading.error if grading and grading.error else None) or result.agent.error,
         charged_usd=result.cost.charged_usd,
         reported_usd=result.cost.reported_usd,
         cost_mismatch=result.cost.mismatch,
-        tokens=result.agent.usage.total,
+        tokens=tokens(result),
         cost_note=result.cost.note,
         paths=result.diff.paths,
         left_out=grading.left_out if grading else (),
+        score=result.score,
+        metrics=result.metrics,
+        rounds=len(result.rounds),
     )
 
 

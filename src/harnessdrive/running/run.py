@@ -164,7 +164,7 @@ def execute(plan: Plan, options: RunOptions, progress: Progress | None = None) -
             else:
                 shutil.rmtree(scratch_root, ignore_errors=True)
             summary.interrupted = ctx.stop.stopped
-            summary.trials = [r for t in plan.trials if (r := store.latest(t.trial_id))]
+            summary.trials = [r for t in plan.trials if (r := store.recorded(t.trial_id))]
             summary.spend = gate.describe()
             _write_manifest(store, plan, options, finished=utc_now(), used=summary.trials)
             store.close()
@@ -182,7 +182,7 @@ def _drive(
 ) -> None:
     todo = []
     for trial in plan.trials:
-        if is_done(store.latest(trial.trial_id), trial):
+        if is_done(store.recorded(trial.trial_id), trial):
             summary.already_done += 1
         else:
             todo.append(trial)

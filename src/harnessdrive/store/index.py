@@ -37,6 +37,8 @@ COLUMNS = (
     "hidden_passed",
     "hidden_total",
     "findings",
+    "score",
+    "rounds",
 )
 
 
@@ -74,7 +76,17 @@ def _m001_results(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX results_trial ON results (trial_id, latest)")
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_m001_results,)
+def _m002_score_and_rounds(db: sqlite3.Connection) -> None:
+    """Result schema 3: a trial's score and its number of rounds. Rows indexed before are
+    filled in by the next sync, which rewrites every row from its ``result.json``."""
+    db.execute("ALTER TABLE results ADD COLUMN score REAL")
+    db.execute("ALTER TABLE results ADD COLUMN rounds INTEGER")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    _m001_results,
+    _m002_score_and_rounds,
+)
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -129,6 +141,8 @@ def row_for(path: str, result: TrialResult, *, latest: bool) -> tuple[object, ..
         hidden.passed if hidden else None,
         hidden.total if hidden else None,
         len(grading.findings) if grading else 0,
+        result.score,
+        len(result.rounds),
     )
 
 

@@ -14,7 +14,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from harnessdrive.store.atomic import write_atomic
-from harnessdrive.store.results import TrialResult
+from harnessdrive.store.results import RESULT_SCHEMA, TrialResult
+from harnessdrive.store.schema import refuse_newer
 
 
 class InflightRecord(BaseModel):
@@ -47,10 +48,25 @@ def read_inflight(folder: Path) -> list[tuple[Path, InflightRecord | None]]:
     found: list[tuple[Path, InflightRecord | None]] = []
     for path in sorted(folder.glob("*.json")):
         try:
-            found.append((path, InflightRecord.model_validate(json.loads(path.read_text()))))
-        except (OSError, ValueError, ValidationError):
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            found.append((path, None))
+            continue
+        _refuse_newer_result(data, path)
+        try:
+            found.append((path, InflightRecord.model_validate(data)))
+        except ValidationError:
             found.append((path, None))
     return found
+
+
+def _refuse_newer_result(data: object, path: Path) -> None:
+    """A record a newer driver left is refused by name, never removed as unreadable."""
+    interrupted = data.get("interrupted") if isinstance(data, dict) else None
+    if isinstance(interrupted, dict):
+        # Records are written by field name (``schema_``); accept the file's name too.
+        schema = interrupted.get("schema_", interrupted.get("schema"))
+        refuse_newer({"schema": schema}, RESULT_SCHEMA, path)
 
 
 def remove_inflight(path: Path) -> None:

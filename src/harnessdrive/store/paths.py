@@ -6,6 +6,7 @@
   inflight/<key>.json           one per agent running now (or killed while running)
   runs/<run_id>.json            what a run planned, and which attempts it counted
   trials/<suite>@<hash>/<task>/<variant>/r<N>/   the suite's identity: tasks/identity.py
+  trials/<suite>/<task>/<variant>/r<N>/          trials recorded before suite identities
     result.json                 written atomically, last
     prompt.md  agent.stdout  agent.stderr  transcript.json  diff.patch  cost.json
     grade-setup.log  grade-visible.log  grade-tests.log  junit-visible.xml  junit-tests.xml
@@ -103,3 +104,11 @@ def trial_id(suite: str, task: str, variant_label: str, repetition: int) -> str:
     """The stable identity of a trial; also its folder under ``trials/``. ``suite`` is the
     suite's identity, so suites that share a name never share a trial."""
     return "/".join((safe_name(suite), safe_name(task), safe_name(variant_label), f"r{repetition}"))
+
+
+def legacy_trial_id(trial: str) -> str | None:
+    """The id the same trial had before trial ids began with the suite's identity
+    (``<suite>/<task>/<variant>/r<N>``); None for an id without an identity."""
+    suite, separator, rest = trial.partition("/")
+    name, at, _ = suite.partition("@")
+    return f"{name}/{rest}" if at and separator else None

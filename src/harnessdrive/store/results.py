@@ -104,6 +104,20 @@ class Totals(_Model):
     tool_calls: int = 0
     usage: Usage = Usage()
 
+    @classmethod
+    def over(cls, rounds: tuple[RoundRecord, ...]) -> Totals:
+        """The sums over ``rounds``."""
+        usage = Usage()
+        for record in rounds:
+            usage = usage + record.agent.usage
+        return cls(
+            rounds=len(rounds),
+            agent_seconds=sum(r.seconds.agent for r in rounds),
+            turns=sum(r.agent.turns or 0 for r in rounds),
+            tool_calls=sum(r.agent.tool_calls for r in rounds),
+            usage=usage,
+        )
+
 
 class TrialResult(_Model):
     schema_: str = Field(default=RESULT_SCHEMA, alias="schema")
@@ -169,6 +183,8 @@ class TrialResult(_Model):
             "seconds": data.get("seconds", {}),
         }
         data["rounds"] = [first]
+        if "totals" not in data:
+            data["totals"] = Totals.over((RoundRecord.model_validate(first),))
         return data
 
     def with_final_round(self, **update: Any) -> TrialResult:

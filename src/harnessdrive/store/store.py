@@ -6,7 +6,7 @@ import json
 import os
 import shutil
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -22,7 +22,7 @@ from harnessdrive.store.inflight import (
     remove_inflight,
     write_inflight,
 )
-from harnessdrive.store.paths import ResultsPaths, TrialPaths
+from harnessdrive.store.paths import ResultsPaths, TrialPaths, legacy_trial_id
 from harnessdrive.store.results import RESULT_SCHEMA, TrialResult
 from harnessdrive.store.schema import refuse_newer
 
@@ -86,6 +86,29 @@ class Store:
     def latest(self, trial_id: str) -> TrialResult | None:
         return _load(self.paths.trial(trial_id).result)
 
+    def recorded(self, trial_id: str) -> TrialResult | None:
+        """The latest result of a trial; for one with none, the same trial as recorded before
+        trial ids held the suite's identity (``trials/<suite>/...``), which a run of the suite
+        resumes from. Whether that result stands is for the task's fingerprint to say: it holds
+        the task's files and its repository's path, so another suite of the name never matches.
+        """
+        _, attempts = self.recorded_attempts(trial_id)
+        return attempts[-1] if attempts else None
+
+    def recorded_attempts(self, trial_id: str) -> tuple[str, list[TrialResult]]:
+        """:meth:`attempts` of a trial, else of its id before suite identities; and that id."""
+        attempts = self.attempts(trial_id)
+        if not attempts and (older := self.legacy_attempts(trial_id)) and older[1]:
+            return older
+        return trial_id, attempts
+
+    def legacy_attempts(self, trial_id: str) -> tuple[str, list[TrialResult]] | None:
+        """The id a trial had before suite identities and its attempts recorded under it."""
+        legacy = legacy_trial_id(trial_id)
+        if legacy is None:
+            return None
+        return legacy, [r for r in self.attempts(legacy) if r.suite_id is None]
+
     def attempts(self, trial_id: str) -> list[TrialResult]:
         """Every recorded attempt of a trial, the current one last."""
         paths = self.paths.trial(trial_id)
@@ -99,6 +122,10 @@ class Store:
 
     def record(self, result: TrialResult) -> None:
         """Write ``result.json`` atomically, then index it."""
+        if result.schema_ != RESULT_SCHEMA:
+            # What this harnessdrive writes has this schema's shape, whichever file it came from
+            # (an in-flight record an older driver left behind, say).
+            result = result.model_copy(update={"schema_": RESULT_SCHEMA})
         paths = self.paths.trial(result.trial_id)
         write_atomic(paths.result, result.to_json() + "\n")
         rel = paths.result.relative_to(self.paths.trials).as_posix()
@@ -172,6 +199,15 @@ class Store:
                 shutil.rmtree(scratch, ignore_errors=True)
             remove_inflight(path)
         return recovered
+
+
+def recorded_among(found: Mapping[str, TrialResult], trial_id: str) -> TrialResult | None:
+    """:meth:`Store.recorded` over results already loaded (``found``: by trial id)."""
+    if (result := found.get(trial_id)) is not None:
+        return result
+    legacy = legacy_trial_id(trial_id)
+    older = found.get(legacy) if legacy is not None else None
+    return older if older is not None and older.suite_id is None else None
 
 
 def _load(path: Path) -> TrialResult | None:
