@@ -12,7 +12,7 @@ import pytest
 import tomli_w
 
 from harnessdrive.cli.app import run_cli
-from harnessdrive.errors import PluginError, TaskFormatError
+from harnessdrive.errors import GradingError, PluginError, TaskFormatError
 from harnessdrive.grading.grader import GradingSetup, grade
 from harnessdrive.grading.kinds.base import GradingCopy, grader_kinds
 from harnessdrive.grading.kinds.tests import TestsGradeSpec
@@ -44,8 +44,17 @@ class FilesKind:
 
     def __init__(self) -> None:
         self.seen: dict[str, Any] = {}
+        self.plain_has_hidden: bool | None = None
+        self.plain_has_change: bool | None = None
 
     def grade(self, copy: GradingCopy, spec: FilesGradeSpec) -> Verdict:
+        with copy.fresh("plain") as plain:
+            assert plain is not None and plain.hidden == {}
+            self.plain_has_hidden = (plain.root / "tests/test_hidden.py").exists()
+            self.plain_has_change = (plain.root / "new.py").exists()
+        refused = pytest.raises(GradingError, match="cannot be called 'grading-home'")
+        with refused, copy.fresh("grading-home"):
+            pass
         present = [path for path in spec.required if (copy.root / path).is_file()]
         self.seen = {
             "files": sorted(p.relative_to(copy.root).as_posix() for p in copy.root.rglob("*.py")),
@@ -190,6 +199,8 @@ def test_a_plugin_kind_grades_the_built_copy_through_the_pipeline(
         "tests/test_visible.py",
     ]
     assert files_kind.seen["hidden"] == ["tests/test_hidden.py"]
+    # A further copy holds the change but never the hidden files.
+    assert (files_kind.plain_has_change, files_kind.plain_has_hidden) == (True, False)
     assert files_kind.seen["copy"] / "tests/test_hidden.py" in files_kind.seen["readonly"]
     assert not files_kind.seen["copy"].exists()  # removed after grading
 

@@ -3,10 +3,17 @@ reach it."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
+from harnessdrive.grading.grader import GradingSetup, grade
 from harnessdrive.grading.verdict import GradingRun, SetupRun, Verdict
-from harnessdrive.sandbox.runner import SandboxKind
+from harnessdrive.sandbox.runner import SandboxKind, get_sandbox
+from harnessdrive.tasks import load_task
+from harnessdrive.testing.suites import write_task
+from harnessdrive.workspace.changes import capture_changes
+from harnessdrive.workspace.materialize import copy_snapshot
+from harnessdrive.workspace.snapshot import build_snapshot
 from tests.conftest import add_task
 from tests.sandboxes import require_bwrap
 from tests.unit.test_grading import fix, run_grader
@@ -104,3 +111,25 @@ def test_overlapping_runs_count_once_in_the_command_time() -> None:
     assert apart.command_seconds == 2.0
     stored_before = Verdict(outcome="pass", visible=run(None, 2.0), hidden=run(None, 1.0))
     assert stored_before.command_seconds == 3.0
+
+
+def test_the_visible_run_is_left_out_when_not_wanted(tmp_path: Path) -> None:
+    task = load_task(write_task(tmp_path / "tasks", add_task(visible_command="{python} -c 0")))
+    snapshot = build_snapshot(task.repo_path, None, tmp_path / "snap")
+    workspace = copy_snapshot(snapshot, tmp_path / "ws")
+    fix(workspace)
+    (tmp_path / "scratch").mkdir()
+    setup = GradingSetup(
+        task=task,
+        snapshot=snapshot,
+        scratch=tmp_path / "scratch",
+        logs=tmp_path / "logs",
+        sandbox=get_sandbox("none"),
+        python=sys.executable,
+        run_visible=False,
+    )
+    verdict = grade(setup, capture_changes(snapshot, workspace))
+    assert verdict.outcome == "pass"
+    assert verdict.visible is None
+    assert not (tmp_path / "logs" / "grade-visible.log").exists()
+    assert (tmp_path / "logs" / "grade-tests.log").is_file()

@@ -9,6 +9,7 @@ are read-only to the commands that run there.
 from __future__ import annotations
 
 import functools
+import re
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -58,6 +59,7 @@ DEPENDENCY_NAMES = (
     "Gemfile.lock",
 )
 COPY_FOLDER = "grading-copy"
+_LABEL = re.compile(r"[a-z0-9][a-z0-9_-]{0,40}")
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,9 @@ def fresh_copy(
 ) -> Iterator[GradingCopy | None]:
     """A further copy without the hidden files in ``<scratch>/<label>`` (removed afterwards,
     whole); None when its setup fails after a dependency change."""
+    if not _LABEL.fullmatch(label) or label.startswith("grading-"):
+        # It would share a folder with the deciding copy (grading-copy, grading-home, ...).
+        raise GradingError(f"a further grading copy cannot be called {label!r}")
     own = replace(setup, scratch=setup.scratch / label)
     own.scratch.mkdir(parents=True, exist_ok=True)
     copy = own.scratch / COPY_FOLDER

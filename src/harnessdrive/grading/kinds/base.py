@@ -103,7 +103,8 @@ class GradingCopy:
     """``fresh(label)``: another copy of the base plus the same change, WITHOUT the hidden
     files, in a scratch folder of its own (``<scratch>/<label>``), with its own HOME and tmp, and
     setup logged to ``grade-setup-<label>.log``. Yields None when its setup fails after the
-    agent changed a dependency file. Removed when the block ends."""
+    agent changed a dependency file. Removed when the block ends. ``label``: lower-case
+    letters, digits, ``-`` and ``_``, not starting with ``grading-`` (the deciding copy's)."""
 
     @property
     def task(self) -> Task:
