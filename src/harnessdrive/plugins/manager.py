@@ -20,7 +20,10 @@ from harnessdrive.plugins.hookspecs import PROJECT, HookSpecs
 ENTRY_POINT_GROUP = "harnessdrive"
 PLUGINS_VARIABLE = "HARNESSDRIVE_PLUGINS"
 
-BUILTIN_PLUGINS: tuple[str, ...] = ()
+BUILTIN_PLUGINS: tuple[str, ...] = (
+    "harnessdrive.executors.builtin",
+    "harnessdrive.protocols.builtin",
+)
 """harnessdrive's own plugin modules; each registers one area's built-ins."""
 
 
