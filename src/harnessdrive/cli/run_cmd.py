@@ -12,13 +12,14 @@ from rich.console import Console
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
 from harnessdrive.cli.progress import progress_for_terminal
+from harnessdrive.cli.signals import stop_on_signals
 from harnessdrive.cli.variants import resolve_variants, split_names
 from harnessdrive.demo.run import demo_run
 from harnessdrive.report.render import render_report
 from harnessdrive.report.scoreboard import build_report
 from harnessdrive.running.never_ran import harnesses_that_never_ran
 from harnessdrive.running.plan import Plan, make_plan
-from harnessdrive.running.run import RunOptions, RunSummary, execute
+from harnessdrive.running.run import RunDriver, RunOptions, RunSummary
 from harnessdrive.tasks.loading import load_suite
 
 EXIT_INTERRUPTED = 130
@@ -112,8 +113,10 @@ def demo(
 
 def _execute_and_report(plan: Plan, options: RunOptions, json_output: bool) -> None:
     progress = progress_for_terminal()
+    driver = RunDriver(plan, options, progress)
     try:
-        summary = execute(plan, options, progress)
+        with stop_on_signals(driver.stop):
+            summary = driver.run()
     finally:
         progress.close()
     report = build_report(

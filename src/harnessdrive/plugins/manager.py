@@ -24,6 +24,8 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "harnessdrive.harnesses.builtin",
     "harnessdrive.grading.kinds.builtin",
     "harnessdrive.report.builtin",
+    "harnessdrive.executors.builtin",
+    "harnessdrive.protocols.builtin",
 )
 """harnessdrive's own plugin modules; each registers one area's built-ins."""
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from harnessdrive.errors import Setting, TaskFormatError, UserError
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.harnesses.registry import check_options, get_harness
+from harnessdrive.protocols.registry import protocols
 from harnessdrive.store.paths import trial_id
 from harnessdrive.tasks.identity import harnessdrive_version, suite_identity, suite_version
 from harnessdrive.tasks.loading import Suite, Task
@@ -31,6 +32,8 @@ class PlannedTrial:
     """The suite's identity (:mod:`harnessdrive.tasks.identity`): the first part of the trial id."""
     suite_version: str = ""
     suite_folder: str = ""
+    protocol: str = "single"
+    """The trial protocol: the variant's, else the task's (protocols/registry.py)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,7 @@ def make_plan(suite: Suite, variants: tuple[VariantSpec, ...], repeat: int) -> P
         check_options(variant)
         harnesses[variant.harness].check_variant(variant)
     _check_sources(suite)
+    _check_protocols(suite, variants)
     identity, version = suite_identity(suite), suite_version(suite)
     trials = tuple(
         PlannedTrial(
@@ -77,6 +81,7 @@ def make_plan(suite: Suite, variants: tuple[VariantSpec, ...], repeat: int) -> P
             suite_id=identity,
             suite_version=version,
             suite_folder=str(suite.folder),
+            protocol=variant.protocol or task.spec.protocol,
         )
         for task in suite.tasks
         for rep in range(1, repeat + 1)
@@ -99,6 +104,23 @@ def _check_sources(suite: Suite) -> None:
         problem = problems.get((task.repo_path, task.spec.repo.ref))
         if problem:
             raise TaskFormatError(f"{task.folder / 'task.toml'}: {problem}")
+
+
+def _check_protocols(suite: Suite, variants: tuple[VariantSpec, ...]) -> None:
+    """Every protocol a task or a variant names is registered."""
+    known = protocols()
+    for task in suite.tasks:
+        if task.spec.protocol not in known:
+            raise TaskFormatError(
+                f"{task.folder / 'task.toml'}: protocol {task.spec.protocol!r} is not registered "
+                f"(registered: {', '.join(sorted(known))})"
+            )
+    for variant in variants:
+        if variant.protocol is not None and variant.protocol not in known:
+            raise UserError(
+                f"variant {variant.label!r}: protocol {variant.protocol!r} is not registered "
+                f"(registered: {', '.join(sorted(known))})"
+            )
 
 
 def _check_takes_model(variant: VariantSpec, harness: Harness) -> None:
@@ -135,8 +157,15 @@ def run_id_for(suite: Suite, variants: tuple[VariantSpec, ...], repeat: int) -> 
     identity = {
         "suite": suite_identity(suite),
         "folder": str(suite.folder),
-        "variants": [v.model_dump(mode="json") for v in variants],
+        "variants": [_variant_identity(v) for v in variants],
         "repeat": repeat,
     }
     digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:10]
     return f"{suite.name}-{digest}"
+
+
+def _variant_identity(variant: VariantSpec) -> dict[str, object]:
+    # A variant that chooses no protocol keeps the run id it had before variants could.
+    return variant.model_dump(
+        mode="json", exclude={"protocol"} if variant.protocol is None else None
+    )

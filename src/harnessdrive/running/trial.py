@@ -1,4 +1,10 @@
-"""One trial, from a fresh workspace to a TrialResult ready to record.
+"""The trial core: one prepared trial, from a fresh workspace to a result and its files.
+
+Every executor calls :func:`run_job` on its worker. It builds the workspace from the worker's
+snapshot cache, runs the task's setup, looks up the job's protocol by name and lets it drive
+the rounds, prices the agent's calls, and writes every file the trial keeps into a new folder
+that it hands back; the receiver records them (running/recording.py). It never touches the
+results store.
 
 This is the trial boundary: anything unexpected below it is caught here and recorded as an
 infrastructure failure of this trial, never as the agent's failure, and the run goes on.
@@ -6,304 +12,306 @@ infrastructure failure of this trial, never as the agent's failure, and the run 
 
 from __future__ import annotations
 
-import os
-import shutil
-import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from harnessdrive.accounting.trial_cost import NO_MODEL, Costing
+from harnessdrive.accounting.trial_cost import NO_MODEL
+from harnessdrive.errors import WorkspaceError
+from harnessdrive.executors.base import JobResult, TrialJob
+from harnessdrive.executors.paths import TrialScratch
+from harnessdrive.executors.worker import WorkerContext
 from harnessdrive.grading.grader import GradingSetup
-from harnessdrive.grading.verdict import StreamKept, Verdict
-from harnessdrive.harnesses.base import AgentRequest, Harness
-from harnessdrive.protocols.single import AttemptOutcome, run_attempt
+from harnessdrive.grading.verdict import Verdict
+from harnessdrive.harnesses.base import AgentRequest
+from harnessdrive.protocols.base import ProtocolInputs
+from harnessdrive.protocols.registry import get_protocol
+from harnessdrive.protocols.round import graded
 from harnessdrive.protocols.stages import StageFailed, describe, stage
-from harnessdrive.running.plan import PlannedTrial, planned_identity
-from harnessdrive.running.reaper import Reaper
-from harnessdrive.running.snapshots import SnapshotCache
+from harnessdrive.running.outcome import priced_run, round_records, totals, trial_timing
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.limits import Limits
-from harnessdrive.sandbox.process import StopToken
-from harnessdrive.sandbox.runner import Isolation, Network, Sandbox
-from harnessdrive.store.inflight import SCRATCH_MARKER, InflightRecord
+from harnessdrive.sandbox.runner import Isolation, Sandbox
 from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.results import (
     AgentSummary,
-    DiffStats,
     RoundRecord,
     Status,
     Timing,
-    Totals,
     TrialResult,
 )
-from harnessdrive.store.store import Store, utc_now
+from harnessdrive.store.store import utc_now
 from harnessdrive.tasks.loading import Task
-from harnessdrive.tasks.view import task_view
+from harnessdrive.tasks.view import TaskView, task_view
+from harnessdrive.workspace.changes import Changes
 from harnessdrive.workspace.materialize import copy_snapshot
 from harnessdrive.workspace.names import model_json
 from harnessdrive.workspace.setup import SetupOutcome, run_setup
-from harnessdrive.workspace.setup_reuse import SetupStates, reuse_setup
+from harnessdrive.workspace.setup_reuse import reuse_setup
+from harnessdrive.workspace.snapshot import Snapshot
+
+ROUNDS_FOLDER = "rounds"
 
 
-@dataclass
-class TrialContext:
-    store: Store
-    sandbox: Sandbox
-    snapshots: SnapshotCache
-    scratch_root: Path
-    python: str
-    run_id: str
-    keep: bool = False
-    network: Network = "host"
-    agent_timeout: float | None = None
-    stop: StopToken = field(default_factory=StopToken)
-    reaper: Reaper | None = None
-    """Deletes scratch folders in the background; without one they are deleted in place."""
-    costing: Costing = field(default_factory=Costing)
-    """Prices each trial (accounting/trial_cost.py); the default prices nothing."""
-    setup_states: SetupStates | None = None
-    """Setup results shared by the trials of a run (workspace/setup_reuse.py)."""
+def round_paths(trial: TrialPaths, number: int) -> TrialPaths:
+    """Round ``number``'s files: round 1's at the trial folder's top, round N's in rounds/N/."""
+    return trial if number == 1 else TrialPaths(trial.root / ROUNDS_FOLDER / str(number))
 
 
-@dataclass(frozen=True)
-class PreparedTrial:
-    """A trial whose folder and in-flight record exist; the agent has not started yet."""
-
-    planned: PlannedTrial
-    paths: TrialPaths
-    attempt: int
-    scratch: Path
-    inflight: Path
-    started: str
-    identity: TrialResult
-    """The result as it would be recorded if the trial were interrupted now."""
-    budget_usd: float | None = None
-    """Spend left under the cap when the trial starts."""
-
-
-def prepare_trial(
-    planned: PlannedTrial, harness: Harness, ctx: TrialContext, *, budget_usd: float | None = None
-) -> PreparedTrial:
-    """Claim a fresh attempt folder and write the in-flight record (driver thread only)."""
-    paths, attempt = ctx.store.begin_attempt(planned.trial_id)
-    scratch = ctx.scratch_root / f"trial-{uuid.uuid4().hex[:12]}"
-    scratch.mkdir(parents=True)
-    (scratch / SCRATCH_MARKER).touch()
-    started = utc_now()
-    identity = TrialResult(
-        trial_id=planned.trial_id,
-        run_id=ctx.run_id,
-        attempt=attempt,
-        suite=planned.suite,
-        task=planned.task.id,
-        task_title=planned.task.spec.title,
-        task_fingerprint=planned.task.fingerprint,
-        variant=planned.variant,
-        variant_label=planned.variant.label,
-        harness=planned.variant.harness,
-        repetition=planned.repetition,
-        status="interrupted",
-        outcome="not_graded",
-        started=started,
-        finished=started,
-        sandbox=ctx.sandbox.name,
-        note="the driver stopped before this trial finished",
-        cost=ctx.costing.if_interrupted(planned.variant, harness),
-        **planned_identity(planned),
-    )
-    record = InflightRecord(
-        trial_id=planned.trial_id,
-        attempt=attempt,
-        started=started,
-        scratch=str(scratch),
-        pid=os.getpid(),
-        interrupted=identity,
-    )
-    inflight = ctx.store.mark_inflight(record)
-    return PreparedTrial(
-        planned, paths, attempt, scratch, inflight, started, identity, budget_usd=budget_usd
-    )
-
-
-def execute_trial(prepared: PreparedTrial, harness: Harness, ctx: TrialContext) -> TrialResult:
-    """Run a prepared trial to its result (safe to call from a worker thread)."""
+def run_job(job: TrialJob, worker: WorkerContext) -> JobResult:
+    """Run ``job`` on ``worker`` to its result (safe to call from any worker thread)."""
+    artifacts = worker.new_artifacts()
+    if worker.stop.stopped:
+        stopped = job.identity.model_copy(update={"finished": utc_now()})
+        return JobResult(stopped, artifacts)
     began = now()
+    scratch: TrialScratch | None = None
     try:
-        return _execute(prepared, harness, ctx, began)
+        scratch = worker.new_trial()
+        result = _run(job, worker, scratch, TrialPaths(artifacts), began)
     except Exception as exc:  # the trial boundary: record, never crash the run
-        # Every report says which piece of machinery failed (protocols/stages.py).
-        error = str(exc) if isinstance(exc, StageFailed) else f"internal error: {describe(exc)}"
-        what = exc.stage if isinstance(exc, StageFailed) else "the trial machinery"
-        return prepared.identity.model_copy(
-            update={
-                "status": "could_not_run",
-                "finished": utc_now(),
-                "seconds": Timing(total=round(now() - began, 3)),
-                "rounds": (RoundRecord(status="could_not_run", agent=AgentSummary(error=error)),),
-                "note": f"an infrastructure failure ({what}); not counted against the harness",
-            }
-        )
+        result = _infrastructure_failure(job, exc, began)
     finally:
-        if ctx.keep:
-            pass
-        elif ctx.reaper is not None:
-            ctx.reaper.discard(prepared.scratch)
-        else:
-            shutil.rmtree(prepared.scratch, ignore_errors=True)
+        if scratch is not None:
+            worker.discard(scratch)
+    return JobResult(_named_where_recorded(result, artifacts, job), artifacts)
 
 
-def _execute(
-    prepared: PreparedTrial, harness: Harness, ctx: TrialContext, began: float
-) -> TrialResult:
-    planned = prepared.planned
-    task = planned.task
-    sandbox = _trial_sandbox(ctx.sandbox, task)
-    with stage("snapshot build"):
-        snapshot = ctx.snapshots.get(task)
-    scratch = prepared.scratch
-    with stage("workspace copy"):
-        workspace = copy_snapshot(snapshot, scratch / "workspace")
-    home, tmp = scratch / "home", scratch / "tmp"
-    home.mkdir()
-    tmp.mkdir()
-    paths = prepared.paths
-    paths.prompt.write_text(task.prompt, encoding="utf-8")
-    prompt_file = scratch / "prompt.md"
-    prompt_file.write_text(task.prompt, encoding="utf-8")
-    setup_seconds = 0.0
-    base = {"base_commit": snapshot.commit, "base_source": snapshot.source}
-    view = task_view(task, ctx.python)
-    if task.spec.setup.commands:
-        setup_log = paths.root / "setup.log"
+def _infrastructure_failure(job: TrialJob, exc: Exception, began: float) -> TrialResult:
+    # Every report says which piece of machinery failed (protocols/stages.py).
+    error = str(exc) if isinstance(exc, StageFailed) else f"internal error: {describe(exc)}"
+    what = exc.stage if isinstance(exc, StageFailed) else "the trial machinery"
+    return job.identity.model_copy(
+        update={
+            "status": "could_not_run",
+            "finished": utc_now(),
+            "seconds": Timing(total=round(now() - began, 3)),
+            "rounds": (RoundRecord(status="could_not_run", agent=AgentSummary(error=error)),),
+            "note": f"an infrastructure failure ({what}); not counted against the harness",
+        }
+    )
+
+
+class _Trial:
+    """One running trial's pieces, shared by its rounds."""
+
+    def __init__(
+        self, job: TrialJob, worker: WorkerContext, scratch: TrialScratch, paths: TrialPaths
+    ) -> None:
+        self.job = job
+        self.worker = worker
+        self.scratch = scratch
+        self.paths = paths
+        self.task = job.task
+        self.sandbox = _trial_sandbox(worker.sandbox, job.task)
+        self.view: TaskView = task_view(job.task, worker.python)
+        with stage("snapshot build"):
+            self.snapshot = worker.snapshots.get(job.task)
+
+    def round_paths(self, number: int) -> TrialPaths:
+        paths = round_paths(self.paths, number)
+        paths.root.mkdir(parents=True, exist_ok=True)
+        return paths
+
+    def round_scratch(self, number: int) -> Path:
+        folder = self.scratch.round(number).root
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
+    def copy(self, number: int, start: Snapshot | None = None) -> Path:
+        """A fresh copy of ``start`` (the base snapshot) for round ``number``."""
+        scratch = self.scratch.round(number)
+        with stage("workspace copy"):
+            workspace = copy_snapshot(start or self.snapshot, scratch.workspace)
+        for folder in (scratch.home, scratch.tmp):
+            folder.mkdir(parents=True, exist_ok=True)
+        return workspace
+
+    def new_workspace(self, round_number: int, start: Snapshot | None = None) -> Path:
+        workspace = self.copy(round_number, start)
+        setup = self.setup(round_number, start)
+        if not setup.ok:
+            log = self.round_paths(round_number).root / "setup.log"
+            raise WorkspaceError(f"setup failed in round {round_number}'s workspace; see {log}")
+        return workspace
+
+    def setup(self, number: int, start: Snapshot | None = None) -> SetupOutcome:
+        """The task's setup in round ``number``'s fresh copy; its log kept as setup.log."""
+        task = self.task
+        scratch = self.scratch.round(number)
+        if not task.spec.setup.commands:
+            return SetupOutcome((), 0, False, 0.0)
+        tmp = scratch.tmp
 
         def run_in(root: Path, setup_home: Path, log: Path) -> SetupOutcome:
             return run_setup(
                 task.spec.setup.commands,
                 root=root,
-                sandbox=sandbox,
+                sandbox=self.sandbox,
                 env=base_environment(setup_home, tmp),
                 timeout=task.spec.setup.timeout,
                 log=log,
                 isolation=Isolation(
                     writable=(root, setup_home, tmp),
-                    readonly=view.readonly,
+                    readonly=self.view.readonly,
                     network=task.spec.setup.network,
                 ),
-                values=view.values(root),
-                stop=ctx.stop,
+                values=self.view.values(root),
+                stop=self.worker.stop,
             )
 
-        setup = reuse_setup(
-            ctx.setup_states,
+        return reuse_setup(
+            self.worker.setup_states,
             task,
-            snapshot,
-            workspace,
-            python=ctx.python,
-            home=home,
-            log=setup_log,
+            start or self.snapshot,
+            scratch.workspace,
+            python=self.worker.python,
+            home=scratch.home,
+            log=self.round_paths(number).root / "setup.log",
             run=run_in,
         )
-        setup_seconds = setup.seconds
-        if not setup.ok:
-            status: Status = "interrupted" if setup.stopped else "could_not_run"
-            return prepared.identity.model_copy(
-                update={
-                    **base,
-                    "status": status,
-                    "finished": utc_now(),
-                    "seconds": Timing(setup=round(setup_seconds, 3), total=now() - began),
-                    "rounds": (
-                        RoundRecord(
-                            status=status,
-                            agent=AgentSummary(error="setup failed in the agent's workspace"),
-                        ),
+
+    def grade(self, changes: Changes, number: int) -> Verdict:
+        folder = self.scratch.round(number).grading
+        folder.mkdir(parents=True, exist_ok=True)
+        setup = GradingSetup(
+            task=self.task,
+            snapshot=self.snapshot,
+            scratch=folder,
+            logs=self.round_paths(number).root,
+            sandbox=self.sandbox,
+            python=self.worker.python,
+            stop=self.worker.stop,
+            keep_copy=True,  # the whole scratch folder goes once the trial is over
+            run_visible=self.job.settings.run_visible,
+            setup_states=self.worker.setup_states,
+        )
+        return graded(setup, changes)
+
+
+def _run(
+    job: TrialJob, worker: WorkerContext, scratch: TrialScratch, paths: TrialPaths, began: float
+) -> TrialResult:
+    protocol = get_protocol(job.protocol)
+    trial = _Trial(job, worker, scratch, paths)
+    task, snapshot = job.task, trial.snapshot
+    workspace = trial.copy(1)
+    paths.prompt.write_text(task.prompt, encoding="utf-8")
+    scratch.prompt.write_text(task.prompt, encoding="utf-8")
+    setup = trial.setup(1)
+    base = {
+        "base_commit": snapshot.commit,
+        "base_source": snapshot.source,
+        "sandbox": worker.sandbox.name,
+    }
+    if not setup.ok:
+        status: Status = "interrupted" if setup.stopped else "could_not_run"
+        return job.identity.model_copy(
+            update={
+                **base,
+                "status": status,
+                "finished": utc_now(),
+                "seconds": Timing(setup=round(setup.seconds, 3), total=now() - began),
+                "rounds": (
+                    RoundRecord(
+                        status=status,
+                        agent=AgentSummary(error="setup failed in the agent's workspace"),
                     ),
-                    "cost": NO_MODEL,
-                    "note": f"see {setup_log}",
-                }
-            )
+                ),
+                "cost": NO_MODEL,
+                "note": f"see {paths.root / 'setup.log'}",
+            }
+        )
+    settings = job.settings
     request = AgentRequest(
         task=task,
-        variant=planned.variant,
+        variant=job.variant,
         prompt=task.prompt,
-        prompt_file=prompt_file,
+        prompt_file=scratch.prompt,
         workspace=workspace,
-        home=home,
-        tmp=tmp,
+        home=scratch.home,
+        tmp=scratch.tmp,
         logs=paths.root,
-        timeout=ctx.agent_timeout or task.spec.limits.agent_timeout,
-        sandbox=sandbox,
-        network=ctx.network,
-        python=ctx.python,
-        stop=ctx.stop,
-        budget_usd=prepared.budget_usd,
-        readonly=view.readonly,
+        timeout=settings.agent_timeout or task.spec.limits.agent_timeout,
+        sandbox=trial.sandbox,
+        network=settings.network,
+        python=worker.python,
+        stop=worker.stop,
+        budget_usd=settings.budget_usd,
+        readonly=trial.view.readonly,
     )
-    grading = GradingSetup(
+    inputs = ProtocolInputs(
         task=task,
+        variant=job.variant,
+        harness=job.harness,
         snapshot=snapshot,
-        scratch=scratch / "grading",
-        logs=paths.root,
-        sandbox=sandbox,
-        python=ctx.python,
-        stop=ctx.stop,
-        keep_copy=True,  # the whole scratch folder goes once the trial is recorded
-        setup_states=ctx.setup_states,
+        request=request,
+        new_workspace=trial.new_workspace,
+        grade=trial.grade,
+        round_paths=trial.round_paths,
+        round_scratch=trial.round_scratch,
+        stop=worker.stop,
     )
-    (scratch / "grading").mkdir()
-    outcome = run_attempt(harness, request, snapshot, grading, diff_path=paths.diff)
+    outcome = protocol.run(inputs)
+    if not outcome.rounds:
+        raise StageFailed(f"protocol {protocol.name}", ValueError("it ran no round"))
     with stage("transcript recording"):
-        paths.transcript.write_text(model_json(outcome.agent.transcript))
-    total = now() - began
-    timing = _timing(outcome, setup_seconds, total)
-    return prepared.identity.model_copy(
+        for number, each in enumerate(outcome.rounds, start=1):
+            trial.round_paths(number).transcript.write_text(model_json(each.agent.transcript))
+    timing = trial_timing(outcome, setup.seconds, now() - began)
+    last = outcome.rounds[-1]
+    priced = priced_run(outcome.rounds)
+    return job.identity.model_copy(
         update={
             **base,
             "status": outcome.status,
-            "outcome": outcome.verdict.outcome,
+            "outcome": outcome.outcome,
             "finished": utc_now(),
-            "harness_version": outcome.agent.version,
+            "harness_version": last.agent.version,
             "seconds": timing,
-            "rounds": (
-                RoundRecord(
-                    status=outcome.status,
-                    outcome=outcome.verdict.outcome,
-                    agent=_agent_summary(outcome),
-                    diff=DiffStats(
-                        files_changed=len(outcome.changes.files),
-                        lines_added=outcome.changes.lines_added,
-                        lines_deleted=outcome.changes.lines_deleted,
-                        paths=outcome.changes.paths,
-                        patch_bytes=outcome.changes.patch_bytes,
-                    ),
-                    grading=outcome.verdict,
-                    seconds=timing,
-                ),
-            ),
-            "totals": Totals(
-                rounds=1,
-                agent_seconds=timing.agent,
-                turns=outcome.agent.transcript.turns or 0,
-                tool_calls=outcome.agent.transcript.tool_calls,
-                usage=outcome.agent.transcript.usage,
-            ),
-            "cost": ctx.costing.of_run(
-                planned.variant,
-                harness,
-                outcome.agent,
+            "rounds": round_records(outcome, timing, setup.seconds),
+            "score": outcome.score,
+            "metrics": dict(outcome.metrics),
+            "totals": totals(outcome.rounds, timing),
+            "cost": settings.costing.of_run(
+                job.variant,
+                job.harness,
+                priced,
                 outcome.status,
-                prepared.started,
+                job.identity.started,
                 ledger=paths.cost,
             ),
-            "workspace": str(workspace) if ctx.keep else None,
+            "workspace": str(workspace) if worker.keep else None,
             "note": None,
         }
     )
 
 
+def _named_where_recorded(result: TrialResult, artifacts: Path, job: TrialJob) -> TrialResult:
+    """Messages written on the worker name its folder; they should name the trial folder."""
+    folder = job.settings.record_folder
+    if folder is None:
+        return result
+    staged, recorded = str(artifacts), str(folder)
+
+    def moved(text: str | None) -> str | None:
+        return text.replace(staged, recorded) if text else text
+
+    rounds = tuple(
+        each.model_copy(
+            update={
+                "note": moved(each.note),
+                "grading": each.grading.model_copy(update={"error": moved(each.grading.error)})
+                if each.grading is not None
+                else None,
+            }
+        )
+        for each in result.rounds
+    )
+    return result.model_copy(update={"note": moved(result.note), "rounds": rounds})
+
+
 def _trial_sandbox(sandbox: Sandbox, task: Task) -> Sandbox:
-    """The run's sandbox with this task's limits."""
+    """The worker's sandbox with this task's limits."""
     spec = task.spec.limits
     base = sandbox.settings.limits or Limits()
     return sandbox.with_limits(
@@ -313,35 +321,4 @@ def _trial_sandbox(sandbox: Sandbox, task: Task) -> Sandbox:
             file_size_mb=spec.file_size_mb,
             disk_mb=spec.disk_mb,
         )
-    )
-
-
-def _timing(outcome: AttemptOutcome, setup_seconds: float, total: float) -> Timing:
-    verdict: Verdict = outcome.verdict
-    commands = verdict.command_seconds
-    agent = outcome.agent.seconds
-    return Timing(
-        setup=round(setup_seconds, 3),
-        agent=round(agent, 3),
-        grading=round(verdict.seconds, 3),
-        total=round(total, 3),
-        overhead=round(max(total - setup_seconds - agent - commands, 0.0), 4),
-    )
-
-
-def _agent_summary(outcome: AttemptOutcome) -> AgentSummary:
-    agent = outcome.agent
-    transcript = agent.transcript
-    return AgentSummary(
-        exit_code=agent.exit_code,
-        error=agent.error,
-        hint=agent.hint,
-        model=transcript.model,
-        turns=transcript.turns,
-        tool_calls=transcript.tool_calls,
-        calls=len(transcript.calls),
-        usage=transcript.usage,
-        permission_denials=transcript.permission_denials,
-        stdout=StreamKept.of(agent.stdout_record),
-        stderr=StreamKept.of(agent.stderr_record),
     )

@@ -195,7 +195,7 @@ class Store:
                 self.record(result)
                 recovered.append(record.trial_id)
             scratch = Path(record.scratch)
-            if is_our_scratch(scratch):
+            if record.scratch and is_our_scratch(scratch):
                 shutil.rmtree(scratch, ignore_errors=True)
             remove_inflight(path)
         return recovered

@@ -154,6 +154,8 @@ class TaskSpec(_Spec):
     """Time and resource limits of the agent and of every sandboxed command."""
     check: CheckSpec = CheckSpec()
     """Self-test fixtures for ``harnessdrive check``."""
+    protocol: str = "single"
+    """The trial protocol, by its registered name: ``single`` lets the agent work once."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Free-form data kept with the task (mined tasks store their commit here)."""
 
@@ -185,6 +187,8 @@ class VariantSpec(_Spec):
     """Reasoning effort, from the harness's own ladder (``harnessdrive harnesses``)."""
     options: dict[str, Any] = Field(default_factory=dict)
     """Harness-specific settings, e.g. ``template`` for the ``command`` harness."""
+    protocol: str | None = None
+    """A trial protocol for this arm's trials instead of each task's own ``protocol``."""
 
     @property
     def label(self) -> str:

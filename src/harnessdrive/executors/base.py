@@ -1,0 +1,143 @@
+"""The executor seam: a prepared trial goes in, its result and its files come back.
+
+The driver (running/run.py) decides what runs next and records what comes back; an executor
+decides where a trial runs. It never touches the results store: every :class:`JobResult` names
+a folder of files that the receiver moves into place. The local thread pool
+(executors/local.py) is the first executor; others register through the
+``harnessdrive_executors`` hook with an :class:`ExecutorEntry` and are chosen by name.
+
+A :class:`TrialJob` holds no live object of the driver (no store, no lock, no thread), so an
+executor may ship it to another process or machine.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from harnessdrive.accounting.trial_cost import Costing
+from harnessdrive.harnesses.base import Harness
+from harnessdrive.sandbox.runner import Network, SandboxKind
+from harnessdrive.sandbox.scratch import PREFIX
+from harnessdrive.store.results import TrialResult
+from harnessdrive.tasks.loading import Task
+from harnessdrive.tasks.models import VariantSpec
+
+DEFAULT_EXECUTOR = "local"
+
+
+@dataclass(frozen=True)
+class TrialSettings:
+    """How one trial runs, beyond its task and variant."""
+
+    agent_timeout: float | None = None
+    """The agent's time limit; None takes the task's."""
+    network: Network = "host"
+    """The agent's network."""
+    budget_usd: float | None = None
+    """Spend left under the cap when the trial starts, for a harness that takes a cap."""
+    costing: Costing = field(default_factory=Costing)
+    """Prices the trial; the default prices nothing."""
+    run_visible: bool = True
+    """False skips the task's visible command when grading (its counts never decide)."""
+    record_folder: Path | None = None
+    """Where the receiver will put the job's files. A message that names one of them (a setup
+    log, say) names it there, so it still points at the file once the trial is recorded."""
+
+
+@dataclass(frozen=True)
+class TrialJob:
+    """One prepared trial, ready to run anywhere."""
+
+    key: str
+    """Unique among the jobs of one executor: a trial id and attempt, or a check case."""
+    task: Task
+    variant: VariantSpec
+    harness: Harness
+    identity: TrialResult
+    """The result as it is recorded if the trial never finishes (``interrupted``)."""
+    protocol: str = "single"
+    """The trial protocol's registered name (protocols/builtin.py), resolved by the driver from
+    the variant and the task."""
+    settings: TrialSettings = TrialSettings()
+
+
+@dataclass(frozen=True)
+class JobResult:
+    """What a finished job hands back."""
+
+    result: TrialResult
+    artifacts: Path
+    """A folder laid out like a trial folder (prompt.md, agent.stdout, diff.patch,
+    transcript.json, cost.json, grading logs, ``rounds/N/`` for later rounds). It belongs to
+    the receiver, which moves its files into the trial folder and removes it. Do so before
+    closing the executor: closing removes whatever is left of the worker's scratch."""
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    """What an executor needs to build its workers (each builds its own sandbox, scratch root,
+    snapshot cache and stop token: executors/worker.py)."""
+
+    jobs: int = 1
+    """Trials at once."""
+    sandbox: SandboxKind = "auto"
+    hidden: tuple[Path, ...] = ()
+    """What no sandboxed process may see: the results folder, the suite, every task, its
+    repository and hidden files. Each worker adds its own scratch root."""
+    private: tuple[Path, ...] = ()
+    """Covered like ``hidden``, but tool folders inside are shown again (the user's HOME)."""
+    shown: tuple[Path, ...] = ()
+    """Extra folders every sandboxed process sees read-only."""
+    python: str = sys.executable
+    keep: bool = False
+    """Keep every trial's scratch folder (workspaces, private HOMEs) instead of removing it."""
+    scratch_prefix: str = PREFIX
+
+
+class Executor(Protocol):
+    """Runs jobs somewhere and hands back their results; never writes the results store."""
+
+    @property
+    def name(self) -> str:
+        """The registered name (``local``)."""
+        ...
+
+    @property
+    def sandbox(self) -> str:
+        """The sandbox its trials run in (``none``, ``bwrap``), as every result records."""
+        ...
+
+    @property
+    def kept(self) -> Path | None:
+        """Once closed with ``keep``: the folder that holds the kept workspaces."""
+        ...
+
+    def submit(self, job: TrialJob, *, priority: tuple[int, ...] = ()) -> Future[JobResult]:
+        """Queue ``job``. Among jobs waiting for a free worker, the lowest ``priority`` starts
+        first, then the earliest submitted. The future never fails: anything unexpected in the
+        trial is in its result (an infrastructure failure of that trial)."""
+        ...
+
+    def stop(self) -> None:
+        """End every trial now: running ones come back ``interrupted``, queued ones come back
+        ``interrupted`` without starting. Safe to call from a signal handler, and twice."""
+        ...
+
+    def close(self) -> None:
+        """Wait for every submitted job, then release the workers and their scratch folders.
+        Submitting afterwards is an error."""
+        ...
+
+
+@dataclass(frozen=True)
+class ExecutorEntry:
+    """What the ``harnessdrive_executors`` hook returns: a name and how to build one."""
+
+    name: str
+    create: Callable[[WorkerSettings], Executor]
+    description: str = ""

@@ -1,0 +1,106 @@
+"""The local executor: a pool of threads on this machine, sharing one worker context.
+
+Jobs wait in a priority queue: when a thread is free, the job with the lowest priority tuple
+starts, the earliest submitted among equals. Each thread runs the trial core
+(:func:`harnessdrive.running.trial.run_job`); the trial boundary there turns anything
+unexpected into that trial's infrastructure failure, so a future never fails for a trial's
+sake.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harnessdrive.errors import HarnessdriveError
+from harnessdrive.executors.base import JobResult, TrialJob, WorkerSettings
+from harnessdrive.executors.worker import WorkerContext
+
+JobRunner = Callable[[TrialJob, WorkerContext], JobResult]
+
+
+@dataclass(order=True)
+class _Queued:
+    priority: tuple[int, ...]
+    sequence: int
+    job: TrialJob = field(compare=False)
+    future: Future[JobResult] = field(compare=False)
+
+
+class LocalExecutor:
+    """``jobs`` threads on this machine; see :class:`harnessdrive.executors.base.Executor`."""
+
+    name = "local"
+
+    def __init__(self, settings: WorkerSettings, run: JobRunner | None = None) -> None:
+        if run is None:
+            from harnessdrive.running.trial import run_job  # the core imports the seam
+
+            run = run_job
+        self._run = run
+        self.worker = WorkerContext(settings)
+        self._queue: list[_Queued] = []
+        self._sequence = itertools.count()
+        self._changed = threading.Condition()
+        self._closed = False
+        self._threads = [
+            threading.Thread(target=self._work, name=f"harnessdrive-trial-{n}", daemon=True)
+            for n in range(max(settings.jobs, 1))
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    @property
+    def sandbox(self) -> str:
+        return self.worker.sandbox.name
+
+    @property
+    def kept(self) -> Path | None:
+        return self.worker.kept
+
+    def submit(self, job: TrialJob, *, priority: tuple[int, ...] = ()) -> Future[JobResult]:
+        future: Future[JobResult] = Future()
+        with self._changed:
+            if self._closed:
+                raise HarnessdriveError(f"the {self.name} executor is closed; {job.key} not run")
+            heapq.heappush(self._queue, _Queued(priority, next(self._sequence), job, future))
+            self._changed.notify()
+        return future
+
+    def stop(self) -> None:
+        # Only the stop token's event is set, never the queue's lock taken: this may run in a
+        # signal handler that interrupts a thread holding that lock. Queued jobs still run, and
+        # the trial core returns them interrupted at once.
+        self.worker.stop.stop()
+
+    def close(self) -> None:
+        with self._changed:
+            self._closed = True
+            self._changed.notify_all()
+        for thread in self._threads:
+            thread.join()
+        self.worker.close()
+
+    def _work(self) -> None:
+        while True:
+            with self._changed:
+                while not self._queue and not self._closed:
+                    self._changed.wait()
+                if not self._queue:
+                    return  # closed, and nothing left to run
+                queued = heapq.heappop(self._queue)
+            if not queued.future.set_running_or_notify_cancel():
+                continue
+            try:
+                queued.future.set_result(self._run(queued.job, self.worker))
+            except BaseException as exc:  # a bug below the trial boundary: the caller sees it
+                queued.future.set_exception(exc)
+
+
+def create_local(settings: WorkerSettings) -> LocalExecutor:
+    return LocalExecutor(settings)

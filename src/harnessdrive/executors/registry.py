@@ -1,0 +1,21 @@
+"""Executors by name, from every loaded plugin."""
+
+from __future__ import annotations
+
+from harnessdrive.errors import PluginError
+from harnessdrive.executors.base import Executor, ExecutorEntry, WorkerSettings
+from harnessdrive.plugins.registry import registrations
+
+
+def executor_entries() -> dict[str, ExecutorEntry]:
+    return registrations("harnessdrive_executors", ExecutorEntry)
+
+
+def create_executor(name: str, settings: WorkerSettings) -> Executor:
+    """A new executor of the registered kind ``name``."""
+    entries = executor_entries()
+    entry = entries.get(name)
+    if entry is None:
+        known = ", ".join(sorted(entries)) or "none"
+        raise PluginError(f"no executor named {name!r} is registered (registered: {known})")
+    return entry.create(settings)

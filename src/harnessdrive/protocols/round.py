@@ -1,0 +1,102 @@
+"""One round of any protocol: the agent works in its workspace, its change is taken, graded."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from harnessdrive.errors import ChangeError, GradingError, HarnessdriveError, SetupFailedError
+from harnessdrive.grading.grader import GradingSetup, grade
+from harnessdrive.grading.verdict import Finding, Verdict
+from harnessdrive.harnesses.base import AgentRequest, AgentRun, Harness
+from harnessdrive.protocols.base import RoundOutcome
+from harnessdrive.protocols.stages import stage
+from harnessdrive.sandbox.process import StopToken
+from harnessdrive.store.results import Status
+from harnessdrive.workspace.changes import Changes, capture_changes
+from harnessdrive.workspace.snapshot import Snapshot
+
+MIB = 1024 * 1024
+
+
+def run_round(
+    harness: Harness,
+    request: AgentRequest,
+    base: Snapshot,
+    grade_change: Callable[[Changes], Verdict],
+    *,
+    diff_path: Path,
+    stop: StopToken | None,
+) -> RoundOutcome:
+    """The agent's run on ``request``, its change against ``base`` (kept at ``diff_path``) and
+    the verdict, unless the run never got to work or was stopped."""
+    with stage(f"harness {harness.name}"):
+        agent = harness.run(request)
+    max_file_bytes = request.task.spec.limits.diff_file_mb * MIB
+    with stage("change capture"):
+        try:
+            changes = capture_changes(base, request.workspace, max_file_bytes=max_file_bytes)
+        except ChangeError as exc:
+            return _unreadable_change(agent, base, exc)
+        diff_path.write_bytes(changes.patch)
+    status = agent_status(agent, changes)
+    if status in ("interrupted", "could_not_run"):
+        return RoundOutcome(agent, changes, status, Verdict(outcome="not_graded"))
+    verdict = grade_change(changes)
+    if stop is not None and stop.stopped:
+        return RoundOutcome(agent, changes, "interrupted", Verdict(outcome="not_graded"))
+    return RoundOutcome(agent, changes, status, verdict)
+
+
+def graded(setup: GradingSetup, changes: Changes) -> Verdict:
+    """The verdict, with what was left out of the change; a machinery failure says which."""
+    left_out = tuple(
+        Finding(code=item.code, path=item.path, detail=item.detail) for item in changes.left_out
+    )
+    try:
+        verdict = grade(setup, changes)
+    except ChangeError as exc:
+        return Verdict(outcome="fail", left_out=(*left_out, _unreadable(exc)), error=str(exc))
+    except SetupFailedError as exc:
+        verdict = Verdict(outcome="not_graded", error=f"grading setup failed: {exc}")
+    except GradingError as exc:
+        verdict = Verdict(outcome="not_graded", error=f"grading failed: {exc}")
+    except HarnessdriveError as exc:
+        verdict = Verdict(outcome="not_graded", error=f"grading machinery failed: {exc}")
+    return verdict.model_copy(update={"left_out": (*left_out, *verdict.left_out)})
+
+
+def _unreadable_change(agent: AgentRun, snapshot: Snapshot, exc: ChangeError) -> RoundOutcome:
+    """What the agent left cannot be read as a change: its fail, never "not counted"."""
+    empty = Changes(base_tree=snapshot.tree, tree=snapshot.tree, files=(), patch=b"")
+    status = agent_status(agent, empty)
+    if status == "could_not_run" and not agent.could_not_run:
+        status = "crashed"  # it exited with an error, but it did leave something behind
+    if status in ("interrupted", "could_not_run"):
+        return RoundOutcome(agent, empty, status, Verdict(outcome="not_graded"))
+    verdict = Verdict(outcome="fail", left_out=(_unreadable(exc),), error=str(exc))
+    return RoundOutcome(agent, empty, status, verdict)
+
+
+def _unreadable(exc: ChangeError) -> Finding:
+    return Finding(code="unreadable-change", detail=str(exc))
+
+
+def agent_status(agent: AgentRun, changes: Changes) -> Status:
+    """What happened to the machinery, apart from what the tests say (seed 000's rules).
+
+    A run that did not time out, exited with an error and changed nothing never got to work:
+    it ``could_not_run`` and is neither graded nor counted in pass rates. One stopped by a
+    sandbox limit (a fork bomb, a disk filler) did work: it ``crashed``.
+    """
+    if agent.stopped:
+        return "interrupted"
+    if agent.limit is not None:
+        return "crashed"  # it worked until a sandbox limit stopped it: graded, never retried
+    if agent.could_not_run:
+        return "could_not_run"
+    if agent.timed_out:
+        return "timeout"
+    if agent.exit_code == 0:
+        return "completed"
+    return "crashed" if changes else "could_not_run"

@@ -1,0 +1,149 @@
+"""The driver's side of a trial: claim its folder before it runs, record what comes back.
+
+Only the driver writes the results store. Before a job is submitted, its trial gets a fresh
+attempt folder and an in-flight record holding the result to record if the driver is killed;
+when the job comes back, its files are moved into the trial folder, then its ``result.json``
+is written (last) and the in-flight record removed.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from harnessdrive.accounting.trial_cost import NO_MODEL, Costing
+from harnessdrive.executors.base import JobResult
+from harnessdrive.harnesses.base import Harness
+from harnessdrive.running.plan import PlannedTrial, planned_identity
+from harnessdrive.running.reaper import Reaper
+from harnessdrive.store.inflight import InflightRecord
+from harnessdrive.store.paths import TrialPaths
+from harnessdrive.store.results import TrialResult
+from harnessdrive.store.store import Store, utc_now
+
+
+@dataclass(frozen=True)
+class ClaimedTrial:
+    """A trial whose attempt folder and in-flight record exist; nothing has run yet."""
+
+    planned: PlannedTrial
+    paths: TrialPaths
+    attempt: int
+    inflight: Path
+    identity: TrialResult
+    """The result as it would be recorded if the trial were interrupted now."""
+    budget_usd: float | None = None
+    """Spend left under the cap when the trial starts."""
+
+    @property
+    def key(self) -> str:
+        return f"{self.planned.trial_id}#{self.attempt}"
+
+
+class Recorder:
+    def __init__(self, store: Store, run_id: str, sandbox: str, costing: Costing) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.sandbox = sandbox
+        self.costing = costing
+        # Removing even an empty folder can take longer than recording a trial on some file
+        # systems (running/reaper.py): what a job hands back goes in the background.
+        self._reaper = Reaper(None)
+
+    def close(self) -> None:
+        """Wait until every handed-back folder is gone."""
+        self._reaper.close()
+
+    def claim(
+        self, planned: PlannedTrial, harness: Harness, *, budget_usd: float | None = None
+    ) -> ClaimedTrial:
+        """A fresh attempt folder and the in-flight record of ``planned``."""
+        paths, attempt = self.store.begin_attempt(planned.trial_id)
+        started = utc_now()
+        identity = TrialResult(
+            trial_id=planned.trial_id,
+            run_id=self.run_id,
+            attempt=attempt,
+            suite=planned.suite,
+            task=planned.task.id,
+            task_title=planned.task.spec.title,
+            task_fingerprint=planned.task.fingerprint,
+            variant=planned.variant,
+            variant_label=planned.variant.label,
+            harness=planned.variant.harness,
+            repetition=planned.repetition,
+            status="interrupted",
+            outcome="not_graded",
+            started=started,
+            finished=started,
+            sandbox=self.sandbox,
+            note="the driver stopped before this trial finished",
+            cost=self.costing.if_interrupted(planned.variant, harness),
+            **planned_identity(planned),
+        )
+        record = InflightRecord(
+            trial_id=planned.trial_id,
+            attempt=attempt,
+            started=started,
+            # The worker makes the trial's scratch folder; a killed driver's whole scratch
+            # root is swept by the next run (sandbox/scratch.py).
+            scratch="",
+            pid=os.getpid(),
+            interrupted=identity,
+        )
+        inflight = self.store.mark_inflight(record)
+        return ClaimedTrial(planned, paths, attempt, inflight, identity, budget_usd=budget_usd)
+
+    def skipped(self, claimed: ClaimedTrial, reason: str) -> TrialResult:
+        """Record ``claimed`` as skipped for ``reason``, without running it."""
+        result = claimed.identity.model_copy(
+            update={"status": "skipped", "note": reason, "finished": utc_now(), "cost": NO_MODEL}
+        )
+        self._record(claimed, result)
+        return result
+
+    def finished(self, claimed: ClaimedTrial, done: JobResult) -> TrialResult:
+        """Move the job's files into the trial folder, then record its result."""
+        adopt_artifacts(done.artifacts, claimed.paths.root)
+        self._reaper.discard(done.artifacts)
+        self._record(claimed, done.result)
+        return done.result
+
+    def _record(self, claimed: ClaimedTrial, result: TrialResult) -> None:
+        self.store.record(result)
+        self.store.clear_inflight(claimed.inflight)
+
+
+RESERVED = frozenset({"result.json", "previous"})
+"""Names in a trial folder that only the store writes."""
+
+
+def adopt_artifacts(artifacts: Path, folder: Path) -> None:
+    """Move every file and folder of ``artifacts`` into ``folder``.
+
+    The files were written by a worker next to an agent's work, so they are taken as hostile:
+    a link or an entry that would replace something already there (``result.json``, an
+    earlier attempt) is left behind, for the caller to remove with ``artifacts``.
+    """
+    try:
+        entries = list(artifacts.iterdir())
+    except FileNotFoundError:
+        return
+    for entry in entries:
+        target = folder / entry.name
+        if entry.name in RESERVED or entry.is_symlink() or os.path.lexists(target):
+            continue
+        if not (entry.is_file() or entry.is_dir()):
+            continue
+        try:
+            os.replace(entry, target)
+        except OSError as exc:
+            if exc.errno != errno.EXDEV:
+                raise
+            if entry.is_dir():
+                shutil.copytree(entry, target, symlinks=True)
+            else:
+                shutil.copyfile(entry, target)

@@ -1,0 +1,81 @@
+"""What runs next: the plan's trials in order, minus those already recorded, under the cap.
+
+The schedule knows nothing of where trials run or how they are recorded. It resumes (a trial
+whose recorded result stands is not run again), skips the rest of a harness that cannot run
+here, and holds the spend gate: a trial that spends money starts only while the cap, less the
+high estimate reserved by every trial in flight, allows it.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from harnessdrive.accounting.spend_gate import SpendGate
+from harnessdrive.running.plan import Plan, PlannedTrial
+from harnessdrive.store.results import TrialResult
+from harnessdrive.store.store import Store
+
+
+def is_done(result: TrialResult | None, trial: PlannedTrial) -> bool:
+    """Whether a recorded result stands, so a rerun does not repeat the trial."""
+    if result is None or result.task_fingerprint != trial.task.fingerprint:
+        return False
+    if result.status in ("interrupted", "skipped"):
+        return False
+    # A harness that never got to work and cost nothing is tried again (seed 000).
+    return not (result.status == "could_not_run" and result.cost.charged_usd == 0)
+
+
+@dataclass(frozen=True)
+class Next:
+    """The trial to take now: to start with ``budget_usd`` left, or to record as skipped."""
+
+    trial: PlannedTrial
+    budget_usd: float | None = None
+    skip: str | None = None
+    """Why it is recorded as skipped instead of run."""
+
+
+class Schedule:
+    def __init__(self, plan: Plan, store: Store, gate: SpendGate) -> None:
+        self.gate = gate
+        self.total = len(plan.trials)
+        self.already_done = 0
+        self._queue: deque[PlannedTrial] = deque()
+        for trial in plan.trials:
+            if is_done(store.recorded(trial.trial_id), trial):
+                self.already_done += 1
+            else:
+                self._queue.append(trial)
+        self.skipped_harnesses: dict[str, str] = {}
+        """Variant labels that cannot run here, each with the fix; their trials are skipped."""
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._queue)
+
+    def next(self, *, in_flight: int) -> Next | None:
+        """The next trial, or None while the trials in flight hold the rest of the cap."""
+        if not self._queue:
+            return None
+        trial = self._queue[0]
+        spend = self.gate.before(trial)
+        if spend.action == "wait" and in_flight:
+            return None  # a running trial may cost less than its reservation
+        self._queue.popleft()
+        skip = self.skipped_harnesses.get(trial.variant.label) or spend.reason
+        if skip is None:
+            self.gate.started(trial)
+        return Next(trial, budget_usd=spend.budget_usd, skip=skip)
+
+    def finished(self, trial: PlannedTrial, result: TrialResult) -> str | None:
+        """A started trial is recorded: release its reservation. Returns a message when its
+        harness turns out unable to run here (its other trials will be skipped)."""
+        self.gate.finished(trial)
+        hint = result.agent.hint
+        label = result.variant_label
+        if result.status != "could_not_run" or not hint or label in self.skipped_harnesses:
+            return None
+        self.skipped_harnesses[label] = hint
+        return f"{label} could not run: {hint}. Its other trials in this run are skipped."
