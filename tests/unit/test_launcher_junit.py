@@ -1,4 +1,5 @@
-"""The launcher's own junit report for unittest runs: readable whatever the tests print."""
+"""The test launcher: its own junit report for unittest runs, readable whatever the tests print;
+no bytecode written into the grading copy it runs in."""
 
 from __future__ import annotations
 
@@ -67,3 +68,25 @@ def test_a_report_with_control_characters_and_markup_reads_back_with_every_case(
     text = junit.read_text(encoding="utf-8")
     assert "\x1b" not in text and "\x07" not in text
     assert "needs a \ufffd bell &amp; &lt;markup&gt;" in text
+
+
+def test_the_launcher_writes_no_bytecode_into_the_copy(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("VALUE = 3\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "__init__.py").write_text("")
+    (tmp_path / "tests" / "test_value.py").write_text(
+        "import unittest\nfrom pkg import VALUE\n\n\nclass V(unittest.TestCase):\n"
+        "    def test_value(self):\n        self.assertEqual(VALUE, 3)\n"
+    )
+    launcher = install_launcher(tmp_path / "runner")
+    done = subprocess.run(
+        [sys.executable, "-s", str(launcher), "unittest", "discover", "-s", "tests", "-t", "."],
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "HARNESSDRIVE_JUNIT": str(tmp_path / "junit.xml")},
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert count_cases(read_cases(tmp_path / "junit.xml")).passed == 1
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("__pycache__")) == []
