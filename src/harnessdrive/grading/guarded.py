@@ -7,6 +7,7 @@ turns the junit report into a :class:`GradingRun`, judged against the canaries.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -53,7 +54,19 @@ def own_modules(snapshot_root: Path) -> tuple[str, ...]:
     """Top-level module names the base itself defines at the root and one folder down.
 
     The launcher's guard leaves these alone: a project's own ``calendar`` package is its code.
+    A snapshot never changes once built, so the answer is remembered per snapshot folder (a
+    folder made again at the same path has another inode or time).
     """
+    try:
+        info = snapshot_root.stat()
+    except OSError:
+        return ()
+    return _own_modules(str(snapshot_root), info.st_ino, info.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=256)
+def _own_modules(root: str, _inode: int, _mtime_ns: int) -> tuple[str, ...]:
+    snapshot_root = Path(root)
     names: set[str] = set()
     try:
         folders = [snapshot_root] + [

@@ -9,6 +9,7 @@ else runs as written and is judged by its exit code.
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from dataclasses import dataclass
@@ -57,7 +58,9 @@ class PreparedCommand:
     """The rewritten command writes a junit report of ours (unittest and node)."""
 
 
+@functools.cache
 def launcher_source() -> bytes:
+    # Read once per process: every grading copy gets the launcher written beside it.
     return resources.files("harnessdrive.grading").joinpath("boot", LAUNCHER).read_bytes()
 
 

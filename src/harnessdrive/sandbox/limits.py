@@ -11,6 +11,7 @@ limit. A breach ends the whole tree and is recorded as the limit it hit.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import resource
 import shutil
@@ -113,7 +114,17 @@ def _bytes(value: int) -> str:
 
 
 def prlimit_binary() -> str | None:
-    return shutil.which("prlimit")
+    return cached_which("prlimit")
+
+
+def cached_which(name: str) -> str | None:
+    """``shutil.which``, remembered per PATH: it is asked before every command."""
+    return _which(name, os.environ.get("PATH", os.defpath))
+
+
+@functools.lru_cache(maxsize=64)
+def _which(name: str, path: str) -> str | None:
+    return shutil.which(name, path=path)
 
 
 def total_tasks() -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
-import shutil
+import select
 import signal
 import subprocess
 import threading
@@ -27,6 +27,7 @@ from harnessdrive.sandbox.limits import (
     LimitName,
     Limits,
     Watchdog,
+    cached_which,
     prlimit_binary,
     total_tasks,
     within_hard,
@@ -178,6 +179,7 @@ def _run(
         out.started()
         err.started()
         born = start_ticks(proc.pid)  # not reaped yet, so still readable
+        exited = _ExitSignal(proc)
         if limits is not None and prlimit is None:
             _limit_after_start(proc.pid, limits)
         timed_out = False
@@ -192,11 +194,8 @@ def _run(
             )
             deadline = started + timeout
             while True:
-                try:
-                    proc.wait(timeout=_POLL_SECONDS)
+                if exited.wait(_POLL_SECONDS):
                     break
-                except subprocess.TimeoutExpired:
-                    pass
                 if stop is not None and stop.stopped:
                     stopped = True
                     break
@@ -206,6 +205,7 @@ def _run(
                 if watchdog is not None and (broken := watchdog.check()) is not None:
                     break
         finally:
+            exited.close()
             namespace = None
             if launch.namespace_info is not None:
                 namespace = namespace_of(launch.namespace_info)
@@ -255,9 +255,40 @@ def _finish(out: PipeCapture, err: PipeCapture) -> tuple[StreamRecord, StreamRec
     return first, first if err is out else err.finish()
 
 
+class _ExitSignal:
+    """Wakes the moment the process exits (a pidfd), not at the next tick of a polling loop:
+    every command's time would otherwise include up to a tick of waiting."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self._proc = proc
+        self._fd: int | None = None
+        self._poller: select.poll | None = None
+        with contextlib.suppress(AttributeError, OSError):
+            self._fd = os.pidfd_open(proc.pid)
+            self._poller = select.poll()
+            self._poller.register(self._fd, select.POLLIN)
+
+    def wait(self, seconds: float) -> bool:
+        """True once the process has exited (and been reaped); waits ``seconds`` at most."""
+        if self._poller is None:
+            try:
+                self._proc.wait(timeout=seconds)
+                return True
+            except subprocess.TimeoutExpired:
+                return False
+        self._poller.poll(seconds * 1000)
+        return self._proc.poll() is not None
+
+    def close(self) -> None:
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+            self._fd = self._poller = None
+
+
 def niced() -> list[str]:
     """Lowest CPU priority, so that a fork bomb cannot starve the watchdog that stops it."""
-    nice = shutil.which("nice")
+    nice = cached_which("nice")
     return [nice, "-n", "19"] if nice else []
 
 

@@ -15,7 +15,7 @@ import os
 import select
 import signal
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import psutil
@@ -131,11 +131,17 @@ def start_ticks(pid: int) -> int | None:
 
 def _stat_fields(pid: int) -> list[bytes] | None:
     """The fields of ``/proc/<pid>/stat`` after the command name: state, ppid, pgrp, ..."""
+    # A bare descriptor: the sweep reads this for every process on the machine.
     try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            text = handle.read()
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
     except OSError:
         return None
+    try:
+        text = os.read(fd, 4096)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     return text[text.rfind(b")") + 2 :].split()
 
 
@@ -259,17 +265,43 @@ def end_namespace(namespace: tuple[int, int] | None, *, at_limit: bool = False) 
     if at_limit:
         _hurry(pid, inode)
     deadline = now() + (_DRAIN_SECONDS if at_limit else GRACE_SECONDS * 2)
-    while now() < deadline:
-        try:
-            if os.stat(f"/proc/{pid}/ns/pid").st_ino != inode:
-                return  # the pid now belongs to someone else
-            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in "ZX":
-                return
-        except (OSError, IndexError):
-            return  # gone, or a zombie (whose namespaces are gone)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
-        threading.Event().wait(0.01)
+    with _exit_waiter(pid) as wait:
+        while now() < deadline:
+            try:
+                if os.stat(f"/proc/{pid}/ns/pid").st_ino != inode:
+                    return  # the pid now belongs to someone else
+                if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in "ZX":
+                    return
+            except (OSError, IndexError):
+                return  # gone, or a zombie (whose namespaces are gone)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+            wait(0.01)
+
+
+@contextlib.contextmanager
+def _exit_waiter(pid: int) -> Iterator[Callable[[float], None]]:
+    """A wait that ends early when ``pid`` exits (a pidfd; a plain sleep where there is none):
+    the namespace of every sandboxed command is waited for this way."""
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+
+        def sleep(seconds: float) -> None:
+            threading.Event().wait(seconds)
+
+        yield sleep
+        return
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+
+    def until_exit(seconds: float) -> None:
+        poller.poll(seconds * 1000)
+
+    try:
+        yield until_exit
+    finally:
+        os.close(fd)
 
 
 def _hurry(init: int, inode: int) -> None:
