@@ -22,12 +22,10 @@ from harnessdrive.grading.verdict import SetupRun, Verdict
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, HarnessInfo
 from harnessdrive.protocols.stages import stage
 from harnessdrive.sandbox.clock import now
-from harnessdrive.sandbox.limits import Limits
 from harnessdrive.sandbox.runner import Sandbox
 from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.results import DiffStats, RoundRecord, Timing, Totals, TrialResult
 from harnessdrive.store.store import utc_now
-from harnessdrive.tasks.loading import Task
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.workspace.changes import Changes
 from harnessdrive.workspace.snapshot import Snapshot
@@ -63,9 +61,16 @@ class KnownChange:
 
 
 def run_known_change(
-    job: TrialJob, worker: WorkerContext, scratch: TrialScratch, paths: TrialPaths, began: float
+    job: TrialJob,
+    worker: WorkerContext,
+    scratch: TrialScratch,
+    paths: TrialPaths,
+    began: float,
+    *,
+    sandbox: Sandbox,
 ) -> TrialResult:
-    """Grade the job's known change in a grading copy under ``scratch``; logs go to ``paths``."""
+    """Grade the job's known change in ``sandbox`` (the worker's, with the task's limits), in
+    a grading copy under ``scratch``; its logs go to ``paths``."""
     assert isinstance(job.harness, KnownChange)
     known, task = job.harness, job.task
     with stage("snapshot build"):
@@ -79,7 +84,7 @@ def run_known_change(
         snapshot=snapshot,
         scratch=scratch.grading,
         logs=paths.root,
-        sandbox=_task_sandbox(worker.sandbox, task),
+        sandbox=sandbox,
         python=worker.python,
         stop=worker.stop,
         keep_copy=True,  # the trial's scratch folder goes as a whole
@@ -145,17 +150,3 @@ def _graded(setup: GradingSetup, changes: Changes) -> Verdict:
         return Verdict(outcome="not_graded", setup=failed, error=str(exc))
     except GradingError as exc:
         return Verdict(outcome="not_graded", error=str(exc))
-
-
-def _task_sandbox(sandbox: Sandbox, task: Task) -> Sandbox:
-    """The worker's sandbox with this task's limits, as every trial of the task gets."""
-    spec = task.spec.limits
-    base = sandbox.settings.limits or Limits()
-    return sandbox.with_limits(
-        base.with_overrides(
-            processes=spec.processes,
-            memory_mb=spec.memory_mb,
-            file_size_mb=spec.file_size_mb,
-            disk_mb=spec.disk_mb,
-        )
-    )
