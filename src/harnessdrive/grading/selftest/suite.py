@@ -15,13 +15,14 @@ decides an outcome, so the self-test skips it, except for a fixture that declare
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
 from harnessdrive.executors.base import (
     DEFAULT_EXECUTOR,
     Executor,
+    JobResult,
     TrialSettings,
     WorkerSettings,
 )
@@ -90,8 +91,12 @@ class _Case:
 @dataclass(frozen=True)
 class _Submitted:
     case: _Case
+    future: Future[JobResult]
     logs: Path
-    result: Callable[[], TrialResult]
+    """Where the case's files go once it is over."""
+
+    def result(self) -> TrialResult:
+        return received(self.future.result(), self.logs)
 
 
 def _cases(task: Task) -> list[_Case]:
@@ -122,18 +127,15 @@ def _submit(
         suite=suite,
         settings=TrialSettings(network="none", run_visible=visible, record_folder=logs),
     )
-    future = executor.submit(job, priority=priority)
-    return _Submitted(case, logs, lambda: received(future.result(), logs))
+    return _Submitted(case, executor.submit(job, priority=priority), logs)
 
 
 def _report(task: Task, cases: list[_Submitted]) -> TaskCheck:
     report = TaskCheck(task=task.id)
     results = [(item, item.result()) for item in cases]
-    untouched_error = _graded(results[0][1])[0].error or ""
-    if results[0][1].status == "could_not_run" and untouched_error.startswith(_SNAPSHOT_FAILED):
-        report.problems.append(
-            f"cannot build the base state: {untouched_error.removeprefix(_SNAPSHOT_FAILED)}"
-        )
+    unbuilt = _snapshot_error(results[0][1])
+    if unbuilt is not None:
+        report.problems.append(f"cannot build the base state: {unbuilt}")
         return report
     reference_lines = None
     for item, result in results:
@@ -205,6 +207,14 @@ def _fixture_case(
         lines=diff.lines_changed,
         disagreements=tuple(disagreements(spec, verdict, diff, reference_lines)),
     )
+
+
+def _snapshot_error(result: TrialResult) -> str | None:
+    """Why the task's base state could not be built, when that is why the case never ran."""
+    if result.status != "could_not_run" or not result.rounds:
+        return None
+    error = result.rounds[0].agent.error or ""
+    return error.removeprefix(_SNAPSHOT_FAILED) if error.startswith(_SNAPSHOT_FAILED) else None
 
 
 def _graded(result: TrialResult) -> tuple[Verdict, DiffStats | None]:
