@@ -22,6 +22,7 @@ from harnessdrive.mining.mine import MineOptions, mine
 from harnessdrive.plugins.hookspecs import hookimpl
 from harnessdrive.plugins.manager import plugin_manager, reset_plugins
 from harnessdrive.protocols.known_change import KnownChange
+from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks.loading import load_suite
 from harnessdrive.testing.repo_builder import RepoBuilder
 from harnessdrive.testing.suites import write_suite
@@ -36,7 +37,8 @@ class CountingExecutor:
     def __init__(self, settings: WorkerSettings) -> None:
         self.inner = create_local(settings)
         self.jobs: list[tuple[TrialJob, tuple[int, ...]]] = []
-        self.finished = 0
+        self.results: dict[str, TrialResult] = {}
+        """What each job that ran handed back, by key."""
         self._guard = threading.Lock()
 
     @property
@@ -55,7 +57,7 @@ class CountingExecutor:
         with self._guard:
             self.jobs.append((job, priority))
         future = self.inner.submit(job, priority=priority)
-        future.add_done_callback(self._count)
+        future.add_done_callback(lambda done: self._note(job.key, done))
         return future
 
     def stop(self) -> None:
@@ -64,10 +66,10 @@ class CountingExecutor:
     def close(self) -> None:
         self.inner.close()
 
-    def _count(self, future: Future[JobResult]) -> None:
+    def _note(self, key: str, future: Future[JobResult]) -> None:
         if not future.cancelled():
             with self._guard:
-                self.finished += 1
+                self.results[key] = future.result().result
 
 
 class CountingPlugin:
@@ -104,17 +106,37 @@ def test_every_self_test_case_is_a_job_on_the_given_executor(
         suite, logs=tmp_path / "logs", jobs=2, sandbox="none", executor="counting"
     )
     (executor,) = counting.made
-    assert executor.keys == ["check:add:noop", "check:add:reference", "check:add:untouched"]
-    assert executor.finished == 3
+    # The noop run changed nothing: the untouched repository is that same input, graded once.
+    assert executor.keys == ["check:add:noop", "check:add:reference"]
     assert {case.name: case.outcome for case in report.cases} == {
         "untouched": "fail",
         "reference": "pass",
         "noop": "fail",
     }
     assert report.ok
-    # The untouched repository is a known change: graded as it is, no agent, no workspace.
+    # Each case's verdict is the one its job handed back.
+    assert executor.results["check:add:reference"].outcome == "pass"
+    untouched = next(case for case in report.cases if case.name == "untouched")
+    noop = executor.results["check:add:noop"]
+    assert noop.rounds[-1].diff.files_changed == 0
+    assert untouched.outcome == noop.outcome == "fail"
+
+
+def test_the_untouched_repository_is_a_known_change_job_when_noop_left_a_change(
+    tmp_path: Path, counting: CountingPlugin
+) -> None:
+    # The setup leaves a file in the agent's workspace, so the noop run's change is not empty.
+    task = add_task(setup=["echo built > built.txt"])
+    suite = load_suite(write_suite(tmp_path, [task]))
+    (report,) = self_test(suite, logs=tmp_path / "logs", sandbox="none", executor="counting")
+    (executor,) = counting.made
+    assert executor.keys == ["check:add:noop", "check:add:reference", "check:add:untouched"]
+    assert executor.results["check:add:noop"].rounds[-1].diff.files_changed > 0
     harnesses = {job.key: job.harness for job, _ in executor.jobs}
     assert isinstance(harnesses["check:add:untouched"], KnownChange)
+    untouched = next(case for case in report.cases if case.name == "untouched")
+    assert untouched.outcome == executor.results["check:add:untouched"].outcome == "fail"
+    assert untouched.files is None  # graded as no change at all
     assert (tmp_path / "logs" / "add" / "untouched" / "grade-tests.log").is_file()
 
 
@@ -157,8 +179,14 @@ def test_every_mining_test_run_is_a_job_on_the_given_executor(
     task = result.summary.tasks[0].id
     runs = ["after", "after_again", "before", "before_again", "focused"]
     assert executor.keys == sorted(["mine:head", *(f"mine:{task}:{run}" for run in runs)])
-    assert executor.finished == len(executor.keys)
+    assert sorted(executor.results) == executor.keys
     assert all(isinstance(job.harness, KnownChange) for job, _ in executor.jobs)
+    # Each recorded run is what its job's grading found.
+    for run, recorded in result.summary.tasks[0].check:
+        assert recorded is not None
+        verdict = executor.results[f"mine:{task}:{run}"].rounds[-1].grading
+        assert verdict is not None and verdict.hidden is not None
+        assert recorded.exit_code == (0 if verdict.hidden.succeeded else verdict.hidden.exit_code)
     # HEAD goes first; then the commit's steps in judging order.
     priorities = {job.key: priority for job, priority in executor.jobs}
     assert priorities["mine:head"] < priorities[f"mine:{task}:focused"]

@@ -198,7 +198,9 @@ def validate(
     results: dict[int, CandidateResult] = {}
     queue = deque(enumerate(order))
     running: dict[Future[CandidateResult], int] = {}
-    pool = ThreadPoolExecutor(max_workers=max(jobs, 1), thread_name_prefix="mine")
+    # The commits in progress: each writes its files and waits for its test runs, which are jobs
+    # on the checker's executor; no test runs on these threads.
+    pool = ThreadPoolExecutor(max_workers=max(jobs, 1), thread_name_prefix="mine-commit")
     try:
         while queue or running:
             kept = sum(1 for r in results.values() if r.kept)

@@ -7,9 +7,11 @@ task declares (``[[check.fixtures]]``) is graded and held to its declared verdic
 result and diff bounds; one that disagrees breaks the task too.
 
 Every case is a trial job on one executor, run by the same trial core as ``run``: the reference
-and noop agents and each fixture (:class:`FixtureAgent`) as single attempts, the untouched
-repository as a known change (no workspace is copied for it). The visible command never
-decides an outcome, so the self-test skips it, except for a fixture that declares its result.
+and noop agents and each fixture (:class:`FixtureAgent`) as single attempts. The untouched
+repository is the same input as a noop run that changed nothing, so it gets that run's verdict;
+only when the noop run left a change (or never got graded) is it a job of its own, a known
+change graded without any workspace. The visible command never decides an outcome, so the
+self-test skips it, except for a fixture that declares its result.
 """
 
 from __future__ import annotations
@@ -72,11 +74,19 @@ def check_suite(suite: Suite, *, executor: Executor, logs: Path) -> list[TaskChe
     submitted = [
         [
             _submit(executor, suite.name, task, case, logs / task.id / case.folder, (place, n))
-            for n, case in enumerate(_cases(task))
+            for n, case in enumerate(_cases(task), start=1)
         ]
         for place, task in enumerate(suite.tasks)
     ]
-    return [_report(task, cases) for task, cases in zip(suite.tasks, submitted, strict=True)]
+    reports = []
+    for place, (task, cases) in enumerate(zip(suite.tasks, submitted, strict=True)):
+        results = [(item.case, item.result()) for item in cases]
+        noop = next(result for case, result in results if case.name == "noop")
+        if not _unchanged(noop):
+            logs_of = logs / task.id / UNTOUCHED
+            noop = _submit(executor, suite.name, task, _UNTOUCHED, logs_of, (place, 0)).result()
+        reports.append(_report(task, [(_UNTOUCHED, noop), *results]))
+    return reports
 
 
 @dataclass(frozen=True)
@@ -99,8 +109,12 @@ class _Submitted:
         return received(self.future.result(), self.logs)
 
 
+_UNTOUCHED = _Case(UNTOUCHED, UNTOUCHED, KnownChange(), "fail")
+
+
 def _cases(task: Task) -> list[_Case]:
-    cases = [_Case(UNTOUCHED, UNTOUCHED, KnownChange(), "fail")]
+    """Every case but the untouched repository's."""
+    cases = []
     if task.solution is not None:
         cases.append(_Case("reference", "reference", ReferenceAgent(), "pass"))
     cases.append(_Case("noop", "noop", NoopAgent(), "fail"))
@@ -130,16 +144,20 @@ def _submit(
     return _Submitted(case, executor.submit(job, priority=priority), logs)
 
 
-def _report(task: Task, cases: list[_Submitted]) -> TaskCheck:
+def _unchanged(result: TrialResult) -> bool:
+    """A graded run that left no change: the same input as the untouched repository."""
+    _, diff = _graded(result)
+    return diff is not None and diff.files_changed == 0
+
+
+def _report(task: Task, results: list[tuple[_Case, TrialResult]]) -> TaskCheck:
     report = TaskCheck(task=task.id)
-    results = [(item, item.result()) for item in cases]
     unbuilt = _snapshot_error(results[0][1])
     if unbuilt is not None:
         report.problems.append(f"cannot build the base state: {unbuilt}")
         return report
     reference_lines = None
-    for item, result in results:
-        case = item.case
+    for case, result in results:
         verdict, diff = _graded(result)
         if case.fixture is not None:
             report.cases.append(_fixture_case(case.fixture, verdict, diff, reference_lines))
