@@ -69,8 +69,13 @@ def run_known_change(
     *,
     sandbox: Sandbox,
 ) -> TrialResult:
-    """Grade the job's known change in ``sandbox`` (the worker's, with the task's limits), in
-    a grading copy under ``scratch``; its logs go to ``paths``."""
+    """Grade the job's known change in ``sandbox``, in a grading copy under ``scratch``; its logs
+    go to ``paths``.
+
+    The trial core passes the worker's sandbox without the task's per-trial limits, as the
+    self-test and mining have always graded: the limits' watchdog measures the disk use of the
+    copy over and over, which is costly while a setup command installs into every copy.
+    """
     assert isinstance(job.harness, KnownChange)
     known, task = job.harness, job.task
     with stage("snapshot build"):

@@ -195,8 +195,7 @@ def _run(
     job: TrialJob, worker: WorkerContext, scratch: TrialScratch, paths: TrialPaths, began: float
 ) -> TrialResult:
     if isinstance(job.harness, KnownChange):  # graded as given: no agent, no workspace
-        sandbox = _trial_sandbox(worker.sandbox, job.task)
-        return run_known_change(job, worker, scratch, paths, began, sandbox=sandbox)
+        return run_known_change(job, worker, scratch, paths, began, sandbox=worker.sandbox)
     protocol = get_protocol(job.protocol)
     trial = _Trial(job, worker, scratch, paths)
     task, snapshot = job.task, trial.snapshot
