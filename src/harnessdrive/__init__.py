@@ -15,7 +15,7 @@ from harnessdrive.harnesses.base import (
 )
 from harnessdrive.report.scoreboard import Report, build_report
 from harnessdrive.running.plan import Plan, make_plan
-from harnessdrive.running.run import RunOptions, RunSummary, execute
+from harnessdrive.running.run import RunDriver, RunOptions, RunSummary, execute
 from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks import Suite, Task, VariantSpec, load_suite, load_task
 from harnessdrive.transcript import Event, ModelCall, Transcript, Usage
@@ -36,6 +36,7 @@ __all__ = [
     "Plan",
     "PlannedModel",
     "Report",
+    "RunDriver",
     "RunOptions",
     "RunSummary",
     "Suite",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -159,3 +160,14 @@ def test_a_setup_failure_names_its_log_where_the_receiver_will_record_it(tmp_pat
         assert "no dependencies" in (done.artifacts / "setup.log").read_text()
     finally:
         executor.close()
+
+
+def test_a_job_and_the_worker_settings_travel_by_pickle(task: Task) -> None:
+    """Nothing live of the driver rides along, so another process can run the job."""
+    for harness in ("reference", "claude", "command"):
+        sent = standalone_job(task, get_harness(harness), key=f"k-{harness}")
+        received = pickle.loads(pickle.dumps(sent))
+        assert (received.key, received.task.fingerprint) == (sent.key, task.fingerprint)
+        assert received.identity == sent.identity
+    settings = WorkerSettings(jobs=3, sandbox="none", hidden=(task.folder,))
+    assert pickle.loads(pickle.dumps(settings)) == settings

@@ -74,8 +74,8 @@ class JobResult:
     artifacts: Path
     """A folder laid out like a trial folder (prompt.md, agent.stdout, diff.patch,
     transcript.json, cost.json, grading logs, ``rounds/N/`` for later rounds). It belongs to
-    the receiver, which moves its files into the trial folder and removes it, before it
-    closes the executor (closing removes what is left of the worker's scratch)."""
+    the receiver, which moves its files into the trial folder and removes it. Do so before
+    closing the executor: closing removes whatever is left of the worker's scratch."""
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from harnessdrive.executors.base import JobResult
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.running.costing import NO_MODEL, Costing
 from harnessdrive.running.plan import PlannedTrial, planned_identity
+from harnessdrive.running.reaper import Reaper
 from harnessdrive.store.inflight import InflightRecord
 from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.results import TrialResult
@@ -48,6 +49,13 @@ class Recorder:
         self.run_id = run_id
         self.sandbox = sandbox
         self.costing = costing
+        # Removing even an empty folder can take longer than recording a trial on some file
+        # systems (running/reaper.py): what a job hands back goes in the background.
+        self._reaper = Reaper(None)
+
+    def close(self) -> None:
+        """Wait until every handed-back folder is gone."""
+        self._reaper.close()
 
     def claim(
         self, planned: PlannedTrial, harness: Harness, *, budget_usd: float | None = None
@@ -100,6 +108,7 @@ class Recorder:
     def finished(self, claimed: ClaimedTrial, done: JobResult) -> TrialResult:
         """Move the job's files into the trial folder, then record its result."""
         adopt_artifacts(done.artifacts, claimed.paths.root)
+        self._reaper.discard(done.artifacts)
         self._record(claimed, done.result)
         return done.result
 
@@ -113,11 +122,11 @@ RESERVED = frozenset({"result.json", "previous"})
 
 
 def adopt_artifacts(artifacts: Path, folder: Path) -> None:
-    """Move every file and folder of ``artifacts`` into ``folder``, then remove ``artifacts``.
+    """Move every file and folder of ``artifacts`` into ``folder``.
 
     The files were written by a worker next to an agent's work, so they are taken as hostile:
     a link or an entry that would replace something already there (``result.json``, an
-    earlier attempt) is left behind and removed with the rest.
+    earlier attempt) is left behind, for the caller to remove with ``artifacts``.
     """
     try:
         entries = list(artifacts.iterdir())
@@ -138,4 +147,3 @@ def adopt_artifacts(artifacts: Path, folder: Path) -> None:
                 shutil.copytree(entry, target, symlinks=True)
             else:
                 shutil.copyfile(entry, target)
-    shutil.rmtree(artifacts, ignore_errors=True)

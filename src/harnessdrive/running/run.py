@@ -162,8 +162,12 @@ class RunDriver:
             recorder = Recorder(store, plan.run_id, executor.sandbox, Costing(pricing, book))
             try:
                 self._drive(Schedule(plan, store, gate), recorder, executor, summary)
+            except BaseException:
+                self.stop()  # closing waits for running trials: end them first
+                raise
             finally:
                 executor.close()
+                recorder.close()
                 summary.kept = executor.kept
                 summary.interrupted = self.stopped
                 summary.trials = [r for t in plan.trials if (r := store.latest(t.trial_id))]

@@ -19,14 +19,15 @@ from harnessdrive.executors.base import JobResult, TrialJob
 from harnessdrive.executors.paths import TrialScratch
 from harnessdrive.executors.worker import WorkerContext
 from harnessdrive.grading.grader import GradingSetup
-from harnessdrive.grading.verdict import StreamKept, Verdict
-from harnessdrive.harnesses.base import AgentRequest, AgentRun
-from harnessdrive.protocols.base import ProtocolInputs, ProtocolOutcome, RoundOutcome
+from harnessdrive.grading.verdict import Verdict
+from harnessdrive.harnesses.base import AgentRequest
+from harnessdrive.protocols.base import ProtocolInputs
 from harnessdrive.protocols.known_change import KnownChange, run_known_change
 from harnessdrive.protocols.registry import get_protocol
 from harnessdrive.protocols.round import graded
 from harnessdrive.protocols.stages import StageFailed, describe, stage
 from harnessdrive.running.costing import NO_MODEL
+from harnessdrive.running.outcome import priced_run, round_records, totals, trial_timing
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.limits import Limits
@@ -34,17 +35,14 @@ from harnessdrive.sandbox.runner import Isolation, Sandbox
 from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.results import (
     AgentSummary,
-    DiffStats,
     RoundRecord,
     Status,
     Timing,
-    Totals,
     TrialResult,
 )
 from harnessdrive.store.store import utc_now
 from harnessdrive.tasks.loading import Task
 from harnessdrive.tasks.view import TaskView, task_view
-from harnessdrive.transcript import Usage
 from harnessdrive.workspace.changes import Changes
 from harnessdrive.workspace.materialize import copy_snapshot
 from harnessdrive.workspace.names import model_json
@@ -262,9 +260,9 @@ def _run(
     with stage("transcript recording"):
         for number, each in enumerate(outcome.rounds, start=1):
             trial.round_paths(number).transcript.write_text(model_json(each.agent.transcript))
-    timing = _timing(outcome, setup.seconds, now() - began)
+    timing = trial_timing(outcome, setup.seconds, now() - began)
     last = outcome.rounds[-1]
-    priced = _priced_run(outcome.rounds)
+    priced = priced_run(outcome.rounds)
     return job.identity.model_copy(
         update={
             **base,
@@ -273,10 +271,10 @@ def _run(
             "finished": utc_now(),
             "harness_version": last.agent.version,
             "seconds": timing,
-            "rounds": _round_records(outcome, timing, setup.seconds),
+            "rounds": round_records(outcome, timing, setup.seconds),
             "score": outcome.score,
             "metrics": dict(outcome.metrics),
-            "totals": _totals(outcome.rounds, timing),
+            "totals": totals(outcome.rounds, timing),
             "cost": settings.costing.of_run(
                 job.variant,
                 job.harness,
@@ -326,112 +324,4 @@ def _trial_sandbox(sandbox: Sandbox, task: Task) -> Sandbox:
             file_size_mb=spec.file_size_mb,
             disk_mb=spec.disk_mb,
         )
-    )
-
-
-def _command_seconds(verdict: Verdict) -> float:
-    return sum(run.seconds for run in (verdict.visible, verdict.hidden) if run is not None) + (
-        verdict.setup.seconds if verdict.setup else 0.0
-    )
-
-
-def _timing(outcome: ProtocolOutcome, setup_seconds: float, total: float) -> Timing:
-    agent = sum(each.agent.seconds for each in outcome.rounds)
-    grading = sum(each.verdict.seconds for each in outcome.rounds)
-    commands = sum(_command_seconds(each.verdict) for each in outcome.rounds)
-    return Timing(
-        setup=round(setup_seconds, 3),
-        agent=round(agent, 3),
-        grading=round(grading, 3),
-        total=round(total, 3),
-        overhead=round(max(total - setup_seconds - agent - commands, 0.0), 4),
-    )
-
-
-def _round_records(
-    outcome: ProtocolOutcome, timing: Timing, setup_seconds: float
-) -> tuple[RoundRecord, ...]:
-    records = []
-    for number, each in enumerate(outcome.rounds, start=1):
-        if len(outcome.rounds) == 1:
-            seconds = timing  # one round is the whole trial
-        else:
-            seconds = Timing(
-                setup=round(setup_seconds, 3) if number == 1 else 0.0,
-                agent=round(each.agent.seconds, 3),
-                grading=round(each.verdict.seconds, 3),
-                total=round(each.agent.seconds + each.verdict.seconds, 3),
-            )
-        records.append(
-            RoundRecord(
-                number=number,
-                status=each.status,
-                outcome=each.verdict.outcome,
-                agent=_agent_summary(each.agent),
-                diff=DiffStats(
-                    files_changed=len(each.changes.files),
-                    lines_added=each.changes.lines_added,
-                    lines_deleted=each.changes.lines_deleted,
-                    paths=each.changes.paths,
-                    patch_bytes=each.changes.patch_bytes,
-                ),
-                grading=each.verdict,
-                seconds=seconds,
-                note=each.note,
-            )
-        )
-    return tuple(records)
-
-
-def _totals(rounds: tuple[RoundOutcome, ...], timing: Timing) -> Totals:
-    return Totals(
-        rounds=len(rounds),
-        agent_seconds=timing.agent,
-        turns=sum(each.agent.transcript.turns or 0 for each in rounds),
-        tool_calls=sum(each.agent.transcript.tool_calls for each in rounds),
-        usage=sum((each.agent.transcript.usage for each in rounds), Usage()),
-    )
-
-
-def _priced_run(rounds: tuple[RoundOutcome, ...]) -> AgentRun:
-    """The run whose calls are priced: the one round, or every round's calls as one run."""
-    last = rounds[-1].agent
-    if len(rounds) == 1:
-        return last
-    runs = [each.agent for each in rounds]
-    reported = [run.transcript.reported_cost_usd for run in runs]
-    transcript = last.transcript.model_copy(
-        update={
-            "calls": tuple(call for run in runs for call in run.transcript.calls),
-            "reported_cost_usd": None if None in reported else sum(r or 0.0 for r in reported),
-        }
-    )
-    return AgentRun(
-        exit_code=last.exit_code,
-        timed_out=any(run.timed_out for run in runs),
-        stopped=any(run.stopped for run in runs),
-        seconds=sum(run.seconds for run in runs),
-        transcript=transcript,
-        error=last.error,
-        hint=last.hint,
-        could_not_run=last.could_not_run,
-        limit=last.limit,
-        version=last.version,
-    )
-
-
-def _agent_summary(agent: AgentRun) -> AgentSummary:
-    transcript = agent.transcript
-    return AgentSummary(
-        exit_code=agent.exit_code,
-        error=agent.error,
-        hint=agent.hint,
-        model=transcript.model,
-        turns=transcript.turns,
-        tool_calls=transcript.tool_calls,
-        calls=len(transcript.calls),
-        usage=transcript.usage,
-        permission_denials=transcript.permission_denials,
-        stdout=StreamKept.of(agent.stdout_record),
-        stderr=StreamKept.of(agent.stderr_record),
     )

@@ -24,7 +24,8 @@ class InflightRecord(BaseModel):
     attempt: int
     started: str
     scratch: str
-    """Our temporary folder for the trial (workspace, private HOME); removed on recovery."""
+    """Our temporary folder for the trial (workspace, private HOME), removed on recovery; empty
+    when a worker makes it instead (a killed driver's scratch roots are swept as a whole)."""
     pid: int
     interrupted: TrialResult
     """The result to record if this trial never finishes: ``interrupted``, charged the high

@@ -9,6 +9,7 @@
     result.json                 written atomically, last
     prompt.md  agent.stdout  agent.stderr  transcript.json  diff.patch  cost.json
     grade-setup.log  grade-visible.log  grade-tests.log  junit-visible.xml  junit-tests.xml
+    rounds/<N>/                 round N's files, for a protocol of several rounds
     previous/<attempt>/         earlier attempts (interrupted or not finished)
 """
 
