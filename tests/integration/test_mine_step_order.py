@@ -1,8 +1,9 @@
 """Validation's step order: the fast check first, then both whole-suite rounds.
 
-The same candidates are checked one step after another (no slots) and with the whole-suite runs
-waiting for shared slots at once; the verdicts and the recorded runs must be the same, and the
-fast check must never let a candidate through whose whole suite fails with the fix.
+The same candidates are checked on an executor of one worker (one step after another) and of
+two, where the whole-suite runs wait for workers at once; the verdicts and the recorded runs
+must be the same, and the fast check must never let a candidate through whose whole suite fails
+with the fix.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from harnessdrive.executors.base import WorkerSettings
+from harnessdrive.executors.registry import create_executor
 from harnessdrive.mining.checks import CandidateResult, Checker
 from harnessdrive.mining.history import scan_history
-from harnessdrive.mining.slots import RunSlots
+from harnessdrive.mining.runs import RunQueue
 from harnessdrive.mining.taskfiles import TaskSettings
 from harnessdrive.sandbox.process import StopToken
-from harnessdrive.sandbox.runner import get_sandbox
 from harnessdrive.testing.repo_builder import RepoBuilder
 
 TEST_COMMAND = "{python} -m unittest discover -s tests -q"
@@ -74,22 +76,25 @@ def build(path: Path) -> dict[str, str]:
     return sha
 
 
-def check_all(repo: Path, work: Path, slots: RunSlots | None) -> dict[str, CandidateResult]:
+def check_all(repo: Path, work: Path, workers: int) -> dict[str, CandidateResult]:
     scan = scan_history(repo, "2000-01-01")
+    settings = WorkerSettings(jobs=workers, sandbox="none", python=sys.executable)
+    runs = RunQueue(create_executor("local", settings))
     checker = Checker(
         repo=repo,
         settings=TaskSettings(test_command=TEST_COMMAND, setup_command=None, test_timeout=60),
         store=None,
-        sandbox=get_sandbox("none"),
-        python=sys.executable,
+        runs=runs,
         staging=work / "staging",
         scratch=work / "scratch",
         logs=work / "logs",
         stop=StopToken(),
-        slots=slots,
         ranks={c.id: i for i, c in enumerate(scan.candidates)},
     )
-    return {c.commit: checker.check(c) for c in scan.candidates}
+    try:
+        return {c.commit: checker.check(c) for c in scan.candidates}
+    finally:
+        runs.executor.close()
 
 
 Checked = tuple[dict[str, str], dict[str, dict[str, CandidateResult]]]
@@ -101,13 +106,13 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> Checked:
     root = tmp_path_factory.mktemp("order")
     sha = build(root / "calc")
     results = {
-        "one after another": check_all(root / "calc", root / "sequential", None),
-        "shared slots": check_all(root / "calc", root / "slots", RunSlots(2)),
+        "one after another": check_all(root / "calc", root / "sequential", 1),
+        "two workers": check_all(root / "calc", root / "two", 2),
     }
     return sha, results
 
 
-@pytest.mark.parametrize("way", ["one after another", "shared slots"])
+@pytest.mark.parametrize("way", ["one after another", "two workers"])
 def test_each_candidate_gets_the_verdict_of_the_whole_suite(checked: Checked, way: str) -> None:
     sha, results = checked
     verdicts = {name: results[way][commit].reason for name, commit in sha.items()}
@@ -120,20 +125,20 @@ def test_each_candidate_gets_the_verdict_of_the_whole_suite(checked: Checked, wa
 
 def test_the_fast_check_let_the_suite_breaker_through_to_the_whole_suite(checked: Checked) -> None:
     sha, results = checked
-    record = results["shared slots"][sha["breaks-the-suite"]].check
+    record = results["two workers"][sha["breaks-the-suite"]].check
     assert record.focused is not None and record.focused.exit_code != 0
     assert record.before is not None and record.before.exit_code != 0
     assert record.after is not None and record.after.exit_code != 0
     assert record.before_again is None and record.after_again is None
 
 
-def test_shared_slots_record_the_same_runs_as_one_after_another(checked: Checked) -> None:
+def test_two_workers_record_the_same_runs_as_one_after_another(checked: Checked) -> None:
     _, results = checked
 
     def runs(result: CandidateResult) -> dict[str, int | None]:
         return {label: run.exit_code for label, run in result.check if run is not None}
 
-    sequential, shared = results["one after another"], results["shared slots"]
+    sequential, shared = results["one after another"], results["two workers"]
     assert {c: runs(r) for c, r in shared.items()} == {c: runs(r) for c, r in sequential.items()}
     good = next(r for r in shared.values() if r.kept)
     assert set(runs(good)) == {"focused", "before", "after", "before_again", "after_again"}

@@ -8,13 +8,18 @@ import pytest
 from pydantic import ValidationError
 
 from harnessdrive.errors import TaskFormatError
+from harnessdrive.grading.selftest.fixtures import FixtureAgent, disagreements
 from harnessdrive.grading.verdict import Finding, GradingRun, Verdict
-from harnessdrive.running.fixtures import apply_fixture, disagreements
-from harnessdrive.tasks import load_task
+from harnessdrive.harnesses.base import AgentRequest, AgentRun
+from harnessdrive.sandbox.runner import get_sandbox
+from harnessdrive.store.results import DiffStats
+from harnessdrive.tasks import Task, load_task
 from harnessdrive.tasks.check_models import CheckSpec, FixtureSpec
+from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.testing.suites import write_task
-from harnessdrive.workspace.changes import Changes, FileChange
-from harnessdrive.workspace.snapshot import build_snapshot
+from harnessdrive.workspace.changes import capture_changes
+from harnessdrive.workspace.materialize import copy_snapshot
+from harnessdrive.workspace.snapshot import Snapshot, build_snapshot
 from tests.conftest import ADD_FIXED, add_task
 
 
@@ -90,12 +95,8 @@ def test_bad_fixtures_are_task_format_errors(
         load_task(write_with_fixtures(tmp_path, [entry]))
 
 
-def changes(files: int, lines_each: int) -> Changes:
-    entries = tuple(
-        FileChange(f"f{n}.py", "modified", "100644", "100644", "0" * 40, lines_each, 0, False)
-        for n in range(files)
-    )
-    return Changes(base_tree="a", tree="b", files=entries, patch=b"")
+def changes(files: int, lines_each: int) -> DiffStats:
+    return DiffStats(files_changed=files, lines_added=files * lines_each)
 
 
 def run(succeeded: bool) -> GradingRun:
@@ -153,6 +154,28 @@ def test_more_lines_than_reference_needs_a_reference() -> None:
     assert disagreements(spec, verdict, changes(1, 30), 29) == []
 
 
+def make_fixture_change(task: Task, snapshot: Snapshot, scratch: Path) -> tuple[AgentRun, Path]:
+    """The fixture agent's run in a fresh copy of the base state, as a trial gives it one."""
+    workspace = copy_snapshot(snapshot, scratch / "workspace")
+    for name in ("home", "tmp", "logs"):
+        (scratch / name).mkdir()
+    request = AgentRequest(
+        task=task,
+        variant=VariantSpec(harness="fixture"),
+        prompt=task.prompt,
+        prompt_file=scratch / "prompt.md",
+        workspace=workspace,
+        home=scratch / "home",
+        tmp=scratch / "tmp",
+        logs=scratch / "logs",
+        timeout=60,
+        sandbox=get_sandbox("none"),
+        network="none",
+        python="python3",
+    )
+    return FixtureAgent(task.fixtures[0]).run(request), workspace
+
+
 def test_a_patch_that_does_not_apply_is_reported_not_raised(tmp_path: Path) -> None:
     folder = write_with_fixtures(tmp_path, [{"patch": "selftest/naive.patch", "expect": "fail"}])
     (folder / "selftest" / "naive.patch").write_text(
@@ -160,9 +183,9 @@ def test_a_patch_that_does_not_apply_is_reported_not_raised(tmp_path: Path) -> N
     )
     task = load_task(folder)
     snapshot = build_snapshot(task.repo_path, None, tmp_path / "snap")
-    applied = apply_fixture(task.fixtures[0], snapshot, tmp_path / "scratch")
-    assert applied.changes is None
-    assert applied.error is not None and applied.error.startswith("cannot apply naive: ")
+    run, workspace = make_fixture_change(task, snapshot, tmp_path / "scratch")
+    assert run.exit_code != 0 and not capture_changes(snapshot, workspace)
+    assert run.error is not None and run.error.startswith("cannot apply naive: ")
 
 
 def test_an_overlay_fixture_is_captured_as_a_change(tmp_path: Path) -> None:
@@ -170,5 +193,6 @@ def test_an_overlay_fixture_is_captured_as_a_change(tmp_path: Path) -> None:
     (folder / "selftest" / "rewritten" / "calc.py").write_text(ADD_FIXED)
     task = load_task(folder)
     snapshot = build_snapshot(task.repo_path, None, tmp_path / "snap")
-    applied = apply_fixture(task.fixtures[0], snapshot, tmp_path / "scratch")
-    assert applied.changes is not None and applied.changes.paths == ("calc.py",)
+    run, workspace = make_fixture_change(task, snapshot, tmp_path / "scratch")
+    assert run.exit_code == 0 and run.error is None
+    assert capture_changes(snapshot, workspace).paths == ("calc.py",)

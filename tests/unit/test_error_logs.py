@@ -8,10 +8,9 @@ import sys
 from pathlib import Path
 
 from harnessdrive.cli.variants import resolve_variants
-from harnessdrive.running.check import check_suite
+from harnessdrive.grading.selftest.suite import self_test
 from harnessdrive.running.plan import make_plan
 from harnessdrive.running.run import RunOptions, execute
-from harnessdrive.sandbox.runner import get_sandbox
 from harnessdrive.tasks.loading import load_suite
 from harnessdrive.testing.suites import write_suite
 from tests.conftest import add_task
@@ -29,7 +28,7 @@ def named_log(message: str) -> Path:
 def test_check_names_the_setup_log_of_each_case_and_keeps_it(tmp_path: Path) -> None:
     suite = load_suite(write_suite(tmp_path, [add_task(setup=[FAILING_SETUP])]))
     logs = tmp_path / "check-logs"
-    (report,) = check_suite(suite, sandbox=get_sandbox("none"), python=sys.executable, logs=logs)
+    (report,) = self_test(suite, logs=logs, sandbox="none", python=sys.executable)
     assert report.problems
     for problem in report.problems:
         log = named_log(problem)

@@ -34,6 +34,9 @@ class ScriptedChecker:
         self.checked: list[int] = []
         self._lock = threading.Lock()
 
+    def halt(self) -> None:
+        self.stop.stop()
+
     def check(self, item: Candidate) -> CandidateResult:
         number = int(item.commit, 16)
         time.sleep(0.02 * (number % 3))

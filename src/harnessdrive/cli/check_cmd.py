@@ -9,14 +9,8 @@ from rich.table import Table
 
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
-from harnessdrive.running.check import (
-    CheckCase,
-    TaskCheck,
-    check_suite,
-    checks_json,
-    new_logs_folder,
-)
-from harnessdrive.sandbox.runner import get_sandbox
+from harnessdrive.grading.selftest.cases import CheckCase, TaskCheck, checks_json, new_logs_folder
+from harnessdrive.grading.selftest.suite import self_test
 from harnessdrive.tasks.loading import load_suite
 
 
@@ -30,12 +24,12 @@ def check(
     self-test fixture gets the verdict its task declares."""
     loaded = load_suite(suite)
     logs = new_logs_folder()
-    checks = check_suite(
+    checks = self_test(
         loaded,
-        sandbox=get_sandbox(opt.sandbox_kind(sandbox)),
-        python=sys.executable,
         logs=logs,
         jobs=max(jobs, 1),
+        sandbox=opt.sandbox_kind(sandbox),
+        python=sys.executable,
     )
     broken = [item for item in checks if not item.ok]
     if json_output:

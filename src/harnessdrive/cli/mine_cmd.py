@@ -22,7 +22,6 @@ from harnessdrive.mining.summary import (
     render_summary_json,
     render_summary_markdown,
 )
-from harnessdrive.sandbox.runner import get_sandbox
 
 EXIT_INTERRUPTED = 130
 
@@ -82,7 +81,7 @@ def mine_command(
         with _signals_stop():
             result = mine(
                 options,
-                sandbox=get_sandbox(opt.sandbox_kind(sandbox)),
+                sandbox=opt.sandbox_kind(sandbox),
                 python=sys.executable,
                 progress=_progress,
             )

@@ -7,6 +7,10 @@ the reference agent of ``check`` would leave it). The setup command runs in ever
 after the files are written, so a copy whose gold patch changed a dependency manifest always
 gets its setup again, and its shared environment is the one built for the new manifests.
 
+Every test run is a trial job on the one executor (:mod:`harnessdrive.mining.runs`): a known
+change graded by the trial core, with no workspace copy. A commit's own thread only prepares
+its files and waits for its runs.
+
 Seed 000's order: the tests must fail before the change, pass after it, then fail and pass once
 more. A time-out before the change counts as a failure (a hang can be the bug).
 """
@@ -15,27 +19,27 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
-import threading
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, get_args
 
-from harnessdrive.errors import GradingError, HarnessdriveError, SetupFailedError
-from harnessdrive.grading.grader import GradingSetup, grade
+from harnessdrive.errors import HarnessdriveError
+from harnessdrive.executors.base import JobResult
 from harnessdrive.grading.kinds.tests import tests_spec
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.mining.candidate import Candidate
 from harnessdrive.mining.environments import EnvironmentStore
 from harnessdrive.mining.focus import focused_command
+from harnessdrive.mining.runs import RunQueue, grading_run, taken
 from harnessdrive.mining.slots import Rank, RunSlots
 from harnessdrive.mining.summary import CheckRecord, RunRecord
 from harnessdrive.mining.taskfiles import TaskSettings, write_task_folder
+from harnessdrive.protocols.known_change import KnownChange, setup_failed
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.process import StopToken
-from harnessdrive.sandbox.runner import Sandbox
 from harnessdrive.tasks.loading import Task, load_task
 from harnessdrive.workspace.changes import Changes, capture_changes
 from harnessdrive.workspace.materialize import copy_snapshot
@@ -100,8 +104,8 @@ class Checker:
     repo: Path
     settings: TaskSettings
     store: EnvironmentStore | None
-    sandbox: Sandbox
-    python: str
+    runs: RunQueue
+    """Where every test run goes: the one executor, in rank order."""
     staging: Path
     """Task folders are written here; kept ones move into the suite afterwards."""
     scratch: Path
@@ -109,9 +113,14 @@ class Checker:
     stop: StopToken
     fast_reject: bool = True
     slots: RunSlots | None = None
-    """Shared by every commit in progress; None runs one step after another, unbounded."""
+    """Environment builds, shared by every commit in progress; None builds unbounded."""
     ranks: Mapping[str, int] = field(default_factory=dict)
-    """Each candidate's place, newest first: its steps get a free slot before newer ones'."""
+    """Each candidate's place, newest first: its steps get a free worker before newer ones'."""
+
+    def halt(self) -> None:
+        """End every test and build in progress (validation is being stopped)."""
+        self.stop.stop()
+        self.runs.stop()
 
     def check(self, candidate: Candidate) -> CandidateResult:
         started = now()
@@ -169,8 +178,8 @@ class Checker:
             focused = focused_command(self.settings.test_command, existing)
             if focused is not None:
                 narrowed = _with_command(task, focused)
-                with self._slot((rank, 0)):
-                    outcome = self._run(narrowed, snapshot, empty, "focused", work, logs)
+                run = self._submit(narrowed, snapshot, empty, logs / "focused", (rank, 0))
+                outcome = self._outcome(run, logs / "focused")
                 check = check.model_copy(update={"focused": outcome.record})
                 if outcome.setup_failed:
                     return rejected("setup command failed")
@@ -186,7 +195,7 @@ class Checker:
             ("before_again", empty),
             ("after_again", gold),
         )
-        for label, outcome in self._whole_suite(task, snapshot, steps, work, logs, rank):
+        for label, outcome in self._whole_suite(task, snapshot, steps, logs, rank):
             check = check.model_copy(update={label: outcome.record})
             if outcome.setup_failed:
                 return rejected("setup command failed", label)
@@ -200,93 +209,82 @@ class Checker:
         task: Task,
         snapshot: Snapshot,
         steps: Sequence[tuple[str, Changes]],
-        work: Path,
         logs: Path,
         rank: int,
     ) -> list[tuple[str, TestOutcome]]:
         """The whole-suite runs in judging order, up to and including the first that rejects.
 
-        With shared slots the runs of both rounds wait for slots at once (earlier steps first),
-        so they use whatever slots other commits leave free; a step of the second round starts
-        only after the same step of the first round has ended, so a fix that leaves state
-        behind (a file outside the copy, say) still shows up as flaky. A step starts only while
-        no earlier step has rejected; every step before the deciding one has run, so the verdict
-        and the record are those of running the steps one after another.
+        The runs of the first round wait for workers at once (earlier steps first), so they use
+        whatever workers other commits leave free; a step of the second round is submitted
+        only once the same step of the first round has ended, so a fix that leaves state
+        behind (a file outside the copy, say) still shows up as flaky. Once a step rejects,
+        every later step that has not started is withdrawn and none is submitted; every step
+        before the deciding one has run, so the verdict and the record are those of running
+        the steps one after another.
         """
-        results: dict[int, TestOutcome] = {}
-        first_rejection = [len(steps)]
-        guard = threading.Lock()
-        ended = [threading.Event() for _ in steps]
-        rounds = ROUND_SIZE
+        outcomes: dict[int, TestOutcome] = {}
+        pending: dict[Future[JobResult], int] = {}
+        withdrawn: set[int] = set()
+        first_rejection = len(steps)
 
-        def step(index: int) -> None:
+        def submit(index: int) -> None:
             label, changes = steps[index]
-            try:
-                if index >= rounds:
-                    ended[index - rounds].wait()
-                with self._slot((rank, index + 1)):
-                    with guard:
-                        if first_rejection[0] < index:
-                            return
-                    outcome = self._run(task, snapshot, changes, label, work, logs)
-                with guard:
-                    results[index] = outcome
-                    if outcome.setup_failed or _judge(label, outcome) is not None:
-                        first_rejection[0] = min(first_rejection[0], index)
-            finally:
-                ended[index].set()
+            run = self._submit(task, snapshot, changes, logs / label, (rank, index + 1))
+            pending[run] = index
 
-        if self.slots is None:
-            for index in range(len(steps)):
-                step(index)
-        else:
-            with ThreadPoolExecutor(len(steps), thread_name_prefix="mine-run") as pool:
-                for future in [pool.submit(step, index) for index in range(len(steps))]:
-                    future.result()
-        last = first_rejection[0]
-        return [(steps[i][0], results[i]) for i in range(min(last + 1, len(steps)))]
+        try:
+            for index in range(min(ROUND_SIZE, len(steps))):
+                submit(index)
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    index = pending.pop(future)
+                    if index in withdrawn and future.cancelled():
+                        continue
+                    label = steps[index][0]
+                    outcome = self._outcome(future, logs / label)
+                    outcomes[index] = outcome
+                    if outcome.setup_failed or _judge(label, outcome) is not None:
+                        first_rejection = min(first_rejection, index)
+                        for later, place in pending.items():
+                            if place > first_rejection:
+                                withdrawn.add(place)
+                                later.cancel()  # only one that has not started
+                    again = index + ROUND_SIZE
+                    if again < min(first_rejection, len(steps)):
+                        submit(again)
+        finally:
+            for future in pending:  # stopped, or past the cut-off: nothing more is needed
+                future.cancel()
+        last = first_rejection
+        return [(steps[i][0], outcomes[i]) for i in range(min(last + 1, len(steps)))]
 
     def _slot(self, rank: Rank) -> AbstractContextManager[None]:
         return nullcontext() if self.slots is None else self.slots.held(rank)
 
-    def _run(
-        self,
-        task: Task,
-        snapshot: Snapshot,
-        changes: Changes,
-        label: str,
-        work: Path,
-        logs: Path,
-    ) -> TestOutcome:
-        scratch = work / f"grade-{label}"
-        scratch.mkdir()
-        setup = GradingSetup(
-            task=task,
-            snapshot=snapshot,
-            scratch=scratch,
-            logs=logs / label,
-            sandbox=self.sandbox,
-            python=self.python,
-            stop=self.stop,
-        )
-        try:
-            verdict = grade(setup, changes)
-        except SetupFailedError:
-            return TestOutcome(RunRecord(exit_code=None, seconds=0.0), False, setup_failed=True)
-        except GradingError as exc:
-            if self.stop.stopped:
-                raise Stopped(str(exc)) from exc
-            # The grader could not judge this run (an unreadable report, say): never a pass.
+    def _submit(
+        self, task: Task, snapshot: Snapshot, changes: Changes, logs: Path, rank: Rank
+    ) -> Future[JobResult]:
+        known = KnownChange(changes=changes, base=snapshot)
+        key = f"mine:{task.id}:{logs.name}"
+        return self.runs.submit(grading_run(key, task, known, logs), rank)
+
+    def _outcome(self, run: Future[JobResult], logs: Path) -> TestOutcome:
+        """What a run found; its logs (grade-setup.log, grade-tests.log) kept in ``logs``."""
+        result = taken(run, logs)
+        if result.status == "interrupted":
+            raise Stopped(f"stopped while {result.task} ran its tests")
+        last = result.rounds[-1] if result.rounds else None
+        if last is None or last.grading is None:
+            # The machinery failed (it says how in the job's note): never a pass.
             return TestOutcome(RunRecord(exit_code=None, seconds=0.0), False)
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
-        return outcome_of(verdict)
+        return outcome_of(last.grading)
 
 
 def outcome_of(verdict: Verdict) -> TestOutcome:
     run = verdict.hidden
     setup = verdict.setup
-    if setup is not None and (setup.exit_code != 0 or setup.timed_out):
+    if setup is not None and setup_failed(verdict):
         return TestOutcome(RunRecord(exit_code=None, seconds=setup.seconds), False, verdict, True)
     if run is None:
         return TestOutcome(RunRecord(exit_code=None, seconds=0.0), False, verdict)

@@ -16,9 +16,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from harnessdrive.errors import Setting, UserError
+from harnessdrive.executors.base import DEFAULT_EXECUTOR, WorkerSettings
+from harnessdrive.executors.registry import create_executor
 from harnessdrive.mining.checks import CandidateResult, Checker
 from harnessdrive.mining.environments import EnvironmentStore, needs_for, python_test_command
 from harnessdrive.mining.history import ScanResult, scan_history
+from harnessdrive.mining.runs import RunQueue
 from harnessdrive.mining.since import DEFAULT_SINCE
 from harnessdrive.mining.slots import RunSlots
 from harnessdrive.mining.suite_folder import (
@@ -47,13 +50,14 @@ from harnessdrive.mining.validation import (
     validate,
 )
 from harnessdrive.sandbox.process import StopToken
-from harnessdrive.sandbox.runner import Sandbox
+from harnessdrive.sandbox.runner import SandboxKind, get_sandbox
 
 DEFAULT_TEST_TIMEOUT = 600.0
 # Two common CLIs, each pinned to a model with a bundled price so the estimate has a figure.
 NEXT_STEP_VARIANTS = "claude,codex --model claude=claude-sonnet-4-5 --model codex=gpt-5"
 ENVIRONMENTS_FOLDER = "envs"
 IN_PROGRESS_PER_SLOT = 2
+"""Commits in progress per executor worker."""
 
 
 @dataclass(frozen=True)
@@ -84,12 +88,17 @@ class MineResult:
 def mine(
     options: MineOptions,
     *,
-    sandbox: Sandbox,
+    sandbox: SandboxKind,
     python: str,
     progress: Progress | None = None,
     stop: StopToken | None = None,
+    executor: str = DEFAULT_EXECUTOR,
 ) -> MineResult:
-    """Mine ``options.repo``; with ``options.validate``, write the suite of kept tasks."""
+    """Mine ``options.repo``; with ``options.validate``, write the suite of kept tasks.
+
+    Every test run is a job on one new executor of ``options.jobs`` workers (``executor``
+    names a registered kind); the environments are built on this host.
+    """
     _check_numbers(options)
     scan = scan_history(options.repo, options.since)
     command = resolve_test_command(Path(scan.repo), options.test_command, options.setup_command)
@@ -103,7 +112,7 @@ def mine(
     store = EnvironmentStore(
         suite / ENVIRONMENTS_FOLDER,
         needs,
-        sandbox=sandbox,
+        sandbox=get_sandbox(sandbox),
         python=python,
         reuse=options.reuse_environments,
         stop=stop,
@@ -117,12 +126,14 @@ def mine(
     )
     scratch = Path(tempfile.mkdtemp(prefix="harnessdrive-mine-"))
     slots = RunSlots(options.jobs)
+    runs = RunQueue(
+        create_executor(executor, WorkerSettings(jobs=options.jobs, sandbox=sandbox, python=python))
+    )
     checker = Checker(
         repo=Path(scan.repo),
         settings=settings,
         store=store if needs.any else None,
-        sandbox=sandbox,
-        python=python,
+        runs=runs,
         staging=suite / "staging",
         scratch=scratch,
         logs=suite / "logs",
@@ -131,6 +142,11 @@ def mine(
         slots=slots,
         ranks={c.id: index for index, c in enumerate(scan.candidates)},
     )
+
+    def settled(place: int) -> None:
+        slots.close_after(place)
+        runs.close_after(place)
+
     try:
         head: HeadCheck | None = None
         outcome = ValidationOutcome((), 0.0)
@@ -142,12 +158,12 @@ def mine(
                 scan.candidates,
                 checker,
                 max_tasks=options.max_tasks,
-                # Twice as many commits in progress as slots: one commit's git work and copies
-                # overlap with another's tests, and no slot idles while a commit waits for its
+                # Twice as many commits in progress as workers: one commit's git work and copies
+                # overlap with another's tests, and no worker idles while a commit waits for its
                 # last runs.
                 jobs=IN_PROGRESS_PER_SLOT * options.jobs,
                 progress=progress,
-                settled=slots.close_after,
+                settled=settled,
             )
         kept = outcome.kept
         for result in kept:
@@ -162,7 +178,11 @@ def mine(
             store.prune(used)
         summary = _summary(scan, command, settings, head, outcome, store, suite if kept else None)
         write_summary(suite, summary)
+    except BaseException:
+        runs.stop()
+        raise
     finally:
+        runs.executor.close()
         shutil.rmtree(scratch, ignore_errors=True)
         shutil.rmtree(suite / "staging", ignore_errors=True)
     return MineResult(summary, suite if kept else None)

@@ -1,9 +1,9 @@
-"""Slots for the heavy steps of validation: at most ``size`` test runs or builds at once.
+"""Slots for validation's environment builds: at most ``size`` at once, the oldest commit's first.
 
-Validation keeps more commits in progress than it has slots, so a commit's copying and git work
-overlap with other commits' tests, and no slot idles while one commit waits for its last runs.
-A free slot goes to the waiting step of the oldest commit first (then to its earliest step), so
-commits finish in the order a one-at-a-time run would check them.
+Test runs are trial jobs on the executor (mining/runs.py), which orders them the same way;
+the shared environments are built on this host, outside any trial, so they take a slot here.
+A free slot goes to the waiting build of the oldest commit first, so commits finish in the
+order a one-at-a-time run would check them.
 """
 
 from __future__ import annotations

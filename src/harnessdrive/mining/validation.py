@@ -19,29 +19,31 @@ from typing import Protocol
 
 import tomli_w
 
-from harnessdrive.errors import (
-    GradingError,
-    HarnessdriveError,
-    Setting,
-    SetupFailedError,
-    UserError,
-)
-from harnessdrive.grading.grader import GradingSetup, grade
+from harnessdrive.errors import HarnessdriveError, Setting, UserError
 from harnessdrive.mining.candidate import Candidate
-from harnessdrive.mining.checks import REJECT_REASONS, CandidateResult, Checker, RejectReason
+from harnessdrive.mining.checks import (
+    REJECT_REASONS,
+    CandidateResult,
+    Checker,
+    RejectReason,
+    Stopped,
+)
+from harnessdrive.mining.runs import grading_run, taken
 from harnessdrive.mining.slots import NotNeeded
 from harnessdrive.mining.summary import RunRecord
 from harnessdrive.mining.taskfiles import setup_table
+from harnessdrive.protocols.known_change import KnownChange, setup_failed
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.tasks.loading import TASK_FILE, load_task
-from harnessdrive.workspace.changes import Changes
 from harnessdrive.workspace.materialize import copy_snapshot
 from harnessdrive.workspace.snapshot import build_snapshot
 
 TAIL_LINES = 15
 HEAD_CHECK_LOG = "head-check.log"
 HEAD_SETUP_LOG = "head-setup.log"
+HEAD_RANK = (-1, 0)
+"""HEAD is checked before any commit."""
 
 Progress = Callable[[int, int, CandidateResult], None]
 
@@ -53,6 +55,10 @@ class CandidateChecker(Protocol):
     def stop(self) -> StopToken: ...
 
     def check(self, candidate: Candidate) -> CandidateResult: ...
+
+    def halt(self) -> None:
+        """End every test still running; called once when validation is stopped."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -120,32 +126,25 @@ def check_head(checker: Checker, head: str) -> HeadCheck:
                 " Give a setup command that installs what the tests need." + _tail(moved),
                 settings=(Setting("setup_command", "CMD"),),
             )
-    empty = Changes(base_tree=snapshot.tree, tree=snapshot.tree, files=(), patch=b"")
-    (work / "grade").mkdir(parents=True)
-    setup = GradingSetup(
-        task=task,
-        snapshot=snapshot,
-        scratch=work / "grade",
-        logs=logs,
-        sandbox=checker.sandbox,
-        python=checker.python,
-        stop=checker.stop,
-    )
+    job = grading_run("mine:head", task, KnownChange(base=snapshot), logs)
     try:
-        verdict = grade(setup, empty)
-    except SetupFailedError:
+        result = taken(checker.runs.submit(job, HEAD_RANK), logs)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if result.status == "interrupted":
+        raise Stopped("stopped while HEAD ran its tests")
+    last = result.rounds[-1] if result.rounds else None
+    verdict = last.grading if last is not None else None
+    if verdict is not None and setup_failed(verdict):
         log = _keep_log(logs / "grade-setup.log", checker.logs / HEAD_SETUP_LOG)
         raise UserError(
             "the setup command fails in a fresh copy of HEAD; it must install everything inside"
             " the copy." + _tail(log)
-        ) from None
-    except GradingError as exc:
-        if checker.stop.stopped:
-            raise
+        )
+    if verdict is None or (verdict.outcome == "not_graded" and verdict.error):
+        why = verdict.error if verdict is not None else (result.note or "the machinery failed")
         log = _keep_log(logs / "grade-tests.log", checker.logs / HEAD_CHECK_LOG)
-        raise UserError(f"the tests cannot be graded at HEAD: {exc}." + _tail(log)) from None
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+        raise UserError(f"the tests cannot be graded at HEAD: {why}." + _tail(log))
     _keep_log(logs / "grade-setup.log", checker.logs / HEAD_SETUP_LOG)
     log = _keep_log(logs / "grade-tests.log", checker.logs / HEAD_CHECK_LOG)
     run = verdict.hidden
@@ -202,7 +201,9 @@ def validate(
     results: dict[int, CandidateResult] = {}
     queue = deque(enumerate(order))
     running: dict[Future[CandidateResult], int] = {}
-    pool = ThreadPoolExecutor(max_workers=max(jobs, 1), thread_name_prefix="mine")
+    # The commits in progress: each writes its files and waits for its test runs, which are jobs
+    # on the checker's executor; no test runs on these threads.
+    pool = ThreadPoolExecutor(max_workers=max(jobs, 1), thread_name_prefix="mine-commit")
     try:
         while queue or running:
             kept = sum(1 for r in results.values() if r.kept)
@@ -224,7 +225,7 @@ def validate(
             if last is not None and settled is not None:
                 settled(last)
     except BaseException:
-        checker.stop.stop()  # ends every test still running; their copies are then removed
+        checker.halt()  # ends every test still running; their copies are then removed
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)

@@ -23,6 +23,7 @@ from harnessdrive.grading.grader import GradingSetup
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.harnesses.base import AgentRequest
 from harnessdrive.protocols.base import ProtocolInputs
+from harnessdrive.protocols.known_change import KnownChange, run_known_change
 from harnessdrive.protocols.registry import get_protocol
 from harnessdrive.protocols.round import graded
 from harnessdrive.protocols.stages import StageFailed, describe, stage
@@ -191,6 +192,8 @@ class _Trial:
 def _run(
     job: TrialJob, worker: WorkerContext, scratch: TrialScratch, paths: TrialPaths, began: float
 ) -> TrialResult:
+    if isinstance(job.harness, KnownChange):  # graded as given: no agent, no workspace
+        return run_known_change(job, worker, scratch, paths, began, sandbox=worker.sandbox)
     protocol = get_protocol(job.protocol)
     trial = _Trial(job, worker, scratch, paths)
     task, snapshot = job.task, trial.snapshot

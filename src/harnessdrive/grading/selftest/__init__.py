@@ -1,0 +1,1 @@
+"""The grader's self-test (``harnessdrive check``): every case of every task as a trial job."""

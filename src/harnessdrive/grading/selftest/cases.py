@@ -1,0 +1,70 @@
+"""What the grader's self-test found: each case of each task, and the task's problems."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class CheckCase:
+    name: str
+    """``untouched``, ``reference``, ``noop``, or the fixture's name."""
+    expected: str
+    outcome: str
+    detail: str = ""
+    kind: Literal["builtin", "fixture"] = "builtin"
+    visible_expected: str | None = None
+    visible: str | None = None
+    """``pass`` or ``fail`` from the visible command, where it ran."""
+    files: int | None = None
+    lines: int | None = None
+    """Files changed and lines added plus deleted, for a case that changed something."""
+    disagreements: tuple[str, ...] = ()
+    """How a fixture differs from what the task declares."""
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome == self.expected and not self.disagreements
+
+
+@dataclass
+class TaskCheck:
+    task: str
+    cases: list[CheckCase] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def fixtures(self) -> list[CheckCase]:
+        return [case for case in self.cases if case.kind == "fixture"]
+
+
+def checks_json(checks: list[TaskCheck]) -> str:
+    """The self-test as JSON: each task with its cases, its problems and whether it is ok."""
+    return json.dumps(
+        {
+            "ok": all(item.ok for item in checks),
+            "tasks": [
+                {
+                    "task": item.task,
+                    "ok": item.ok,
+                    "problems": item.problems,
+                    "cases": [{**asdict(case), "ok": case.ok} for case in item.cases],
+                }
+                for item in checks
+            ],
+        },
+        indent=2,
+    )
+
+
+def new_logs_folder() -> Path:
+    """A new folder for a check's logs, kept after the check (they explain a broken task)."""
+    return Path(tempfile.mkdtemp(prefix="harnessdrive-check-logs-"))

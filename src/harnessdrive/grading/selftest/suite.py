@@ -1,0 +1,261 @@
+"""The grader's self-test on a suite: proof that each task can tell a right change from none.
+
+For every task: the reference solution must pass; the untouched repository and the ``noop``
+agent must fail. A task whose hidden tests already pass on the untouched repository is broken:
+every agent, even one that does nothing, would score a pass. Then every self-test fixture the
+task declares (``[[check.fixtures]]``) is graded and held to its declared verdict, visible
+result and diff bounds; one that disagrees breaks the task too.
+
+Every case is a trial job on one executor, run by the same trial core as ``run``: the reference
+and noop agents and each fixture (:class:`FixtureAgent`) as single attempts. The untouched
+repository is the same input as a noop run that changed nothing, so it gets that run's verdict;
+only when the noop run left a change (or never got graded) is it a job of its own, a known
+change graded without any workspace. The visible command never decides an outcome, so the
+self-test skips it, except for a fixture that declares its result.
+"""
+
+from __future__ import annotations
+
+import sys
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+
+from harnessdrive.executors.base import (
+    DEFAULT_EXECUTOR,
+    Executor,
+    JobResult,
+    TrialSettings,
+    WorkerSettings,
+)
+from harnessdrive.executors.jobs import standalone_job
+from harnessdrive.executors.registry import create_executor
+from harnessdrive.grading.selftest.cases import CheckCase, TaskCheck
+from harnessdrive.grading.selftest.fixtures import FixtureAgent, disagreements, visible_word
+from harnessdrive.grading.verdict import Verdict
+from harnessdrive.harnesses.base import Harness
+from harnessdrive.harnesses.scripted import NoopAgent, ReferenceAgent
+from harnessdrive.protocols.known_change import KnownChange, received
+from harnessdrive.sandbox.runner import SandboxKind
+from harnessdrive.store.results import DiffStats, TrialResult
+from harnessdrive.tasks.loading import Fixture, Suite, Task
+
+UNTOUCHED = "untouched"
+_SNAPSHOT_FAILED = "snapshot build failed: "  # the trial core's message for that stage
+
+
+def self_test(
+    suite: Suite,
+    *,
+    logs: Path,
+    jobs: int = 1,
+    sandbox: SandboxKind = "auto",
+    executor: str = DEFAULT_EXECUTOR,
+    python: str = sys.executable,
+) -> list[TaskCheck]:
+    """Check every task on a new executor of ``jobs`` workers (see :func:`check_suite`)."""
+    settings = WorkerSettings(jobs=max(jobs, 1), sandbox=sandbox, python=python)
+    runner = create_executor(executor, settings)
+    try:
+        return check_suite(suite, executor=runner, logs=logs)
+    except BaseException:
+        runner.stop()
+        raise
+    finally:
+        runner.close()
+
+
+def check_suite(suite: Suite, *, executor: Executor, logs: Path) -> list[TaskCheck]:
+    """Check every task; each case's logs are kept under ``logs/<task>/<case>/``.
+
+    Every case of every task is submitted at once, earlier tasks first, so tasks finish in
+    suite order while each free worker takes the next case.
+    """
+    submitted = [
+        [
+            _submit(executor, suite.name, task, case, logs / task.id / case.folder, (place, n))
+            for n, case in enumerate(_cases(task), start=1)
+        ]
+        for place, task in enumerate(suite.tasks)
+    ]
+    reports = []
+    for place, (task, cases) in enumerate(zip(suite.tasks, submitted, strict=True)):
+        results = [(item.case, item.result()) for item in cases]
+        noop = next(result for case, result in results if case.name == "noop")
+        if not _unchanged(noop):
+            logs_of = logs / task.id / UNTOUCHED
+            noop = _submit(executor, suite.name, task, _UNTOUCHED, logs_of, (place, 0)).result()
+        reports.append(_report(task, [(_UNTOUCHED, noop), *results]))
+    return reports
+
+
+@dataclass(frozen=True)
+class _Case:
+    name: str
+    folder: str
+    harness: Harness
+    expected: str
+    fixture: Fixture | None = None
+
+
+@dataclass(frozen=True)
+class _Submitted:
+    case: _Case
+    future: Future[JobResult]
+    logs: Path
+    """Where the case's files go once it is over."""
+
+    def result(self) -> TrialResult:
+        return received(self.future.result(), self.logs)
+
+
+_UNTOUCHED = _Case(UNTOUCHED, UNTOUCHED, KnownChange(), "fail")
+
+
+def _cases(task: Task) -> list[_Case]:
+    """Every case but the untouched repository's."""
+    cases = []
+    if task.solution is not None:
+        cases.append(_Case("reference", "reference", ReferenceAgent(), "pass"))
+    cases.append(_Case("noop", "noop", NoopAgent(), "fail"))
+    cases.extend(
+        _Case(f.name, f"fixture{n}-{f.name}", FixtureAgent(f), f.spec.expect, fixture=f)
+        for n, f in enumerate(task.fixtures)
+    )
+    return cases
+
+
+def _submit(
+    executor: Executor,
+    suite: str,
+    task: Task,
+    case: _Case,
+    logs: Path,
+    priority: tuple[int, int],
+) -> _Submitted:
+    visible = case.fixture is not None and case.fixture.spec.visible is not None
+    job = standalone_job(
+        task,
+        case.harness,
+        key=f"check:{task.id}:{case.folder}",
+        suite=suite,
+        settings=TrialSettings(network="none", run_visible=visible, record_folder=logs),
+    )
+    return _Submitted(case, executor.submit(job, priority=priority), logs)
+
+
+def _unchanged(result: TrialResult) -> bool:
+    """A graded run that left no change: the same input as the untouched repository."""
+    _, diff = _graded(result)
+    return diff is not None and diff.files_changed == 0
+
+
+def _report(task: Task, results: list[tuple[_Case, TrialResult]]) -> TaskCheck:
+    report = TaskCheck(task=task.id)
+    unbuilt = _snapshot_error(results[0][1])
+    if unbuilt is not None:
+        report.problems.append(f"cannot build the base state: {unbuilt}")
+        return report
+    reference_lines = None
+    for case, result in results:
+        verdict, diff = _graded(result)
+        if case.fixture is not None:
+            report.cases.append(_fixture_case(case.fixture, verdict, diff, reference_lines))
+            problems = report.cases[-1].disagreements
+            report.problems.extend(f"fixture {case.name}: {problem}" for problem in problems)
+            continue
+        changed = diff is not None and diff.files_changed > 0
+        if case.name == "reference" and diff is not None:
+            reference_lines = diff.lines_changed
+        report.cases.append(
+            CheckCase(
+                case.name,
+                case.expected,
+                verdict.outcome,
+                _detail(verdict),
+                files=diff.files_changed if changed and diff else None,
+                lines=diff.lines_changed if changed and diff else None,
+            )
+        )
+        if case.name == UNTOUCHED:
+            if verdict.outcome == "pass":
+                report.problems.append(
+                    "the hidden tests already pass on the untouched repository, so doing nothing"
+                    " passes"
+                )
+            elif verdict.outcome != "fail":
+                report.problems.append(
+                    f"the untouched repository could not be graded: {_detail(verdict)}"
+                )
+            if task.solution is None:
+                report.problems.append(
+                    "no reference solution (solution/solution.patch or solution/)"
+                )
+        elif verdict.outcome != case.expected:
+            report.problems.append(
+                f"{case.name} should {case.expected} but got {verdict.outcome}: {_detail(verdict)}"
+            )
+    return report
+
+
+def _fixture_case(
+    fixture: Fixture, verdict: Verdict, diff: DiffStats | None, reference_lines: int | None
+) -> CheckCase:
+    spec = fixture.spec
+    if diff is None:
+        error = verdict.error or "cannot apply"
+        return CheckCase(
+            fixture.name,
+            spec.expect,
+            "not_graded",
+            error,
+            "fixture",
+            visible_expected=spec.visible,
+            disagreements=(error,),
+        )
+    return CheckCase(
+        fixture.name,
+        spec.expect,
+        verdict.outcome,
+        _detail(verdict),
+        "fixture",
+        visible_expected=spec.visible,
+        visible=visible_word(verdict),
+        files=diff.files_changed,
+        lines=diff.lines_changed,
+        disagreements=tuple(disagreements(spec, verdict, diff, reference_lines)),
+    )
+
+
+def _snapshot_error(result: TrialResult) -> str | None:
+    """Why the task's base state could not be built, when that is why the case never ran."""
+    if result.status != "could_not_run" or not result.rounds:
+        return None
+    error = result.rounds[0].agent.error or ""
+    return error.removeprefix(_SNAPSHOT_FAILED) if error.startswith(_SNAPSHOT_FAILED) else None
+
+
+def _graded(result: TrialResult) -> tuple[Verdict, DiffStats | None]:
+    """The case's verdict and its change; a case that never got graded says why, without one."""
+    last = result.rounds[-1] if result.rounds else None
+    if last is not None and last.grading is not None and result.status != "could_not_run":
+        return last.grading, last.diff
+    error = (last.agent.error if last is not None else None) or "the agent could not run"
+    if result.note:
+        error = f"{error}; {result.note}"
+    return Verdict(outcome="not_graded", error=error), None
+
+
+def _detail(verdict: Verdict) -> str:
+    if verdict.error:
+        return verdict.error
+    parts = []
+    if verdict.hidden is not None:
+        parts.append(f"tests {verdict.hidden.passed}/{verdict.hidden.total}")
+        if verdict.hidden.timed_out:
+            parts.append("timed out")
+        if verdict.hidden.note:
+            parts.append(verdict.hidden.note)
+    if verdict.findings:
+        parts.append("findings: " + ", ".join(f.code for f in verdict.findings))
+    return "; ".join(parts)

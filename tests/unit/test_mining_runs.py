@@ -1,0 +1,80 @@
+"""Mining's test runs on the executor: oldest commit first, withdrawn once past the cut-off."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from harnessdrive.executors.base import JobResult, TrialJob, WorkerSettings
+from harnessdrive.executors.local import LocalExecutor
+from harnessdrive.executors.worker import WorkerContext
+from harnessdrive.mining.runs import RunQueue, grading_run, taken
+from harnessdrive.mining.slots import NotNeeded
+from harnessdrive.protocols.known_change import KnownChange
+from harnessdrive.tasks.loading import Task, load_suite
+from harnessdrive.testing.suites import write_suite
+from tests.conftest import add_task
+
+
+class Gated:
+    """Runs no tests: notes the order jobs start in and holds the job named ``hold``."""
+
+    def __init__(self) -> None:
+        self.started: list[str] = []
+        self.gate = threading.Event()
+        self.holding = threading.Event()
+
+    def __call__(self, job: TrialJob, worker: WorkerContext) -> JobResult:
+        self.started.append(job.key)
+        if job.key == "hold":
+            self.holding.set()
+            self.gate.wait(timeout=30)
+        artifacts = worker.new_artifacts()
+        (artifacts / "grade-tests.log").write_text(job.key)
+        return JobResult(job.identity, artifacts)
+
+
+@pytest.fixture
+def gated() -> Iterator[Gated]:
+    runner = Gated()
+    yield runner
+    runner.gate.set()
+
+
+@pytest.fixture
+def task(tmp_path: Path) -> Task:
+    return load_suite(write_suite(tmp_path, [add_task()])).tasks[0]
+
+
+def run(task: Task, key: str, tmp_path: Path) -> TrialJob:
+    return grading_run(key, task, KnownChange(), tmp_path / "logs" / key)
+
+
+def test_runs_start_oldest_commit_first_and_later_commits_are_withdrawn_at_the_cut_off(
+    task: Task, gated: Gated, tmp_path: Path
+) -> None:
+    executor = LocalExecutor(WorkerSettings(jobs=1, sandbox="none"), run=gated)
+    runs = RunQueue(executor)
+    try:
+        runs.submit(run(task, "hold", tmp_path), (-1, 0))
+        gated.holding.wait(timeout=30)
+        newer_later = runs.submit(run(task, "commit2-step1", tmp_path), (2, 1))
+        older_later = runs.submit(run(task, "commit0-step2", tmp_path), (0, 2))
+        older_first = runs.submit(run(task, "commit0-step1", tmp_path), (0, 1))
+        runs.close_after(1)  # commit 2 is not needed: its waiting run goes
+        with pytest.raises(NotNeeded):
+            runs.submit(run(task, "commit3-step1", tmp_path), (3, 1))
+        runs.submit(run(task, "commit1-step1", tmp_path), (1, 1))  # still needed
+        gated.gate.set()
+        with pytest.raises(NotNeeded):
+            taken(newer_later, tmp_path / "withdrawn")
+        assert taken(older_first, tmp_path / "kept").task == task.id
+        assert (tmp_path / "kept" / "grade-tests.log").read_text() == "commit0-step1"
+        taken(older_later, tmp_path / "kept-too")
+    finally:
+        executor.close()  # waits for every job still queued
+    assert gated.started == ["hold", "commit0-step1", "commit0-step2", "commit1-step1"]
+    assert not (tmp_path / "withdrawn").exists()
