@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 
 from harnessdrive.errors import HarnessdriveError, PluginError
-from harnessdrive.executors.base import JobResult, TrialJob, TrialSettings, WorkerSettings
+from harnessdrive.executors.base import TrialJob, TrialSettings, WorkerSettings
 from harnessdrive.executors.jobs import standalone_job
 from harnessdrive.executors.local import LocalExecutor
 from harnessdrive.executors.registry import create_executor, executor_entries
-from harnessdrive.executors.worker import WorkerContext
 from harnessdrive.harnesses.registry import get_harness
 from harnessdrive.tasks.loading import Task, load_suite
 from harnessdrive.testing.suites import write_suite
 from tests.conftest import add_task
+from tests.job_runners import HoldingRunner
 from tests.waiting import wait_until
 
 NO_SANDBOX = WorkerSettings(jobs=1, sandbox="none")
@@ -33,31 +33,15 @@ def job(task: Task, key: str, harness: str = "reference") -> TrialJob:
     return standalone_job(task, get_harness(harness), key=key)
 
 
-class Recording:
-    """A job runner that notes the order jobs start in; ``gate`` holds the job named ``hold``."""
-
-    def __init__(self) -> None:
-        self.started: list[str] = []
-        self.gate = threading.Event()
-        self.holding = threading.Event()
-
-    def __call__(self, job: TrialJob, worker: WorkerContext) -> JobResult:
-        self.started.append(job.key)
-        if job.key == "hold":
-            self.holding.set()
-            self.gate.wait()
-        return JobResult(job.identity, worker.new_artifacts())
-
-
 @pytest.fixture
-def recording() -> Iterator[Recording]:
-    runner = Recording()
+def recording() -> Iterator[HoldingRunner]:
+    runner = HoldingRunner()
     yield runner
     runner.gate.set()
 
 
 def test_waiting_jobs_start_lowest_priority_first_then_in_submission_order(
-    task: Task, recording: Recording
+    task: Task, recording: HoldingRunner
 ) -> None:
     executor = LocalExecutor(NO_SANDBOX, run=recording)
     try:
@@ -77,7 +61,7 @@ def test_waiting_jobs_start_lowest_priority_first_then_in_submission_order(
 
 
 def test_close_waits_for_every_job_removes_the_scratch_root_and_refuses_more(
-    task: Task, recording: Recording
+    task: Task, recording: HoldingRunner
 ) -> None:
     executor = LocalExecutor(WorkerSettings(jobs=2, sandbox="none"), run=recording)
     root = executor.worker.paths.root

@@ -2,44 +2,25 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from harnessdrive.executors.base import JobResult, TrialJob, WorkerSettings
+from harnessdrive.executors.base import TrialJob, WorkerSettings
 from harnessdrive.executors.local import LocalExecutor
-from harnessdrive.executors.worker import WorkerContext
 from harnessdrive.mining.runs import RunQueue, grading_run, taken
 from harnessdrive.mining.slots import NotNeeded
 from harnessdrive.protocols.known_change import KnownChange
 from harnessdrive.tasks.loading import Task, load_suite
 from harnessdrive.testing.suites import write_suite
 from tests.conftest import add_task
-
-
-class Gated:
-    """Runs no tests: notes the order jobs start in and holds the job named ``hold``."""
-
-    def __init__(self) -> None:
-        self.started: list[str] = []
-        self.gate = threading.Event()
-        self.holding = threading.Event()
-
-    def __call__(self, job: TrialJob, worker: WorkerContext) -> JobResult:
-        self.started.append(job.key)
-        if job.key == "hold":
-            self.holding.set()
-            self.gate.wait(timeout=30)
-        artifacts = worker.new_artifacts()
-        (artifacts / "grade-tests.log").write_text(job.key)
-        return JobResult(job.identity, artifacts)
+from tests.job_runners import HoldingRunner
 
 
 @pytest.fixture
-def gated() -> Iterator[Gated]:
-    runner = Gated()
+def gated() -> Iterator[HoldingRunner]:
+    runner = HoldingRunner()
     yield runner
     runner.gate.set()
 
@@ -54,7 +35,7 @@ def run(task: Task, key: str, tmp_path: Path) -> TrialJob:
 
 
 def test_runs_start_oldest_commit_first_and_later_commits_are_withdrawn_at_the_cut_off(
-    task: Task, gated: Gated, tmp_path: Path
+    task: Task, gated: HoldingRunner, tmp_path: Path
 ) -> None:
     executor = LocalExecutor(WorkerSettings(jobs=1, sandbox="none"), run=gated)
     runs = RunQueue(executor)
