@@ -14,7 +14,6 @@ from harnessdrive.cli.output import stdout
 from harnessdrive.cli.progress import progress_for_terminal
 from harnessdrive.cli.signals import stop_on_signals
 from harnessdrive.cli.variants import resolve_variants, split_names
-from harnessdrive.demo.run import demo_run
 from harnessdrive.report.render import render_report
 from harnessdrive.report.scoreboard import build_report
 from harnessdrive.running.never_ran import harnesses_that_never_ran
@@ -99,6 +98,9 @@ def demo(
     Real agent CLIs (claude, codex, gemini, opencode, pi, qwen, aider, mini-swe-agent) named with
     --harness run against a scripted model on 127.0.0.1 that solves each task: no key, no network.
     """
+    # Imported here: the demo brings the scripted model server, which no other command needs.
+    from harnessdrive.demo.run import demo_run
+
     names = split_names(harness or [])
     with demo_run(names, python=sys.executable, resolve=resolve_variants) as demo:
         options = RunOptions(
