@@ -5,8 +5,7 @@ from __future__ import annotations
 from harnessdrive.grading.verdict import StreamKept
 from harnessdrive.harnesses.base import AgentRun
 from harnessdrive.protocols.base import ProtocolOutcome, RoundOutcome
-from harnessdrive.store.results import AgentSummary, DiffStats, RoundRecord, Timing, Totals
-from harnessdrive.transcript import Usage
+from harnessdrive.store.results import AgentSummary, DiffStats, RoundRecord, Timing
 
 
 def trial_timing(outcome: ProtocolOutcome, setup_seconds: float, total: float) -> Timing:
@@ -55,16 +54,6 @@ def round_records(
             )
         )
     return tuple(records)
-
-
-def totals(rounds: tuple[RoundOutcome, ...], timing: Timing) -> Totals:
-    return Totals(
-        rounds=len(rounds),
-        agent_seconds=timing.agent,
-        turns=sum(each.agent.transcript.turns or 0 for each in rounds),
-        tool_calls=sum(each.agent.transcript.tool_calls for each in rounds),
-        usage=sum((each.agent.transcript.usage for each in rounds), Usage()),
-    )
 
 
 def priced_run(rounds: tuple[RoundOutcome, ...]) -> AgentRun:

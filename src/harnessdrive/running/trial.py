@@ -27,7 +27,7 @@ from harnessdrive.protocols.known_change import KnownChange, run_known_change
 from harnessdrive.protocols.registry import get_protocol
 from harnessdrive.protocols.round import graded
 from harnessdrive.protocols.stages import StageFailed, describe, stage
-from harnessdrive.running.outcome import priced_run, round_records, totals, trial_timing
+from harnessdrive.running.outcome import priced_run, round_records, trial_timing
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.limits import Limits
@@ -38,6 +38,7 @@ from harnessdrive.store.results import (
     RoundRecord,
     Status,
     Timing,
+    Totals,
     TrialResult,
 )
 from harnessdrive.store.store import utc_now
@@ -263,6 +264,7 @@ def _run(
     timing = trial_timing(outcome, setup.seconds, now() - began)
     last = outcome.rounds[-1]
     priced = priced_run(outcome.rounds)
+    records = round_records(outcome, timing, setup.seconds)
     return job.identity.model_copy(
         update={
             **base,
@@ -271,10 +273,10 @@ def _run(
             "finished": utc_now(),
             "harness_version": last.agent.version,
             "seconds": timing,
-            "rounds": round_records(outcome, timing, setup.seconds),
+            "rounds": records,
             "score": outcome.score,
             "metrics": dict(outcome.metrics),
-            "totals": totals(outcome.rounds, timing),
+            "totals": Totals.over(records),
             "cost": settings.costing.of_run(
                 job.variant,
                 job.harness,
