@@ -239,3 +239,23 @@ def test_a_linked_program_brings_its_own_install_not_its_neighbours(tmp_path: Pa
     assert box.output() == "tool ran\n"
     diff = other / "trials" / "s" / "t" / "v" / "r1" / "diff.patch"
     assert seen(box, [data, diff], path) == [str(data)]
+
+
+def test_a_view_asked_again_covers_what_was_made_since_and_shows_new_tool_folders(
+    tmp_path: Path,
+) -> None:
+    """Views are remembered between launches: what changed since must still count."""
+    shown = tmp_path / "srv" / "tools"
+    tool(shown)
+    later_tools = tmp_path / "srv" / "later" / "bin"
+    path = f"{shown}:{later_tools}:{SYSTEM_PATH}"
+    box = make(tmp_path)
+    first = box.run("tool", env={"PATH": path})  # the first view: nothing of ours there yet
+    assert first.exit_code == 0, box.errors()
+    results = results_folder(shown / "results")  # registered after that view was made
+    tool(later_tools, "later")  # a PATH folder that did not exist then
+    diff = results / "trials" / "s" / "t" / "v" / "r1" / "diff.patch"
+    assert seen(box, [diff], path) == []
+    result = box.run("later", env={"PATH": path})
+    assert result.exit_code == 0, box.errors()
+    assert box.output() == "tool ran\n"

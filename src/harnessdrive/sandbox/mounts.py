@@ -28,7 +28,9 @@ from __future__ import annotations
 import functools
 import os
 import site
+import stat
 import sys
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -249,7 +251,62 @@ def tool_view(
     ``secret``: paths never shown (see the module notes); ``private``: covered, with the tool
     folders inside shown again; ``tools``: further folders to show on purpose (a CLI's install,
     folders the user asked for).
+
+    Working the view out takes tens of milliseconds (every path resolved, every cover checked
+    against every shown folder), and every sandboxed process of a run asks for the same few
+    views; so a view is remembered along with what it was worked out from: the values asked
+    with, the registered results folders, and the state (kind, inode, links) of each path
+    named, each PATH folder and toolchain home (with its modification time: a program added
+    there can bring a folder). Any change there works the view out again.
     """
+    named = [*map(str, secret), *map(str, private), *map(str, tools)]
+    folders = [entry for entry in env.get("PATH", "").split(os.pathsep) if os.path.isabs(entry)]
+    folders += [env[name] for name in _TOOLCHAIN_VARIABLES if os.path.isabs(env.get(name, ""))]
+    key = (
+        tuple(named),
+        len(secret),
+        len(private),
+        tuple(_path_state(p, with_time=False) for p in named),
+        tuple(_path_state(p, with_time=True) for p in folders),
+        tuple(registered_results_folders()),
+    )
+    with _VIEWS_LOCK:
+        known = _VIEWS.get(key)
+    if known is not None:
+        return View(list(known.argv), list(known.covers))
+    view = _work_out_view(env, secret=secret, private=private, tools=tools)
+    with _VIEWS_LOCK:
+        if len(_VIEWS) >= _VIEWS_KEPT:
+            _VIEWS.pop(next(iter(_VIEWS)))
+        _VIEWS[key] = View(list(view.argv), list(view.covers))
+    return view
+
+
+_VIEWS: dict[tuple[object, ...], View] = {}
+_VIEWS_LOCK = threading.Lock()
+_VIEWS_KEPT = 64
+
+
+def _path_state(path: str, *, with_time: bool) -> tuple[object, ...]:
+    """What a view depends on of one path: whether it exists, its kind and identity, where a
+    link points (a cover goes where the path resolves) and, for a tool folder, its time."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return (path, None)
+    target = os.path.realpath(path) if stat.S_ISLNK(info.st_mode) else None
+    resolved = os.stat(path) if target is not None and os.path.exists(path) else info
+    mtime = resolved.st_mtime_ns if with_time else 0
+    return (path, info.st_mode, info.st_ino, target, resolved.st_ino, mtime)
+
+
+def _work_out_view(
+    env: Mapping[str, str],
+    *,
+    secret: Sequence[Path] = (),
+    private: Sequence[Path] = (),
+    tools: Sequence[Path] = (),
+) -> View:
     shows = [_Show(p, p, True) for p in (*python_paths(), *map(str, tools))]
     shows = [_Show(_norm(s.source), _norm(s.dest), s.trusted) for s in shows + _path_shows(env)]
     shows = [s for s in dict.fromkeys(shows) if _usable(s)]

@@ -58,16 +58,36 @@ def registered_results_folders() -> list[str]:
     except OSError:
         return found
     for entry in entries:
-        try:
-            path = os.fsdecode(Path(entry.path).read_bytes().strip())
-        except OSError:
+        path = _registered_path(entry.path)
+        if path is None:
             continue
         if is_results_folder(path):
             found.append(path)
         elif not os.path.lexists(path):
             with contextlib.suppress(OSError):
                 os.unlink(entry.path)
+            _REGISTERED.pop(entry.path, None)
     return found
+
+
+_REGISTERED: dict[str, str] = {}
+"""Entry file -> the folder it names. Every sandboxed launch reads the registry, which can hold
+many entries; an entry's name is a hash of its content, written once, so one complete read of it
+holds for as long as the file is there."""
+
+
+def _registered_path(entry: str) -> str | None:
+    known = _REGISTERED.get(entry)
+    if known is not None:
+        return known
+    try:
+        data = Path(entry).read_bytes()
+    except OSError:
+        return None
+    path = os.fsdecode(data.strip())
+    if data.endswith(b"\n"):  # complete (a read racing its write sees less)
+        _REGISTERED[entry] = path
+    return path
 
 
 def is_results_folder(path: str) -> bool:
