@@ -177,20 +177,21 @@ def test_every_mining_test_run_is_a_job_on_the_given_executor(
     assert [task.commit for task in result.summary.tasks] == [sha]
     (executor,) = counting.made
     task = result.summary.tasks[0].id
-    runs = ["after", "after_again", "before", "before_again", "focused"]
+    runs = ["after", "after_again", "focused", "focused_again"]
     assert executor.keys == sorted(["mine:head", *(f"mine:{task}:{run}" for run in runs)])
     assert sorted(executor.results) == executor.keys
     assert all(isinstance(job.harness, KnownChange) for job, _ in executor.jobs)
     # Each recorded run is what its job's grading found.
-    for run, recorded in result.summary.tasks[0].check:
-        assert recorded is not None
+    recorded_runs = [(run, rec) for run, rec in result.summary.tasks[0].check if rec is not None]
+    assert sorted(run for run, _ in recorded_runs) == runs
+    for run, recorded in recorded_runs:
         verdict = executor.results[f"mine:{task}:{run}"].rounds[-1].grading
         assert verdict is not None and verdict.hidden is not None
         assert recorded.exit_code == (0 if verdict.hidden.succeeded else verdict.hidden.exit_code)
     # HEAD goes first; then the commit's steps in judging order.
     priorities = {job.key: priority for job, priority in executor.jobs}
     assert priorities["mine:head"] < priorities[f"mine:{task}:focused"]
-    order = ["focused", "before", "after", "before_again", "after_again"]
+    order = ["focused", "after", "focused_again", "after_again"]
     assert [priorities[f"mine:{task}:{run}"] for run in order] == sorted(
         priorities[f"mine:{task}:{run}"] for run in order
     )

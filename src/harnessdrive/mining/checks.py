@@ -12,7 +12,10 @@ change graded by the trial core, with no workspace copy. A commit's own thread o
 its files and waits for its runs.
 
 Seed 000's order: the tests must fail before the change, pass after it, then fail and pass once
-more. A time-out before the change counts as a failure (a hang can be the bug).
+more. A time-out before the change counts as a failure (a hang can be the bug). Where the test
+command can be narrowed to the commit's own test files, the two runs before the change are the
+narrowed command (the fast check and its repeat): the whole suite holds those tests, so their
+failure is the whole suite's failure; the two runs with the change are always the whole suite.
 """
 
 from __future__ import annotations
@@ -173,6 +176,7 @@ class Checker:
             return rejected("setup command failed", error)
         empty = Changes(base_tree=snapshot.tree, tree=snapshot.tree, files=(), patch=b"")
 
+        narrowed: Task | None = None
         if self.fast_reject:
             existing = [p for p in candidate.hidden_tests if candidate.change(p).new_blob]
             focused = focused_command(self.settings.test_command, existing)
@@ -189,13 +193,23 @@ class Checker:
         error = prepared("after", gold_copy, lambda: gold_copy)
         if error is not None:
             return rejected("setup command failed", error)
-        steps: tuple[tuple[str, Changes], ...] = (
-            ("before", empty),
-            ("after", gold),
-            ("before_again", empty),
-            ("after_again", gold),
-        )
-        for label, outcome in self._whole_suite(task, snapshot, steps, logs, rank):
+        steps: tuple[tuple[str, Task, Changes], ...]
+        if narrowed is None:
+            steps = (
+                ("before", task, empty),
+                ("after", task, gold),
+                ("before_again", task, empty),
+                ("after_again", task, gold),
+            )
+        else:
+            # The whole suite holds the commit's own tests, so their failure alone already
+            # makes it fail before the fix: only the runs with the fix need the whole suite.
+            steps = (
+                ("after", task, gold),
+                ("focused_again", narrowed, empty),
+                ("after_again", task, gold),
+            )
+        for label, outcome in self._whole_suite(snapshot, steps, logs, rank):
             check = check.model_copy(update={label: outcome.record})
             if outcome.setup_failed:
                 return rejected("setup command failed", label)
@@ -206,13 +220,13 @@ class Checker:
 
     def _whole_suite(
         self,
-        task: Task,
         snapshot: Snapshot,
-        steps: Sequence[tuple[str, Changes]],
+        steps: Sequence[tuple[str, Task, Changes]],
         logs: Path,
         rank: int,
     ) -> list[tuple[str, TestOutcome]]:
-        """The whole-suite runs in judging order, up to and including the first that rejects.
+        """The runs after the fast check in judging order, up to and including the first that
+        rejects.
 
         The runs of the first round wait for workers at once (earlier steps first), so they use
         whatever workers other commits leave free; a step of the second round is submitted
@@ -228,7 +242,7 @@ class Checker:
         first_rejection = len(steps)
 
         def submit(index: int) -> None:
-            label, changes = steps[index]
+            label, task, changes = steps[index]
             run = self._submit(task, snapshot, changes, logs / label, (rank, index + 1))
             pending[run] = index
 
@@ -300,7 +314,7 @@ def outcome_of(verdict: Verdict) -> TestOutcome:
 
 def _judge(label: str, outcome: TestOutcome) -> RejectReason | None:
     """Why a run's result rejects the candidate, or None when it is the expected one."""
-    before = label.startswith("before")
+    before = label.startswith(("before", "focused"))
     again = label.endswith("again")
     if before:
         if outcome.passed:  # a time-out before the change is a failure: a hang can be the bug

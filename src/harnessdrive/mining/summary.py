@@ -34,11 +34,16 @@ class CheckRecord(_Model):
     """The test runs that decided a candidate (seed 000's ``check``)."""
 
     focused: RunRecord | None = None
-    """Only the commit's own test files, on the parent: the fast rejection."""
+    """Only the commit's own test files, on the parent: the fast rejection, and the first run
+    before the fix (the whole suite holds those files, so it fails when they fail)."""
     before: RunRecord | None = None
+    """The whole suite on the parent: only where the command cannot be narrowed."""
     after: RunRecord | None = None
     before_again: RunRecord | None = None
+    """The whole suite on the parent once more: only where the command cannot be narrowed."""
     after_again: RunRecord | None = None
+    focused_again: RunRecord | None = None
+    """The narrowed command on the parent once more: the repeat of ``focused``."""
 
 
 class RejectedTask(_Model):
