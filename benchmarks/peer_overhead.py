@@ -16,7 +16,8 @@
    results folder, timed from start to exit.
 4. Prints every time, the medians and the ratios (target: harnessdrive at most 0.5x Harness
    Lab's time with ``--sandbox none``, at most 0.6x under bubblewrap), then each Python test
-   command's time inside harnessdrive (median of what result.json recorded) next to the same
+   command's time inside harnessdrive (median of what result.json recorded, for each sandbox
+   on its own line) next to the same
    command run bare in a prepared copy (best of several; target within 1.1x), also bare at the
    lowest CPU priority (harnessdrive's own for test commands: on a busy machine that alone
    changes the time, on a quiet one nothing), and the per-trial phases result.json records.
@@ -191,9 +192,9 @@ def bare_seconds(command: str, cwd: Path, *, niced: bool = False) -> float:
     return min(times)
 
 
-def command_times(suite: Path, results: list[Path], work: Path) -> None:
-    """Each grading command inside harnessdrive next to the same command started bare."""
-    print("\nPython test commands: inside harnessdrive (median) vs bare (best of"
+def command_times(suite: Path, by_sandbox: dict[str, list[Path]], work: Path) -> None:
+    """Each grading command inside harnessdrive, per sandbox, next to the same command bare."""
+    print("\nPython test commands: inside harnessdrive (median, per sandbox) vs bare (best of"
           f" {BARE_RUNS}), reference trials")  # fmt: skip
     for task in sorted((suite / "tasks").iterdir()):
         spec = tomllib.loads((task / "task.toml").read_text())
@@ -207,18 +208,20 @@ def command_times(suite: Path, results: list[Path], work: Path) -> None:
         hidden = spec["grade"]["command"]
         hidden_bare = bare_seconds(hidden, copy), bare_seconds(hidden, copy, niced=True)
         for label, (bare, bare_niced) in (("visible", visible_bare), ("hidden", hidden_bare)):
-            inside = [
-                r["rounds"][-1]["grading"][label]["seconds"]
-                for folder in results
-                for r in trial_results(folder)
-                if r["task"] == task.name and r["variant_label"] == "reference"
-            ]
-            median = statistics.median(inside)
-            print(
-                f"  {task.name:30} {label:7} {median * 1000:6.0f} ms vs {bare * 1000:6.0f} ms"
-                f"  ratio {median / bare:.2f}x (target <= 1.10x);"
-                f" bare at nice 19 {bare_niced * 1000:6.0f} ms, ratio {median / bare_niced:.2f}x"
-            )
+            for sandbox, results in by_sandbox.items():
+                inside = [
+                    r["rounds"][-1]["grading"][label]["seconds"]
+                    for folder in results
+                    for r in trial_results(folder)
+                    if r["task"] == task.name and r["variant_label"] == "reference"
+                ]
+                median = statistics.median(inside)
+                print(
+                    f"  {task.name:30} {label:7} {sandbox:5} {median * 1000:6.0f} ms vs"
+                    f" {bare * 1000:6.0f} ms  ratio {median / bare:.2f}x (target <= 1.10x);"
+                    f" bare at nice 19 {bare_niced * 1000:6.0f} ms,"
+                    f" ratio {median / bare_niced:.2f}x"
+                )
 
 
 def phases(results: list[Path]) -> None:
@@ -258,7 +261,7 @@ def main() -> None:
         trials = 3 * len(VARIANTS) * args.repeat
         print(f"{trials} sequential trials per round, {args.rounds} rounds, alternating")
         times: dict[str, list[float]] = {"harnesslab": [], "none": [], "bwrap": []}
-        kept: list[Path] = []
+        kept: dict[str, list[Path]] = {"none": [], "bwrap": []}
         for number in range(args.rounds):
             round_dir = work / f"round{number}"
             round_dir.mkdir()
@@ -266,7 +269,7 @@ def main() -> None:
             for sandbox in ("none", "bwrap"):
                 results = round_dir / f"hd-{sandbox}"
                 times[sandbox].append(run_harnessdrive(suite, results, args.repeat, sandbox))
-                kept.append(results)
+                kept[sandbox].append(results)
             print(
                 f"  round {number + 1}: Harness Lab {times['harnesslab'][-1]:.1f} s,"
                 f" harnessdrive none {times['none'][-1]:.1f} s,"
@@ -280,7 +283,7 @@ def main() -> None:
                 f" = {ours / peer:.2f}x (target <= {target}x)"
             )
         command_times(suite, kept, work)
-        phases(kept)
+        phases([folder for folders in kept.values() for folder in folders])
         if args.profile:
             profile_once(suite, work, args.repeat)
         # The mining comparison (both tools mining one real repository's newest commits with
