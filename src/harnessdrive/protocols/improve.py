@@ -233,10 +233,12 @@ class _Run:
         if reached is not None and gate_ok:
             metrics["improve.progress"] = reached
         self._write_record(baseline, best, final, history, metrics, passed)
+        # Tampering wins over any outcome, as in every grading: a reverted round still tried.
+        tampered = any(each.verdict.outcome == "tampered" for each in rounds)
         return ProtocolOutcome(
             rounds=tuple(rounds),
             status=_trial_status(rounds),
-            outcome="pass" if passed else "fail",
+            outcome="tampered" if tampered else "pass" if passed else "fail",
             score=round(score, 6),
             metrics=metrics,
         )
