@@ -27,18 +27,21 @@ def in_place(folder: Path, workspace: Path) -> bool:
 
 
 def apply_next_overlay(task: Task, workspace: Path) -> list[str]:
-    """Copy the first overlay not yet in place into ``workspace``; the paths it wrote."""
-    for folder in overlay_folders(task):
-        if in_place(folder, workspace):
-            continue
-        written = []
-        for path in _files(folder):
-            rel = path.relative_to(folder)
-            target = workspace / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if target.is_symlink():
-                target.unlink()  # never write through a link
-            shutil.copyfile(path, target)
-            written.append(rel.as_posix())
-        return written
-    return []
+    """Copy the overlay after the last one in place (the first when none is) into
+    ``workspace``; the paths it wrote (none once the last is in place)."""
+    folders = overlay_folders(task)
+    placed = [n for n, folder in enumerate(folders) if in_place(folder, workspace)]
+    following = placed[-1] + 1 if placed else 0
+    if following >= len(folders):
+        return []
+    folder = folders[following]
+    written = []
+    for path in _files(folder):
+        rel = path.relative_to(folder)
+        target = workspace / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.is_symlink():
+            target.unlink()  # never write through a link
+        shutil.copyfile(path, target)
+        written.append(rel.as_posix())
+    return written

@@ -17,19 +17,28 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
 
 from harnessdrive.errors import TaskFormatError
 from harnessdrive.grading.kinds.improve import KIND, samples_of
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.improvement.acceptance import improvement, ratio
 from harnessdrive.improvement.history import RoundEntry, RoundState, round_section
+from harnessdrive.improvement.resume import (
+    entry_from,
+    outcome_from,
+    outcome_json,
+    restore_files,
+    state_files,
+)
 from harnessdrive.improvement.scores import anytime_score, progress, value_score
 from harnessdrive.protocols.base import ProtocolInputs, ProtocolOutcome, RoundOutcome
 from harnessdrive.protocols.round import run_round
 from harnessdrive.protocols.stages import StageFailed, stage
 from harnessdrive.store.results import Status
 from harnessdrive.tasks.improve_models import ImproveSpec
-from harnessdrive.workspace.changes import Changes
+from harnessdrive.workspace.changes import Changes, capture_changes
 from harnessdrive.workspace.materialize import apply_changes
 
 NAME = "improve"
@@ -89,17 +98,23 @@ class _Run:
         inputs, spec = self.inputs, self.spec
         snapshot = inputs.snapshot
         untouched = Changes(base_tree=snapshot.tree, tree=snapshot.tree, files=(), patch=b"")
-        with stage("improvement baseline"):
-            baseline = self._baseline(untouched)
-        best = baseline
-        workspace = inputs.request.workspace
         rounds: list[RoundOutcome] = []
         history: list[RoundEntry] = []
-        last: _State = baseline
-        for number in range(1, spec.rounds + 1):
+        prepared: Path | None = None
+        if inputs.resumed is not None:
+            with stage("improvement resume"):
+                baseline, best, last, prepared = self._resume(untouched, rounds, history)
+        else:
+            with stage("improvement baseline"):
+                baseline = self._baseline(untouched)
+            best = last = baseline
+        workspace = inputs.request.workspace
+        for number in range(len(history) + 1, spec.rounds + 1):
             if inputs.stop.stopped:
                 break
-            if number > 1 and spec.keep_best:
+            if prepared is not None:
+                workspace, prepared = prepared, None
+            elif number > 1 and spec.keep_best:
                 workspace = inputs.new_workspace(number)
                 with stage("checkpoint restore"):
                     apply_changes(snapshot, workspace, best.changes.files)
@@ -136,8 +151,66 @@ class _Run:
             rounds.append(replace(outcome, verdict=_with_round(outcome.verdict, entry), note=note))
             if kind == "interrupted":
                 break
+            with stage("round checkpoint"):
+                self._checkpoint(baseline, best, last, rounds, history)
         final = best if spec.keep_best else last
         return self._outcome(baseline, best, final, rounds, history)
+
+    def _checkpoint(
+        self,
+        baseline: _State,
+        best: _State,
+        last: _State,
+        rounds: list[RoundOutcome],
+        history: list[RoundEntry],
+    ) -> None:
+        """Hand the trial core what resuming after this round needs (improvement/resume.py)."""
+        snapshot = self.inputs.snapshot
+
+        def saved(state: _State) -> dict[str, Any]:
+            files = state_files(snapshot, state.changes) if state.changes.files else []
+            return {"gate": state.gate, "samples": list(state.samples), "files": files}
+
+        cached = self.measured.get(snapshot.tree)
+        state = {
+            "baseline": list(baseline.samples),
+            "baseline_verdict": cached.model_dump(mode="json") if cached else None,
+            "rounds": [outcome_json(each) for each in rounds],
+            "history": [entry.as_json() for entry in history],
+            "best": saved(best),
+            "last": saved(last) if not self.spec.keep_best else None,
+        }
+        self.inputs.checkpoint(len(history), state)
+
+    def _resume(
+        self, untouched: Changes, rounds: list[RoundOutcome], history: list[RoundEntry]
+    ) -> tuple[_State, _State, _State, Path]:
+        """The rounds a killed attempt recorded; the next round's workspace, from its start."""
+        inputs = self.inputs
+        assert inputs.resumed is not None
+        state = inputs.resumed.state
+        rounds.extend(outcome_from(each) for each in state["rounds"])
+        history.extend(entry_from(each) for each in state["history"])
+        if state.get("baseline_verdict"):
+            self.measured[untouched.tree] = Verdict.model_validate(state["baseline_verdict"])
+        baseline = _State(untouched, "pass", tuple(state["baseline"]))
+        start = state["best"] if self.spec.keep_best else state["last"]
+        workspace = inputs.new_workspace(len(history) + 1)
+        restore_files(workspace, start["files"])
+        max_file_bytes = inputs.task.spec.limits.diff_file_mb * 1024 * 1024
+        restored = capture_changes(inputs.snapshot, workspace, max_file_bytes=max_file_bytes)
+        begun = _State(restored, start["gate"], tuple(start["samples"]))
+        if self.spec.keep_best:
+            return baseline, begun, begun, workspace
+        best = state["best"]
+        kept = [each for each, entry in zip(rounds, history, strict=True) if entry.state == "kept"]
+        best_changes = kept[-1].changes if kept else untouched
+        return (
+            baseline,
+            _State(best_changes, best["gate"], tuple(best["samples"])),
+            begun,
+            workspace,
+        )
 
     def _baseline(self, untouched: Changes) -> _State:
         verdict = self.evaluate(untouched, BASELINE_ROUND)
