@@ -109,6 +109,13 @@ class _Run:
                 baseline = self._baseline(untouched)
             best = last = baseline
         workspace = inputs.request.workspace
+
+        def own_folder(number: int, name: str) -> Path:
+            # Each round is a fresh session: a HOME and tmp of its own (a CLI's session logs).
+            folder = inputs.round_scratch(number) / name
+            folder.mkdir(parents=True, exist_ok=True)
+            return folder
+
         for number in range(len(history) + 1, spec.rounds + 1):
             if inputs.stop.stopped:
                 break
@@ -122,6 +129,10 @@ class _Run:
                 spec, number, _value(baseline), _value(best), history
             )
             request = inputs.round_request(number, prompt=prompt, workspace=workspace)
+            if number > 1:
+                request = replace(
+                    request, home=own_folder(number, "home"), tmp=own_folder(number, "tmp")
+                )
             outcome = run_round(
                 inputs.harness,
                 request,
