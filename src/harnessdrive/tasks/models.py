@@ -183,6 +183,12 @@ class TaskSpec(_Spec):
         return data
 
     @model_validator(mode="after")
+    def _improve_gate(self) -> TaskSpec:
+        if self.improve is not None and self.grade.kind != "improve":
+            raise ValueError("a task with [improve] needs a [grade] of kind 'improve' (its gate)")
+        return self
+
+    @model_validator(mode="after")
     def _one_prompt(self) -> TaskSpec:
         if (self.prompt is None) == (self.prompt_file is None):
             raise ValueError("give exactly one of 'prompt' and 'prompt_file'")
