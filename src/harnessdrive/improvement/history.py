@@ -47,7 +47,12 @@ class RoundEntry:
 
 
 def round_section(
-    spec: ImproveSpec, number: int, baseline: float, best: float, done: Sequence[RoundEntry]
+    spec: ImproveSpec,
+    number: int,
+    baseline: float,
+    best: float,
+    done: Sequence[RoundEntry],
+    evaluate: str | None = None,
 ) -> str:
     """The part of round ``number``'s prompt after the task's own prompt."""
     objective = spec.objective
@@ -66,7 +71,13 @@ def round_section(
     lines.append(
         "- Every round is measured after you finish, and the task's tests must still pass."
     )
-    lines.append("- You cannot measure the objective yourself in this round.")
+    if evaluate is None:
+        lines.append("- You cannot measure the objective yourself in this round.")
+    else:
+        lines.append(
+            f"- You may measure your current state with `{evaluate}`, at most "
+            f"{spec.evaluator.budget} time(s) in this round; it prints the value only."
+        )
     if spec.keep_best:
         lines.append(
             "- A round that is not better than the best is reverted: the next round starts "

@@ -20,10 +20,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from harnessdrive.errors import TaskFormatError
+from harnessdrive.errors import HarnessdriveError, TaskFormatError
 from harnessdrive.grading.kinds.improve import KIND, samples_of
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.improvement.acceptance import improvement, ratio
+from harnessdrive.improvement.evaluator import Evaluator, EvaluatorCall, client_command
 from harnessdrive.improvement.history import RoundEntry, RoundState, round_section
 from harnessdrive.improvement.resume import (
     entry_from,
@@ -85,6 +86,18 @@ class _Run:
         self.direction = spec.objective.direction
         self.measured: dict[str, Verdict] = {}
         """Verdicts by tree: a deterministic objective (one sample) is never measured twice."""
+        self.evaluator: Evaluator | None = None
+
+    def measure_workspace(self, workspace: Path, number: int) -> float | None:
+        """The evaluator's measurement of the agent's workspace as it is now."""
+        inputs = self.inputs
+        max_file_bytes = inputs.task.spec.limits.diff_file_mb * 1024 * 1024
+        try:
+            changes = capture_changes(inputs.snapshot, workspace, max_file_bytes=max_file_bytes)
+        except HarnessdriveError:
+            return None
+        samples = samples_of(self.evaluate(changes, number))
+        return _median(samples) if samples else None
 
     def evaluate(self, changes: Changes, number: int, *, again: bool = False) -> Verdict:
         cached = self.measured.get(changes.tree)
@@ -95,6 +108,18 @@ class _Run:
         return verdict
 
     def run(self) -> ProtocolOutcome:
+        evaluator = self.spec.evaluator
+        if evaluator.budget == 0:
+            return self._run()
+        self.evaluator = Evaluator(
+            evaluator.budget, evaluator.max_evaluations, self.measure_workspace
+        )
+        try:
+            return self._run()
+        finally:
+            self.evaluator.close()
+
+    def _run(self) -> ProtocolOutcome:
         inputs, spec = self.inputs, self.spec
         snapshot = inputs.snapshot
         untouched = Changes(base_tree=snapshot.tree, tree=snapshot.tree, files=(), patch=b"")
@@ -125,14 +150,16 @@ class _Run:
                 workspace = inputs.new_workspace(number)
                 with stage("checkpoint restore"):
                     apply_changes(snapshot, workspace, best.changes.files)
+            home = own_folder(number, "home") if number > 1 else inputs.request.home
+            evaluate = client_command(home) if self.evaluator is not None else None
             prompt = inputs.task.prompt + round_section(
-                spec, number, _value(baseline), _value(best), history
+                spec, number, _value(baseline), _value(best), history, evaluate
             )
             request = inputs.round_request(number, prompt=prompt, workspace=workspace)
             if number > 1:
-                request = replace(
-                    request, home=own_folder(number, "home"), tmp=own_folder(number, "tmp")
-                )
+                request = replace(request, home=home, tmp=own_folder(number, "tmp"))
+            if self.evaluator is not None:
+                self.evaluator.open_round(number, workspace, home)
             outcome = run_round(
                 inputs.harness,
                 request,
@@ -141,6 +168,8 @@ class _Run:
                 diff_path=inputs.round_paths(number).diff,
                 stop=inputs.stop,
             )
+            if self.evaluator is not None:
+                self.evaluator.close_round()
             state = _State(outcome.changes, outcome.verdict.outcome, samples_of(outcome.verdict))
             kind, note = self._judge(outcome, state, best)
             if kind == "kept":
@@ -155,7 +184,7 @@ class _Run:
                 samples=state.samples,
                 gate=state.gate,
                 best=_value(best),
-                evaluator_calls=0,
+                evaluator_calls=self._calls_in(number),
                 note=note,
             )
             history.append(entry)
@@ -166,6 +195,12 @@ class _Run:
                 self._checkpoint(baseline, best, last, rounds, history)
         final = best if spec.keep_best else last
         return self._outcome(baseline, best, final, rounds, history)
+
+    def _calls_in(self, number: int) -> int:
+        return self.evaluator.in_round(number) if self.evaluator is not None else 0
+
+    def _evaluator_record(self) -> list[dict[str, Any]]:
+        return [call.as_json() for call in self.evaluator.calls] if self.evaluator else []
 
     def _checkpoint(
         self,
@@ -190,6 +225,7 @@ class _Run:
             "history": [entry.as_json() for entry in history],
             "best": saved(best),
             "last": saved(last) if not self.spec.keep_best else None,
+            "evaluator": self._evaluator_record(),
         }
         self.inputs.checkpoint(len(history), state)
 
@@ -201,6 +237,11 @@ class _Run:
         assert inputs.resumed is not None
         state = inputs.resumed.state
         rounds.extend(outcome_from(each) for each in state["rounds"])
+        if self.evaluator is not None:
+            self.evaluator.calls.extend(
+                EvaluatorCall(c["round"], c["call"], c["value"], c["refused"])
+                for c in state.get("evaluator", [])
+            )
         history.extend(entry_from(each) for each in state["history"])
         if state.get("baseline_verdict"):
             self.measured[untouched.tree] = Verdict.model_validate(state["baseline_verdict"])
@@ -292,6 +333,9 @@ class _Run:
             "improve.final": final_value,
             "improve.anytime": anytime_score(direction, curve),
             "improve.evaluator_calls": float(sum(e.evaluator_calls for e in history)),
+            "improve.evaluator_refused": float(
+                sum(c.refused is not None for c in self.evaluator.calls) if self.evaluator else 0
+            ),
             "improve.rounds_kept": float(sum(e.state == "kept" for e in history)),
             "improve.baseline_spread": _spread(baseline.samples),
         }
@@ -344,6 +388,7 @@ class _Run:
             "final": {"value": final.value, "samples": list(final.samples), "gate": final.gate},
             "passed": passed,
             "rounds": [entry.as_json() for entry in history],
+            "evaluator": self._evaluator_record(),
             "metrics": metrics,
         }
         path = self.inputs.round_paths(1).root / RECORD_FILE

@@ -13,12 +13,14 @@ which rounds ran again after a kill::
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, HarnessInfo
 from harnessdrive.harnesses.options import HarnessOptions, parse_options
 from harnessdrive.harnesses.scripted import run_as_agent
+from harnessdrive.improvement.evaluator import call_evaluator
 from harnessdrive.improvement.overlays import apply_next_overlay
 from harnessdrive.sandbox.clock import now
 from harnessdrive.tasks.models import VariantSpec
@@ -65,6 +67,60 @@ class SlowImprover:
                 )
         touched = apply_next_overlay(request.task, request.workspace)
         request.stdout.write_text("improved\n")
+        return AgentRun(
+            exit_code=0,
+            timed_out=False,
+            seconds=now() - started,
+            transcript=Transcript(events=tuple(Event(kind="file_change", text=p) for p in touched)),
+            version="scripted",
+        )
+
+
+class EvaluatorAbuserOptions(HarnessOptions):
+    calls: int = 4
+
+
+class EvaluatorAbuser:
+    """Applies the next overlay, then tries to cheat the evaluator: calls it ``calls`` times
+    (past any budget), looks for the objective's files wherever it can reach, and plants a fake
+    objective where the measuring copy would read it. It writes what it saw to ``abuser.json``
+    in its logs."""
+
+    name = "evaluator-abuser"
+    options_model = EvaluatorAbuserOptions
+
+    def info(self) -> HarnessInfo:
+        detail = self.__doc__ or ""
+        return HarnessInfo(name=self.name, installed=True, version="scripted", detail=detail)
+
+    def check_variant(self, variant: VariantSpec) -> None:
+        parse_options(EvaluatorAbuserOptions, variant, self.name)
+
+    def run(self, request: AgentRequest) -> AgentRun:
+        started = now()
+        options = parse_options(EvaluatorAbuserOptions, request.variant, self.name)
+        request.logs.mkdir(parents=True, exist_ok=True)
+        touched = apply_next_overlay(request.task, request.workspace)
+        spec = request.task.spec.improve
+        objective = spec.objective.inject if spec is not None else ()
+        names = {Path(item.source).name for item in objective}
+        names |= {Path(item.target).name for item in objective}
+        found = [
+            str(path)
+            for root in (request.workspace, request.home, request.tmp)
+            for path in root.rglob("*")
+            if path.name in names
+        ]
+        for item in objective:  # what the evaluator would run, rewritten to print 1
+            fake = request.workspace / item.target
+            fake.parent.mkdir(parents=True, exist_ok=True)
+            fake.write_text("print(1)\n")
+            touched.append(item.target)
+        answers = [call_evaluator(request.home) for _ in range(options.calls)]
+        (request.logs / "abuser.json").write_text(
+            json.dumps({"found": found, "answers": answers}), encoding="utf-8"
+        )
+        request.stdout.write_text("measured\n")
         return AgentRun(
             exit_code=0,
             timed_out=False,
