@@ -13,6 +13,7 @@ from harnessdrive.grading.objective import read_value
 from harnessdrive.improvement.acceptance import improvement, ratio
 from harnessdrive.improvement.overlays import apply_next_overlay
 from harnessdrive.improvement.scores import anytime_score, progress, value_score
+from harnessdrive.tasks.improve_models import ImproveOverrides, ImproveSpec
 from harnessdrive.tasks.loading import load_task
 
 JITTER = (-0.05, 0.025, 0.05, -0.025, 0.0)
@@ -133,3 +134,16 @@ def test_the_reference_overlays_are_applied_one_per_round(tmp_path: Path) -> Non
         apply_next_overlay(task, workspace)
         seen.append((workspace / "a.py").read_text())
     assert seen == ["A = 2\n", "A = 3\n", "A = 3\n"]
+
+
+def test_a_variant_overrides_rounds_and_the_evaluator_budget() -> None:
+    spec = ImproveSpec.model_validate(
+        {"objective": {"command": "x"}, "rounds": 3, "evaluator": {"budget": 1}}
+    )
+    changed = ImproveOverrides(rounds=1, evaluator_budget=0, max_evaluations=5).applied(spec)
+    assert (changed.rounds, changed.evaluator.budget, changed.evaluator.max_evaluations) == (
+        1,
+        0,
+        5,
+    )
+    assert ImproveOverrides().applied(spec) == spec

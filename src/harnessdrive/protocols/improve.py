@@ -76,7 +76,8 @@ class ImproveProtocol:
                     f"a [grade] of kind {KIND!r}"
                 ),
             )
-        return _Run(inputs, spec).run()
+        overrides = inputs.variant.improve
+        return _Run(inputs, overrides.applied(spec) if overrides else spec).run()
 
 
 class _Run:

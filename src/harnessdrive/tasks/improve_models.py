@@ -83,3 +83,32 @@ class ImproveSpec(_Spec):
     overlays: tuple[str, ...] = ()
     """Reference overlays, folders relative to the task folder, applied one per round by the
     scripted improver and by ``check``: each must improve on the one before."""
+
+
+class ImproveOverrides(_Spec):
+    """A variant's ``improve`` table: settings of every improvement task it runs, instead of
+    the task's own, so rounds and the evaluator's budget can be factors of a comparison."""
+
+    rounds: int | None = Field(default=None, ge=1, le=100)
+    evaluator_budget: int | None = Field(default=None, ge=0)
+    max_evaluations: int | None = Field(default=None, ge=0)
+    session: Literal["fresh", "resume"] | None = None
+
+    def applied(self, spec: ImproveSpec) -> ImproveSpec:
+        """``spec`` with these overrides."""
+        evaluator = spec.evaluator.model_copy(
+            update={
+                key: value
+                for key, value in (
+                    ("budget", self.evaluator_budget),
+                    ("max_evaluations", self.max_evaluations),
+                )
+                if value is not None
+            }
+        )
+        update: dict[str, object] = {"evaluator": evaluator}
+        if self.rounds is not None:
+            update["rounds"] = self.rounds
+        if self.session is not None:
+            update["session"] = self.session
+        return spec.model_copy(update=update)

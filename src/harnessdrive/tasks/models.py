@@ -20,7 +20,7 @@ from pydantic import (
 )
 
 from harnessdrive.tasks.check_models import CheckSpec, ScopeSpec
-from harnessdrive.tasks.improve_models import ImproveSpec
+from harnessdrive.tasks.improve_models import ImproveOverrides, ImproveSpec
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 
@@ -210,6 +210,9 @@ class VariantSpec(_Spec):
     """Harness-specific settings, e.g. ``template`` for the ``command`` harness."""
     protocol: str | None = None
     """A trial protocol for this arm's trials instead of each task's own ``protocol``."""
+    improve: ImproveOverrides | None = None
+    """For improvement tasks: ``rounds``, ``evaluator_budget``, ``max_evaluations`` and
+    ``session`` instead of each task's own (docs/improvement.md)."""
 
     @property
     def label(self) -> str:
