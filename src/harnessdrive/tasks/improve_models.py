@@ -70,6 +70,7 @@ class ImproveSpec(_Spec):
     """``[improve]``: rounds of work on a measured objective, the best state kept."""
 
     objective: ObjectiveSpec
+    """The measured number: its command, direction, unit, target, repeats and files."""
     rounds: int = Field(default=3, ge=1, le=100)
     """How many times the agent is asked to make it better."""
     keep_best: bool = True
@@ -90,9 +91,13 @@ class ImproveOverrides(_Spec):
     the task's own, so rounds and the evaluator's budget can be factors of a comparison."""
 
     rounds: int | None = Field(default=None, ge=1, le=100)
+    """Rounds instead of the task's."""
     evaluator_budget: int | None = Field(default=None, ge=0)
+    """The evaluator's measurements per round instead of the task's."""
     max_evaluations: int | None = Field(default=None, ge=0)
+    """The evaluator's measurements over the trial instead of the task's."""
     session: Literal["fresh", "resume"] | None = None
+    """``fresh`` or ``resume`` instead of the task's."""
 
     def applied(self, spec: ImproveSpec) -> ImproveSpec:
         """``spec`` with these overrides."""
