@@ -17,6 +17,7 @@ spend cap.
 from __future__ import annotations
 
 import re
+import shlex
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -27,6 +28,7 @@ from typing import Any
 from harnessdrive.accounting.price_overrides import parse_row
 from harnessdrive.accounting.price_records import PriceRecord, PriceSource
 from harnessdrive.errors import UserError
+from harnessdrive.improvement.overlays import overlay_folders
 from harnessdrive.sandbox.commands import render
 from harnessdrive.tasks.loading import Suite, Task
 from harnessdrive.tasks.models import VariantSpec
@@ -101,8 +103,50 @@ def solution_edits(task: Task) -> tuple[FileEdit, ...]:
     )
 
 
+# Applies the overlay after the last one in place (the first when none is), as the built-in
+# reference agent does: the model server answers from the conversation alone, and every round
+# of an improvement task starts a new one, so the one script must serve every round.
+_NEXT_OVERLAY = """import pathlib
+overlays = {overlays!r}
+def placed(files):
+    return all(pathlib.Path(p).is_file() and pathlib.Path(p).read_text() == c
+               for p, c in files.items())
+done = [n for n, files in enumerate(overlays) if placed(files)]
+following = done[-1] + 1 if done else 0
+for path, content in (overlays[following] if following < len(overlays) else {{}}).items():
+    pathlib.Path(path).parent.mkdir(parents=True, exist_ok=True)
+    pathlib.Path(path).write_text(content)
+"""
+
+
+def improving_script(task: Task, python: str) -> Script:
+    """A script for each round of an improvement task: the next reference overlay, an answer."""
+    overlays = [
+        {
+            path.relative_to(folder).as_posix(): path.read_text(encoding="utf-8")
+            for path in sorted(folder.rglob("*"))
+            if path.is_file() and "__pycache__" not in path.parts
+        }
+        for folder in overlay_folders(task)
+    ]
+    program = _NEXT_OVERLAY.format(overlays=overlays)
+    command = f"{shlex.quote(python)} -c {shlex.quote(program)}"
+    return Script(
+        turns=(
+            Turn(
+                text="Applying the next improvement.",
+                actions=(Shell(command=command),),
+                usage=TURN_USAGE,
+            ),
+            Turn(text="Done: the next improvement is in place.", usage=TURN_USAGE),
+        )
+    )
+
+
 def solving_script(task: Task, harness: str, python: str) -> Script:
     """A script that solves ``task``: edits, the visible tests, an answer."""
+    if task.spec.improve is not None:
+        return improving_script(task, python)
     edits = solution_edits(task)
     paths = ", ".join(edit.path for edit in edits)
     actions = tuple(action for edit in edits for action in edit.actions)

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from harnessdrive.errors import TaskFormatError, UserError
 from harnessdrive.tasks.check_models import FixtureSpec
+from harnessdrive.tasks.improve_files import check_improve_files
 from harnessdrive.tasks.models import SuiteSpec, TaskSpec, VariantSpec
 from harnessdrive.tasks.problems import describe_validation_error
 
@@ -126,6 +127,7 @@ def load_task(folder: Path) -> Task:
     if not repo_path.is_dir():
         raise UserError(f"{task_file}: repo path does not exist: {repo_path}")
     hidden = _hidden_files(folder, spec, task_file)
+    check_improve_files(folder, spec, task_file)
     solution = _solution(folder)
     shared = _shared_folders(folder, spec, task_file, repo_path, hidden, solution)
     fixtures = _fixtures(folder, spec, task_file)

@@ -1,0 +1,149 @@
+"""The pieces of improvement tasks that need no trial: acceptance, ratios, scores, the value an
+objective prints, the task format and the reference overlays."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from harnessdrive.errors import TaskFormatError
+from harnessdrive.grading.objective import read_value
+from harnessdrive.improvement.acceptance import improvement, ratio
+from harnessdrive.improvement.overlays import apply_next_overlay
+from harnessdrive.improvement.scores import anytime_score, progress, value_score
+from harnessdrive.tasks.improve_models import ImproveOverrides, ImproveSpec
+from harnessdrive.tasks.loading import load_task
+
+JITTER = (-0.05, 0.025, 0.05, -0.025, 0.0)
+
+
+def noisy(level: float) -> list[float]:
+    return [level * (1 + j) for j in JITTER]
+
+
+def test_one_sample_each_accepts_any_gain_beyond_the_margin() -> None:
+    found = improvement("minimize", [100.0], [98.0])
+    assert (found.relative, found.low, found.high) == pytest.approx((0.02, 0.02, 0.02))
+    assert found.beyond(0.0) and not found.beyond(0.05)
+    assert not improvement("minimize", [100.0], [100.0]).beyond(0.0)
+    assert improvement("maximize", [10.0], [12.0]).relative == pytest.approx(0.2)
+    assert not improvement("maximize", [10.0], [8.0]).beyond(0.0)
+
+
+def test_noise_hides_a_small_gain_but_not_a_large_one() -> None:
+    small = improvement("minimize", noisy(100), noisy(98))
+    assert small.relative == pytest.approx(0.02) and small.low < 0 < small.high
+    assert not small.beyond(0.0)
+    large = improvement("minimize", noisy(100), noisy(70))
+    assert 0 < large.low < 0.3 < large.high and large.beyond(0.1)
+
+
+def test_nothing_beats_zero_when_minimising_and_anything_beats_it_when_maximising() -> None:
+    assert not improvement("minimize", [0.0], [0.0]).beyond(0.0)
+    assert math.isinf(improvement("maximize", [0.0], [3.0]).relative)
+
+
+def test_ratio_by_direction_with_an_interval() -> None:
+    assert ratio("minimize", [100.0], [25.0]) is not None
+    assert ratio("minimize", [100.0], [25.0]).value == 4.0  # type: ignore[union-attr]
+    assert ratio("maximize", [10.0], [30.0]).value == 3.0  # type: ignore[union-attr]
+    assert ratio("minimize", [100.0], [0.0]) is None  # minimised to 0: no finite ratio
+    found = ratio("minimize", noisy(100), noisy(50))
+    assert found is not None and found.low <= 2.0 <= found.high and found.low < found.high
+
+
+def test_scores_anytime_and_progress() -> None:
+    assert value_score("minimize", 100, 50) == 0.5
+    assert value_score("minimize", 100, 0) == 1.0
+    assert value_score("minimize", 100, 120) == 0.0
+    assert value_score("maximize", 10, 40) == 0.75
+    # Reaching the best in round 1 of 2 scores it fully; only in round 2, half.
+    assert anytime_score("minimize", [100, 50, 50]) == 0.5
+    assert anytime_score("minimize", [100, 100, 50]) == 0.25
+    assert progress(100, 60, 20) == 0.5 and progress(100, 60, None) is None
+
+
+@pytest.mark.parametrize(
+    ("output", "value"),
+    [
+        ("noise 3 more 7\n", 7.0),
+        ('{"value": 12.5, "note": 99}\ntrailing 4\n', 12.5),
+        ("1e3\n", 1000.0),
+        ("nothing here\n", None),
+        ("nan\n", None),
+        ('{"value": true}\n', None),
+    ],
+)
+def test_the_value_is_a_json_value_or_the_last_number(
+    tmp_path: Path, output: str, value: float | None
+) -> None:
+    log = tmp_path / "grade-objective-1.log"
+    log.write_text("$ cmd 5\n# run as: cmd 6\n" + output)
+    assert read_value(log) == value
+
+
+def _task(folder: Path, improve: str, grade: str = "") -> Path:
+    (folder / "repo").mkdir(parents=True)
+    (folder / "repo" / "a.py").write_text("A = 1\n")
+    (folder / "task.toml").write_text(
+        f'id = "t"\nprompt = "p"\n[repo]\npath = "repo"\n[grade]\ncommand = "true"\n{grade}'
+        f"\n{improve}"
+    )
+    return folder
+
+
+def test_an_improve_table_makes_the_task_an_improvement_task(tmp_path: Path) -> None:
+    folder = _task(tmp_path, '[improve.objective]\ncommand = "echo 3"\n')
+    task = load_task(folder)
+    assert (task.spec.protocol, task.spec.grade.kind) == ("improve", "improve")
+    assert task.spec.improve is not None and task.spec.improve.rounds == 3
+
+
+def test_bad_improve_tables_are_one_line_errors(tmp_path: Path) -> None:
+    missing = _task(
+        tmp_path / "a",
+        '[improve.objective]\ncommand = "x"\ninject = [{ source = "no.py", target = "b.py" }]\n',
+    )
+    with pytest.raises(TaskFormatError, match=r"objective file not found: no\.py"):
+        load_task(missing)
+    tests_kind = _task(tmp_path / "b", '[improve.objective]\ncommand = "x"\n', 'kind = "tests"')
+    with pytest.raises(TaskFormatError, match="needs a \\[grade\\] of kind 'improve'"):
+        load_task(tests_kind)
+    direction = _task(tmp_path / "c", '[improve.objective]\ncommand = "x"\ndirection = "up"\n')
+    with pytest.raises(TaskFormatError) as caught:
+        load_task(direction)
+    assert "\n" not in str(caught.value) and "direction" in str(caught.value)
+
+
+def test_the_reference_overlays_are_applied_one_per_round(tmp_path: Path) -> None:
+    folder = _task(
+        tmp_path / "t",
+        '[improve]\noverlays = ["one", "two"]\n[improve.objective]\ncommand = "x"\n',
+    )
+    for name, level in (("one", 2), ("two", 3)):
+        (folder / name).mkdir()
+        (folder / name / "a.py").write_text(f"A = {level}\n")
+    task = load_task(folder)
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "a.py").write_text("A = 1\n")
+    seen = []
+    for _ in range(3):
+        apply_next_overlay(task, workspace)
+        seen.append((workspace / "a.py").read_text())
+    assert seen == ["A = 2\n", "A = 3\n", "A = 3\n"]
+
+
+def test_a_variant_overrides_rounds_and_the_evaluator_budget() -> None:
+    spec = ImproveSpec.model_validate(
+        {"objective": {"command": "x"}, "rounds": 3, "evaluator": {"budget": 1}}
+    )
+    changed = ImproveOverrides(rounds=1, evaluator_budget=0, max_evaluations=5).applied(spec)
+    assert (changed.rounds, changed.evaluator.budget, changed.evaluator.max_evaluations) == (
+        1,
+        0,
+        5,
+    )
+    assert ImproveOverrides().applied(spec) == spec
