@@ -20,6 +20,7 @@ from pydantic import (
 )
 
 from harnessdrive.tasks.check_models import CheckSpec, ScopeSpec
+from harnessdrive.tasks.matrix_models import MatrixSpec, TreatmentSpec
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 
@@ -189,12 +190,17 @@ class VariantSpec(_Spec):
     """Harness-specific settings, e.g. ``template`` for the ``command`` harness."""
     protocol: str | None = None
     """A trial protocol for this arm's trials instead of each task's own ``protocol``."""
+    treatment: TreatmentSpec | None = None
+    """An overlay folder copied over the workspace first (docs/matrix.md); None: the control."""
 
     @property
     def label(self) -> str:
         if self.name:
             return self.name
-        return f"{self.harness}@{self.model}" if self.model else self.harness
+        label = f"{self.harness}@{self.model}" if self.model else self.harness
+        if self.treatment is not None:
+            label += f"+{self.treatment.name}"
+        return label
 
 
 class SuiteSpec(_Spec):
@@ -208,6 +214,8 @@ class SuiteSpec(_Spec):
     """Task folders, as paths or globs relative to the suite folder."""
     variants: tuple[str | VariantSpec, ...] = ()
     """Default arms when ``run`` gets no ``--harness``: harness names or full variant tables."""
+    matrix: MatrixSpec | None = None
+    """A sweep over the default arms (docs/matrix.md); ``run`` without arms runs it."""
 
     def variant_specs(self) -> tuple[VariantSpec, ...]:
         return tuple(VariantSpec(harness=v) if isinstance(v, str) else v for v in self.variants)
