@@ -7,6 +7,7 @@ model (``@model``), the effort as written (``+max``) and the treatment (``+terse
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
@@ -79,7 +80,10 @@ def expand_matrix(
                 for spec in specs:
                     expanded.append(
                         effort_arm.model_copy(
-                            update={"treatment": spec, "name": f"{effort_arm.label}+{spec.name}"}
+                            update={
+                                "treatment": spec,
+                                "name": arm_name(effort_arm.label, spec.name),
+                            }
                         )
                     )
     return tuple(expanded)
@@ -90,7 +94,7 @@ def _models(base: VariantSpec, models: Sequence[str] | None) -> list[VariantSpec
         return [base]
     return [
         base.model_copy(
-            update={"model": model, "name": f"{base.name}@{model}" if base.name else None}
+            update={"model": model, "name": arm_name(base.name, model, "@") if base.name else None}
         )
         for model in models
     ]
@@ -99,7 +103,13 @@ def _models(base: VariantSpec, models: Sequence[str] | None) -> list[VariantSpec
 def _efforts(arm: VariantSpec, efforts: Sequence[str]) -> list[VariantSpec]:
     if not efforts:
         return [arm]
-    return [arm.model_copy(update={"effort": e, "name": f"{arm.label}+{e}"}) for e in efforts]
+    return [arm.model_copy(update={"effort": e, "name": arm_name(arm.label, e)}) for e in efforts]
+
+
+def arm_name(label: str, part: str, joiner: str = "+") -> str:
+    """``label`` + ``joiner`` + ``part`` as a variant name: characters a name may not hold
+    (a model id's ``/`` or ``:``) become ``_``."""
+    return re.sub(r"[^A-Za-z0-9._@+-]", "_", f"{label}{joiner}{part}")[:200]
 
 
 def _is_path(value: str) -> bool:

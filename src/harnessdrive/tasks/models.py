@@ -23,6 +23,9 @@ from harnessdrive.tasks.check_models import CheckSpec, ScopeSpec
 from harnessdrive.tasks.matrix_models import MatrixSpec, TreatmentSpec
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
+VARIANT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,199}$"
+"""A variant's name may also hold ``@`` and ``+``, as the names of swept arms do
+(``codex@gpt-5.5+max+terse``, docs/matrix.md)."""
 
 
 class _Spec(BaseModel):
@@ -180,7 +183,7 @@ class VariantSpec(_Spec):
 
     harness: str
     """A registered harness name (``harnessdrive harnesses``) or ``package.module:Factory``."""
-    name: str | None = Field(default=None, pattern=ID_PATTERN)
+    name: str | None = Field(default=None, pattern=VARIANT_NAME_PATTERN)
     """How results name this arm. Default: the harness name, plus ``@model`` when one is set."""
     model: str | None = None
     """The model the harness's CLI is asked to use; only for harnesses that run a model."""
