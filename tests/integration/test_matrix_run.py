@@ -89,3 +89,15 @@ def test_a_sweep_file_gives_the_arms_and_the_repeat(tmp_path: Path) -> None:
     # The command line's treatments win over the sweep's.
     variants, _ = matrix_variants(suite, [], sweep=sweep, treatments=["other"])
     assert [v.label for v in variants] == ["InstructedAgent", "InstructedAgent+other"]
+
+
+def test_each_trial_records_its_provenance(matrix_run: Path) -> None:
+    trials = _trials(matrix_run)
+    control, treated = trials["InstructedAgent"][0], trials["InstructedAgent+solve"][0]
+    assert control.provenance is not None and treated.provenance is not None
+    assert control.provenance.instruction_files == {}
+    assert list(treated.provenance.instruction_files) == ["AGENTS.md"]
+    assert treated.provenance.instructions_hash is not None
+    assert control.provenance.start_tree != treated.provenance.start_tree
+    assert (control.provenance.sandbox, control.provenance.cli_version) == ("none", "scripted")
+    assert control.provenance.harnessdrive_version == control.harnessdrive_version

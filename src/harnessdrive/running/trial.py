@@ -28,6 +28,7 @@ from harnessdrive.protocols.registry import get_protocol
 from harnessdrive.protocols.round import graded
 from harnessdrive.protocols.stages import StageFailed, describe, stage
 from harnessdrive.running.outcome import priced_run, round_records, trial_timing
+from harnessdrive.running.provenance import trial_provenance
 from harnessdrive.running.treatments import trial_snapshot
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
@@ -288,6 +289,9 @@ def _run(
             ),
             "workspace": str(workspace) if worker.keep else None,
             "note": None,
+            "provenance": trial_provenance(
+                snapshot, [each.agent for each in outcome.rounds], worker.sandbox.name
+            ),
         }
     )
 

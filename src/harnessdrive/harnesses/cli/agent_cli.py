@@ -39,6 +39,7 @@ from harnessdrive.harnesses.cli.fatal import FatalKind, fatal_kind, last_line
 from harnessdrive.harnesses.cli.flags import FlagTable, missing_flags
 from harnessdrive.harnesses.cli.install import install_command
 from harnessdrive.harnesses.cli.options import CliOptions
+from harnessdrive.harnesses.cli.provenance import run_setting
 from harnessdrive.harnesses.cli.recording import SessionLogError
 from harnessdrive.harnesses.ladder import EffortLadder, unknown_rung
 from harnessdrive.harnesses.options import parse_options
@@ -198,8 +199,9 @@ class AgentCli:
                 f"{version or '(unknown)'} does not have",
                 version,
             )
+        setting = run_setting(run, launch, self.flags, (target for _, target in self.login_files))
         result = self._execute(run, launch)
-        return self._finish(run, result, started)
+        return dataclasses.replace(self._finish(run, result, started), setting=setting)
 
     # For subclasses --------------------------------------------------------------------
 
