@@ -3,6 +3,8 @@ follows its AGENTS.md (harnessdrive.testing.instructed)."""
 
 from __future__ import annotations
 
+import io
+import json
 from pathlib import Path
 
 import pytest
@@ -101,3 +103,49 @@ def test_each_trial_records_its_provenance(matrix_run: Path) -> None:
     assert control.provenance.start_tree != treated.provenance.start_tree
     assert (control.provenance.sandbox, control.provenance.cli_version) == ("none", "scripted")
     assert control.provenance.harnessdrive_version == control.harnessdrive_version
+
+
+def test_show_gives_the_transcript_and_diff_as_text_and_json(
+    matrix_run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["show", "fix-add/InstructedAgent+solve/r1", "--results", str(matrix_run)]
+    assert run_cli(args) == 0
+    text = capsys.readouterr().out
+    assert "InstructedAgent+solve on fix-add, repetition 1: pass" in text
+    assert "[message] instructions: solve it" in text
+    assert "[file] calc.py" in text
+    assert "+    return a + b" in text
+    assert run_cli([*args, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["schema"] == "harnessdrive-show-1"
+    assert "+    return a + b" in shown["diff"]["text"]
+    assert [e["kind"] for e in shown["events"]] == ["note", "file_change", "message"]
+    assert shown["provenance"]["instruction_files"].keys() == {"AGENTS.md"}
+    assert run_cli(["show", "no-such/r9", "--results", str(matrix_run)]) == 2
+
+
+def test_review_accepts_a_pass_and_the_scoreboard_shows_it(
+    matrix_run: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("a\nreads well\n"))
+    assert run_cli(["review", "--results", str(matrix_run)]) == 0
+    assert "Reviewed 1 of 1 waiting passes." in capsys.readouterr().out
+    treated = _trials(matrix_run)["InstructedAgent+solve"][1]
+    review = json.loads((treated / "review.json").read_text())
+    assert (review["decision"], review["note"]) == ("accepted", "reads well")
+    assert run_cli(["report", "--results", str(matrix_run), "--json"]) == 0
+    rows = {r["variant"]: r for r in json.loads(capsys.readouterr().out)["harnesses"]}
+    assert (rows["InstructedAgent+solve"]["accepted"], rows["InstructedAgent"]["accepted"]) == (
+        1,
+        None,
+    )
+    assert run_cli(["report", "--results", str(matrix_run)]) == 0
+    assert "1 of 1 reviewed" in capsys.readouterr().out
+    # Only passes are reviewed; a failed trial's change is refused in one line.
+    refused = ["review", "fix-add/InstructedAgent/r1", "--reject", "--results", str(matrix_run)]
+    assert run_cli(refused) == 2
+    assert "only passes are reviewed" in capsys.readouterr().err
+    # A review belongs to the diff it judged: a changed diff is waiting again.
+    (treated / "diff.patch").write_text((treated / "diff.patch").read_text() + "\n")
+    assert run_cli(["review", "--results", str(matrix_run)]) == 0  # stdin is spent: it stops
+    assert "Reviewed 0 of 1 waiting passes." in capsys.readouterr().out
