@@ -149,3 +149,17 @@ def test_review_accepts_a_pass_and_the_scoreboard_shows_it(
     (treated / "diff.patch").write_text((treated / "diff.patch").read_text() + "\n")
     assert run_cli(["review", "--results", str(matrix_run)]) == 0  # stdin is spent: it stops
     assert "Reviewed 0 of 1 waiting passes." in capsys.readouterr().out
+
+
+def test_each_trial_keeps_its_trajectory_in_atif(
+    matrix_run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _trials(matrix_run)["InstructedAgent+solve"][1]
+    recorded = json.loads((folder / "trajectory.json").read_text())
+    assert recorded["schema_version"] == "ATIF-v1.4"
+    assert recorded["steps"][0]["source"] == "user"
+    assert recorded["steps"][-1]["message"] == "solve it"
+    assert recorded["extra"]["outcome"] == "pass"
+    args = ["show", "fix-add/InstructedAgent+solve/r1", "--atif", "--results", str(matrix_run)]
+    assert run_cli(args) == 0
+    assert json.loads(capsys.readouterr().out)["steps"] == recorded["steps"]

@@ -11,7 +11,7 @@ import typer
 from harnessdrive.cli import options as opt
 from harnessdrive.errors import UserError
 from harnessdrive.report.review_queue import unreviewed_passes
-from harnessdrive.report.show import find_trial, trial_view
+from harnessdrive.report.show import find_trial, trial_trajectory, trial_view
 from harnessdrive.report.show_text import render_trial
 from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.results import TrialResult
@@ -26,9 +26,16 @@ def show(
     trial: TrialArgument,
     results: opt.ResultsOption = opt.DEFAULT_RESULTS,
     json_output: opt.JsonOption = False,
+    atif: Annotated[
+        bool, typer.Option("--atif", help="Print its transcript as an ATIF trajectory (Harbor).")
+    ] = False,
 ) -> None:
     """Show one trial: prompt, transcript, diff, failing tests, findings, cost and review."""
-    view = trial_view(find_trial(results, trial))
+    paths = find_trial(results, trial)
+    if atif:
+        sys.stdout.write(trial_trajectory(paths))
+        return
+    view = trial_view(paths)
     sys.stdout.write(view.to_json() + "\n" if json_output else render_trial(view))
 
 

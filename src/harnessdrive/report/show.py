@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harnessdrive.errors import UserError, did_you_mean
+from harnessdrive.export.atif import trajectory_json
 from harnessdrive.grading.verdict import Finding
 from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.provenance import Provenance
@@ -218,3 +219,12 @@ def _failing_tests(root: Path) -> tuple[FailingTest, ...]:
 
 def _first_line(exc: Exception) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def trial_trajectory(paths: TrialPaths) -> str:
+    """The trial's last round as an ATIF trajectory (export/atif.py), made from its files."""
+    view = trial_view(paths)
+    result = TrialResult.model_validate_json(_read_bytes(paths.result))
+    number = max(len(result.rounds), 1)
+    round_root = paths.root if number == 1 else paths.root / "rounds" / str(number)
+    return trajectory_json(result, _transcript(round_root / "transcript.json"), view.prompt.text)

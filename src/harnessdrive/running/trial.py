@@ -19,6 +19,7 @@ from harnessdrive.errors import WorkspaceError
 from harnessdrive.executors.base import JobResult, TrialJob
 from harnessdrive.executors.paths import TrialScratch
 from harnessdrive.executors.worker import WorkerContext
+from harnessdrive.export.atif import TRAJECTORY_FILE, trajectory_json
 from harnessdrive.grading.grader import GradingSetup
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.harnesses.base import AgentRequest
@@ -267,7 +268,7 @@ def _run(
     last = outcome.rounds[-1]
     priced = priced_run(outcome.rounds)
     records = round_records(outcome, timing, setup.seconds)
-    return job.identity.model_copy(
+    result = job.identity.model_copy(
         update={
             **base,
             "status": outcome.status,
@@ -294,6 +295,11 @@ def _run(
             ),
         }
     )
+    with stage("trajectory export"):
+        for number, each in enumerate(outcome.rounds, start=1):
+            file = trial.round_paths(number).root / TRAJECTORY_FILE
+            file.write_text(trajectory_json(result, each.agent.transcript, task.prompt))
+    return result
 
 
 def _named_where_recorded(result: TrialResult, artifacts: Path, job: TrialJob) -> TrialResult:
