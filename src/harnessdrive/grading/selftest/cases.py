@@ -36,6 +36,8 @@ class TaskCheck:
     task: str
     cases: list[CheckCase] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    repeats: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """With ``check --repeat N``: each repeated case's verdicts, in order."""
 
     @property
     def ok(self) -> bool:
@@ -56,6 +58,7 @@ def checks_json(checks: list[TaskCheck]) -> str:
                     "task": item.task,
                     "ok": item.ok,
                     "problems": item.problems,
+                    "repeats": item.repeats,
                     "cases": [{**asdict(case), "ok": case.ok} for case in item.cases],
                 }
                 for item in checks
