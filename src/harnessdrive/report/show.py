@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from harnessdrive.errors import UserError, did_you_mean
 from harnessdrive.export.atif import trajectory_json
 from harnessdrive.grading.verdict import Finding
+from harnessdrive.grading.witness import canary_file, is_canary
 from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.provenance import Provenance
 from harnessdrive.store.results import Cost, TrialResult
@@ -120,7 +121,8 @@ def trial_view(paths: TrialPaths) -> TrialView:
     grading = result.grading
     failing = _failing_tests(round_root)
     hidden = grading.hidden if grading is not None else None
-    failed_run = hidden is not None and hidden.exit_code not in (0, None)
+    # Planted canaries make an honest run exit non-zero: only another status is a failure.
+    failed_run = hidden is not None and hidden.exit_code not in (hidden.expected_exit, None)
     test_log = (
         _clipped(round_root, "grade-tests.log", OUTPUT_LIMIT, tail=True)
         if failed_run and not any(t.source == "junit-tests.xml" for t in failing)
@@ -199,7 +201,10 @@ def _failing_tests(root: Path) -> tuple[FailingTest, ...]:
             tree = ET.parse(path)
         except (ET.ParseError, OSError):
             continue
+        canaries = _canaries(path)
         for case in tree.getroot().iter("testcase"):
+            if is_canary(case.get("classname", ""), case.get("name", ""), canaries):
+                continue  # the grader's own witnesses, planted to fail; never the agent's
             for child in case:
                 if child.tag not in ("failure", "error"):
                     continue
@@ -215,6 +220,20 @@ def _failing_tests(root: Path) -> tuple[FailingTest, ...]:
                 )
                 break
     return tuple(found)
+
+
+def _canaries(junit: Path) -> list[tuple[str, str]]:
+    try:
+        rows = json.loads(_read_bytes(canary_file(junit), 1_000_000))
+    except (OSError, ValueError):
+        return []
+    if not isinstance(rows, list):
+        return []
+    return [
+        (str(row.get("container", "")), str(row.get("name", "")))
+        for row in rows
+        if isinstance(row, dict)
+    ]
 
 
 def _first_line(exc: Exception) -> str:
