@@ -155,6 +155,7 @@ def test_a_variant_that_chooses_no_protocol_keeps_its_run_id(tmp_path: Path) -> 
     plain = VariantSpec(harness="reference")
     dump = plain.model_dump(mode="json")
     dump.pop("protocol")
+    dump.pop("treatment")  # nor one without a treatment (docs/matrix.md)
     identity = {
         "suite": suite_identity(suite),
         "folder": str(suite.folder),

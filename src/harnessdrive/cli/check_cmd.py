@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 from rich.table import Table
@@ -19,6 +20,16 @@ def check(
     jobs: opt.JobsOption = 2,
     sandbox: opt.SandboxOption = "auto",
     json_output: opt.JsonOption = False,
+    repeat: Annotated[
+        int,
+        typer.Option(
+            "--repeat",
+            "-n",
+            metavar="N",
+            help="Grade the reference and the untouched repository N times per task and flag "
+            "any task whose verdicts disagree.",
+        ),
+    ] = 1,
 ) -> None:
     """Prove each task grades right: reference passes, untouched and noop fail, and every
     self-test fixture gets the verdict its task declares."""
@@ -30,6 +41,7 @@ def check(
         jobs=max(jobs, 1),
         sandbox=opt.sandbox_kind(sandbox),
         python=sys.executable,
+        repeat=opt.positive(repeat, "--repeat"),
     )
     broken = [item for item in checks if not item.ok]
     if json_output:

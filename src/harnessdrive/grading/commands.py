@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from harnessdrive.errors import GradingError
 from harnessdrive.grading.guarded import own_modules, prepare_run, read_counts
 from harnessdrive.grading.verdict import Finding, GradingRun, StreamKept
-from harnessdrive.grading.witness import WitnessPlan
+from harnessdrive.grading.witness import WitnessPlan, write_canaries
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.commands import placeholders, render, shell_argv
 from harnessdrive.sandbox.runner import Isolation
@@ -95,6 +95,8 @@ def run_command(
     if wants_junit:
         if junit_path.is_file() and not junit_path.is_symlink():
             shutil.copyfile(junit_path, recorded_junit)
+            if plan is not None:
+                write_canaries(recorded_junit, plan)
             return read_counts(
                 recorded_junit,
                 base,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import json
 import os
 import posixpath
 import random
@@ -180,6 +181,24 @@ def _stem(target: str) -> str:
 def _ran(real: Sequence[JunitCase], target: str, name: str) -> bool:
     stem = _stem(target)
     return any(_base(r.name) == name and stem in r.classname for r in real)
+
+
+def canary_file(junit: Path) -> Path:
+    """Where the canaries of a recorded junit report are listed once the grading is over."""
+    return junit.with_name(junit.stem + ".canaries.json")
+
+
+def write_canaries(junit: Path, plan: WitnessPlan) -> None:
+    """List ``plan``'s canaries beside the recorded report, so a reader can tell them from the
+    real tests (``harnessdrive show``); written after the run, when no agent can see it."""
+    rows = [{"container": c.container, "name": c.name} for c in plan.canaries]
+    canary_file(junit).write_text(json.dumps(rows) + "\n")
+
+
+def is_canary(classname: str, name: str, canaries: Iterable[tuple[str, str]]) -> bool:
+    """Whether a report's test case is one of ``canaries`` ((container, name) pairs)."""
+    case = JunitCase(classname, name, "passed")
+    return any(_is(case, Canary("", container, canary, False)) for container, canary in canaries)
 
 
 def _is(case: JunitCase, canary: Canary) -> bool:

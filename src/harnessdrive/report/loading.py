@@ -11,6 +11,7 @@ from harnessdrive.errors import UserError, did_you_mean
 from harnessdrive.report.scoreboard import Report, build_report
 from harnessdrive.store.folder import check_for_reading
 from harnessdrive.store.results import TrialResult
+from harnessdrive.store.review import decisions
 from harnessdrive.store.schema import RUN_SCHEMA, refuse_newer
 from harnessdrive.store.store import Store
 from harnessdrive.tasks.models import VariantSpec
@@ -59,7 +60,11 @@ def load_report(results: Path, run_id: str | None = None) -> Report:
     ]
     variants = [VariantSpec.model_validate(v).label for v in run.get("variants", [])]
     return build_report(
-        results_list, variants=variants, run_id=run.get("run_id"), suite=run.get("suite")
+        results_list,
+        variants=variants,
+        run_id=run.get("run_id"),
+        suite=run.get("suite"),
+        reviews=decisions(results_list, store.paths.trials),
     )
 
 

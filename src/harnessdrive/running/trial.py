@@ -21,6 +21,7 @@ from harnessdrive.errors import WorkspaceError
 from harnessdrive.executors.base import JobResult, TrialJob
 from harnessdrive.executors.paths import TrialScratch
 from harnessdrive.executors.worker import WorkerContext
+from harnessdrive.export.atif import TRAJECTORY_FILE, trajectory_json
 from harnessdrive.grading.grader import GradingSetup
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.harnesses.base import AgentRequest
@@ -30,6 +31,8 @@ from harnessdrive.protocols.registry import get_protocol
 from harnessdrive.protocols.round import graded
 from harnessdrive.protocols.stages import StageFailed, describe, stage
 from harnessdrive.running.outcome import priced_run, round_records, trial_timing
+from harnessdrive.running.provenance import trial_provenance
+from harnessdrive.running.treatments import trial_snapshot
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.limits import Limits
@@ -110,7 +113,7 @@ class _Trial:
         self.sandbox = _trial_sandbox(worker.sandbox, job.task)
         self.view: TaskView = task_view(job.task, worker.python)
         with stage("snapshot build"):
-            self.snapshot = worker.snapshots.get(job.task)
+            self.snapshot = trial_snapshot(worker.snapshots, job.task, job.variant)
 
     def round_paths(self, number: int) -> TrialPaths:
         paths = round_paths(self.paths, number)
@@ -270,7 +273,7 @@ def _run(
     last = outcome.rounds[-1]
     priced = priced_run(outcome.rounds)
     records = round_records(outcome, timing, setup.seconds)
-    return job.identity.model_copy(
+    result = job.identity.model_copy(
         update={
             **base,
             "status": outcome.status,
@@ -292,8 +295,16 @@ def _run(
             ),
             "workspace": str(workspace) if worker.keep else None,
             "note": None,
+            "provenance": trial_provenance(
+                snapshot, [each.agent for each in outcome.rounds], worker.sandbox.name
+            ),
         }
     )
+    with stage("trajectory export"):
+        for number, each in enumerate(outcome.rounds, start=1):
+            file = trial.round_paths(number).root / TRAJECTORY_FILE
+            file.write_text(trajectory_json(result, each.agent.transcript, task.prompt))
+    return result
 
 
 def _checkpointer(job: TrialJob, protocol: str) -> Callable[[int, dict[str, Any]], None]:

@@ -8,7 +8,8 @@
   trials/<suite>@<hash>/<task>/<variant>/r<N>/   the suite's identity: tasks/identity.py
   trials/<suite>/<task>/<variant>/r<N>/          trials recorded before suite identities
     result.json                 written atomically, last
-    prompt.md  agent.stdout  agent.stderr  transcript.json  diff.patch  cost.json
+    prompt.md  agent.stdout  agent.stderr  transcript.json  trajectory.json  diff.patch
+    cost.json  review.json
     grade-setup.log  grade-visible.log  grade-tests.log  junit-visible.xml  junit-tests.xml
     rounds/<N>/                 round N's files, for a protocol of several rounds
     previous/<attempt>/         earlier attempts (interrupted or not finished)

@@ -38,6 +38,8 @@ class TaskCheck:
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     """What is worth knowing but breaks nothing (an objective's spread, a warning)."""
+    repeats: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """With ``check --repeat N``: each repeated case's verdicts, in order."""
 
     @property
     def ok(self) -> bool:
@@ -59,6 +61,7 @@ def checks_json(checks: list[TaskCheck]) -> str:
                     "ok": item.ok,
                     "problems": item.problems,
                     "notes": item.notes,
+                    "repeats": item.repeats,
                     "cases": [{**asdict(case), "ok": case.ok} for case in item.cases],
                 }
                 for item in checks

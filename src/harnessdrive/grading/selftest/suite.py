@@ -33,6 +33,11 @@ from harnessdrive.executors.registry import create_executor
 from harnessdrive.grading.selftest.cases import CheckCase, TaskCheck
 from harnessdrive.grading.selftest.fixtures import FixtureAgent, disagreements, visible_word
 from harnessdrive.grading.selftest.improve import improve_report
+from harnessdrive.grading.selftest.repeats import (
+    RepeatedCases,
+    flag_disagreements,
+    repeat_folder,
+)
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.harnesses.scripted import NoopAgent, ReferenceAgent
@@ -53,12 +58,13 @@ def self_test(
     sandbox: SandboxKind = "auto",
     executor: str = DEFAULT_EXECUTOR,
     python: str = sys.executable,
+    repeat: int = 1,
 ) -> list[TaskCheck]:
     """Check every task on a new executor of ``jobs`` workers (see :func:`check_suite`)."""
     settings = WorkerSettings(jobs=max(jobs, 1), sandbox=sandbox, python=python)
     runner = create_executor(executor, settings)
     try:
-        return check_suite(suite, executor=runner, logs=logs)
+        return check_suite(suite, executor=runner, logs=logs, repeat=repeat)
     except BaseException:
         runner.stop()
         raise
@@ -66,17 +72,25 @@ def self_test(
         runner.close()
 
 
-def check_suite(suite: Suite, *, executor: Executor, logs: Path) -> list[TaskCheck]:
+def check_suite(
+    suite: Suite, *, executor: Executor, logs: Path, repeat: int = 1
+) -> list[TaskCheck]:
     """Check every task; each case's logs are kept under ``logs/<task>/<case>/``.
 
     Every case of every task is submitted at once, earlier tasks first, so tasks finish in
-    suite order while each free worker takes the next case.
+    suite order while each free worker takes the next case. With ``repeat`` above 1 the
+    reference and the untouched repository are graded that many times in all, and a task whose
+    verdicts disagree is flaky (grading/selftest/repeats.py).
     """
     submitted = [
         [
             _submit(executor, suite.name, task, case, logs / task.id / case.folder, (place, n))
             for n, case in enumerate(_cases(task), start=1)
         ]
+        for place, task in enumerate(suite.tasks)
+    ]
+    further = [
+        _repeats(executor, suite.name, task, logs / task.id, place, repeat)
         for place, task in enumerate(suite.tasks)
     ]
     reports = []
@@ -89,8 +103,28 @@ def check_suite(suite: Suite, *, executor: Executor, logs: Path) -> list[TaskChe
         if not _unchanged(noop):
             logs_of = logs / task.id / UNTOUCHED
             noop = _submit(executor, suite.name, task, _UNTOUCHED, logs_of, (place, 0)).result()
-        reports.append(_report(task, [(_UNTOUCHED, noop), *results]))
+        report = _report(task, [(_UNTOUCHED, noop), *results])
+        first = {case.name: result for case, result in [(_UNTOUCHED, noop), *results]}
+        flag_disagreements(report, first, further[place])
+        reports.append(report)
     return reports
+
+
+def _repeats(
+    executor: Executor, suite: str, task: Task, logs: Path, place: int, repeat: int
+) -> RepeatedCases:
+    """The further runs of the reference and the untouched repository, submitted now."""
+    cases = [_UNTOUCHED]
+    if task.solution is not None:
+        cases.insert(0, _Case("reference", "reference", ReferenceAgent(), "pass"))
+    further: RepeatedCases = {}
+    for case in cases:
+        for run in range(2, repeat + 1):
+            named = _Case(case.name, f"{case.folder}-repeat{run}", case.harness, case.expected)
+            logs_of = repeat_folder(logs, case.folder, run)
+            submitted = _submit(executor, suite, task, named, logs_of, (place, 1000 + run))
+            further.setdefault(case.name, []).append(submitted.result)
+    return further
 
 
 @dataclass(frozen=True)

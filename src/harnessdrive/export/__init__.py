@@ -1,0 +1,1 @@
+"""Trial records in other tools' formats: ATIF trajectories for Harbor (export/atif.py)."""

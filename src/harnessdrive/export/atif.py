@@ -1,0 +1,140 @@
+"""A trial's transcript as an ATIF trajectory (Harbor's Agent Trajectory Interchange Format,
+version ATIF-v1.4), so Harbor's viewers and tools can read it (docs/matrix.md#trajectories).
+
+Mapping: the prompt is the first step (``user``). Each message of the agent opens an ``agent``
+step; the tool calls that follow it are that step's ``tool_calls`` (an id is made up where the
+CLI logged none), and each tool result is an observation result of the step that made the call,
+matched by id. A command with its exit code is an observation result of the current step. File
+changes, errors, retries and notes have no ATIF field of their own: they are kept under the
+step's ``extra.harnessdrive_events``. Token totals and the cost go to ``final_metrics``; ATIF's
+``prompt_tokens`` counts every input token, cache reads included (``cached_tokens``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from harnessdrive.store.results import TrialResult
+from harnessdrive.transcript.models import Event, Transcript
+
+ATIF_VERSION = "ATIF-v1.4"
+TRAJECTORY_FILE = "trajectory.json"
+
+
+def trajectory(result: TrialResult, transcript: Transcript, prompt: str) -> dict[str, Any]:
+    """The ATIF document of one round's transcript of ``result``."""
+    steps: list[dict[str, Any]] = [{"step_id": 1, "source": "user", "message": prompt}]
+    step_of_call: dict[str, dict[str, Any]] = {}
+    current: dict[str, Any] | None = None
+    made_up = 0
+
+    def agent_step(message: str) -> dict[str, Any]:
+        step: dict[str, Any] = {"step_id": len(steps) + 1, "source": "agent", "message": message}
+        model = transcript.model or result.variant.model
+        if model:
+            step["model_name"] = model
+        if result.variant.effort:
+            step["reasoning_effort"] = result.variant.effort
+        steps.append(step)
+        return step
+
+    for event in transcript.events:
+        if event.kind == "message":
+            current = agent_step(event.text)
+            continue
+        if current is None:
+            current = agent_step("")
+        if event.kind == "tool_call":
+            call_id = str(event.data.get("id") or "")
+            if not call_id or call_id in step_of_call:
+                made_up += 1
+                call_id = f"harnessdrive-call-{made_up}"
+            arguments = event.data.get("input")
+            current.setdefault("tool_calls", []).append(
+                {
+                    "tool_call_id": call_id,
+                    "function_name": event.text or "tool",
+                    "arguments": arguments if isinstance(arguments, dict) else _wrapped(arguments),
+                }
+            )
+            step_of_call[call_id] = current
+        elif event.kind == "tool_result":
+            call_id = str(event.data.get("id") or "")
+            owner = step_of_call.get(call_id, current)
+            item: dict[str, Any] = {"content": _text(event.data.get("output", event.text))}
+            if call_id in step_of_call:
+                item["source_call_id"] = call_id
+            owner.setdefault("observation", {"results": []})["results"].append(item)
+        elif event.kind == "command":
+            code = event.data.get("exit_code")
+            output = _text(event.data.get("output", ""))
+            content = f"$ {event.text}\n[exit code {code if code is not None else 'unknown'}]"
+            current.setdefault("observation", {"results": []})["results"].append(
+                {"content": f"{content}\n{output}" if output else content}
+            )
+        else:
+            extra = current.setdefault("extra", {})
+            extra.setdefault("harnessdrive_events", []).append(_event(event))
+    if transcript.final_message and transcript.final_message != _last_message(steps):
+        agent_step(transcript.final_message)
+    usage = transcript.usage
+    document: dict[str, Any] = {
+        "schema_version": ATIF_VERSION,
+        "session_id": transcript.session_id or result.trial_id,
+        "agent": {
+            "name": result.harness,
+            "version": result.harness_version or "unknown",
+            **({"model_name": m} if (m := transcript.model or result.variant.model) else {}),
+            "extra": {
+                "variant": result.variant_label,
+                "effort": result.variant.effort,
+                "treatment": result.variant.treatment.name if result.variant.treatment else None,
+            },
+        },
+        "steps": steps,
+        "final_metrics": {
+            "total_prompt_tokens": usage.prompt_tokens,
+            "total_completion_tokens": usage.output,
+            "total_cached_tokens": usage.cache_read,
+            **({"total_cost_usd": result.cost.usd} if result.cost.usd is not None else {}),
+            "total_steps": len(steps),
+            "extra": {
+                "cache_write_tokens": usage.cache_write,
+                "reasoning_tokens": usage.reasoning,
+                "model_calls": len(transcript.calls),
+            },
+        },
+        "notes": "Exported by harnessdrive from transcript.json; tool calls without an id in "
+        "the CLI's log were given one (harnessdrive-call-N).",
+        "extra": {
+            "trial_id": result.trial_id,
+            "task": result.task,
+            "status": result.status,
+            "outcome": result.outcome,
+            "harnessdrive_version": result.harnessdrive_version,
+        },
+    }
+    return document
+
+
+def trajectory_json(result: TrialResult, transcript: Transcript, prompt: str) -> str:
+    return json.dumps(trajectory(result, transcript, prompt), indent=2) + "\n"
+
+
+def _wrapped(arguments: object) -> dict[str, Any]:
+    # ATIF wants an object; a CLI may log a plain string (a shell command) or nothing.
+    return {} if arguments is None else {"input": arguments}
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else json.dumps(value, default=str)
+
+
+def _event(event: Event) -> dict[str, Any]:
+    return {"kind": event.kind, "text": event.text, **({"data": event.data} if event.data else {})}
+
+
+def _last_message(steps: list[dict[str, Any]]) -> str | None:
+    agent = [s for s in steps if s["source"] == "agent"]
+    return agent[-1]["message"] if agent else None

@@ -1,0 +1,93 @@
+"""A transcript as an ATIF-v1.4 trajectory: the spec's rules hold for every shape of events."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harnessdrive.export.atif import ATIF_VERSION, trajectory
+from harnessdrive.store.results import Cost
+from harnessdrive.tasks.models import VariantSpec
+from harnessdrive.transcript.models import Event, ModelCall, Transcript, Usage
+from tests.trial_results import trial_result
+
+EVENTS = (
+    Event(kind="tool_call", text="Read", data={"input": {"path": "a.py"}, "id": "t0"}),
+    Event(kind="tool_result", text="Read", data={"output": "x = 1", "id": "t0"}),
+    Event(kind="message", text="Editing a.py."),
+    Event(kind="tool_call", text="Edit", data={"input": {"old": "1", "new": "2"}, "id": "t1"}),
+    Event(kind="file_change", text="a.py"),
+    Event(kind="tool_call", text="Bash", data={"input": "pytest -q"}),  # no id, not an object
+    Event(kind="message", text="Running the tests."),
+    Event(kind="tool_result", text="Edit", data={"output": "ok", "id": "t1"}),  # late result
+    Event(kind="command", text="pytest -q", data={"exit_code": 1, "output": "1 failed"}),
+    Event(kind="error", text="rate limited"),
+)
+USAGE = Usage(input=100, cache_read=40, cache_write=10, output=30, reasoning=5)
+
+
+def document(**transcript: Any) -> dict[str, Any]:
+    result = trial_result(
+        "t",
+        "codex",
+        status="completed",
+        outcome="fail",
+        harness_version="0.9.1",
+        cost=Cost(usd=0.25, source="computed"),
+    ).model_copy(update={"variant": VariantSpec(harness="codex", model="gpt-5.5", effort="high")})
+    made = Transcript(
+        events=EVENTS,
+        calls=(ModelCall(model="gpt-5.5", usage=USAGE), ModelCall(model="gpt-5.5", usage=USAGE)),
+        model="gpt-5.5",
+        session_id="s-1",
+        final_message="All done.",
+        **transcript,
+    )
+    return trajectory(result, made, "Fix a.py.")
+
+
+def test_the_document_follows_the_atif_rules() -> None:
+    doc = document()
+    assert doc["schema_version"] == ATIF_VERSION == "ATIF-v1.4"
+    assert doc["session_id"] == "s-1"
+    assert doc["agent"]["name"] == "codex" and doc["agent"]["version"] == "0.9.1"
+    steps = doc["steps"]
+    assert [s["step_id"] for s in steps] == list(range(1, len(steps) + 1))
+    assert steps[0] == {"step_id": 1, "source": "user", "message": "Fix a.py."}
+    for step in steps:
+        assert isinstance(step["message"], str)
+        if step["source"] != "agent":
+            assert not {"tool_calls", "metrics", "model_name", "reasoning_effort"} & set(step)
+        own = {call["tool_call_id"] for call in step.get("tool_calls", [])}
+        for item in step.get("observation", {}).get("results", []):
+            assert item.get("source_call_id") in own | {None}
+        for call in step.get("tool_calls", []):
+            assert isinstance(call["arguments"], dict)
+    ids = [c["tool_call_id"] for s in steps for c in s.get("tool_calls", [])]
+    assert len(ids) == len(set(ids)) == 3
+
+
+def test_each_event_lands_where_a_reader_looks_for_it() -> None:
+    steps = document()["steps"]
+    first, editing, running, done = steps[1:]
+    assert first["message"] == "" and first["tool_calls"][0]["function_name"] == "Read"
+    assert first["observation"]["results"] == [{"content": "x = 1", "source_call_id": "t0"}]
+    assert [c["function_name"] for c in editing["tool_calls"]] == ["Edit", "Bash"]
+    assert editing["tool_calls"][1]["arguments"] == {"input": "pytest -q"}
+    # The late result goes to the step that made the call.
+    assert {"content": "ok", "source_call_id": "t1"} in editing["observation"]["results"]
+    assert editing["extra"]["harnessdrive_events"] == [{"kind": "file_change", "text": "a.py"}]
+    assert running["observation"]["results"] == [
+        {"content": "$ pytest -q\n[exit code 1]\n1 failed"}
+    ]
+    assert running["extra"]["harnessdrive_events"][0]["kind"] == "error"
+    assert running["reasoning_effort"] == "high" and running["model_name"] == "gpt-5.5"
+    assert done["message"] == "All done."
+
+
+def test_final_metrics_count_every_input_token_and_the_cost() -> None:
+    metrics = document()["final_metrics"]
+    assert metrics["total_prompt_tokens"] == 2 * (100 + 40 + 10)
+    assert metrics["total_cached_tokens"] == 80
+    assert metrics["total_completion_tokens"] == 60
+    assert metrics["total_cost_usd"] == 0.25
+    assert metrics["total_steps"] == 5
