@@ -179,4 +179,5 @@ def _message(event: dict[str, Any]) -> str:
             f"exception: {details.get('exception', {}).get('description') or details.get('text')}"
         )
     entry = params.get("entry", {})
-    return f"log.{entry.get('level')} ({entry.get('source')}): {entry.get('text')} {entry.get('url', '')}"
+    where = entry.get("url", "")
+    return f"log.{entry.get('level')} ({entry.get('source')}): {entry.get('text')} {where}"
