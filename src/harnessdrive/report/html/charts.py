@@ -20,7 +20,7 @@ def colour(index: int) -> str:
 def _svg(name: str, height: int, body: Sequence[str], title: str) -> str:
     return (
         f'<svg class="chart" data-chart="{attr(name)}" role="img" viewBox="0 0 {WIDTH} {height}"'
-        f' width="{WIDTH}" height="{height}" xmlns="http://www.w3.org/2000/svg">'
+        f' width="{WIDTH}" height="{height}">'
         f"<title>{esc(title)}</title>{''.join(body)}</svg>"
     )
 
