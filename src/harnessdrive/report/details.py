@@ -123,18 +123,18 @@ def _transcript(path: Path, limit: int) -> tuple[str, ...]:
     events = _events(path)
     half = TRANSCRIPT_EVENTS // 2
     chosen = events if len(events) <= TRANSCRIPT_EVENTS else [*events[:half], *events[-half:]]
+    room = max(80, limit // max(1, len(chosen))) if chosen else 0
     lines: list[str] = []
     used = 0
-    room = max(80, limit // max(1, len(chosen))) if chosen else 0
-    for event in chosen:
+    for index, event in enumerate(chosen):
+        if len(events) > len(chosen) and index == half:
+            lines.append(f"[... {len(events) - len(chosen)} more events ...]")
         line = _event_line(event)[:room]
         used += len(line)
         if used > limit:
-            lines.append("[...]")
+            lines.append(f"[... {len(chosen) - index} more events cut ...]")
             break
         lines.append(line)
-    if len(events) > len(chosen) and lines and lines[-1] != "[...]":
-        lines.insert(half, f"[... {len(events) - len(chosen)} more events ...]")
     return tuple(lines)
 
 
