@@ -104,3 +104,12 @@ def test_a_thousand_trials_fit_the_budget_and_say_what_was_cut(tmp_path: Path) -
     assert first.tests is not None and first.tests.text.endswith("1 failed\n")
     assert any("more events" in line for line in first.transcript) and first.events == 100
     assert "cut from" in page and 'href="trials/s/t0/v0/r1/diff.patch"' in page
+
+
+def test_reviewed_passes_show_beside_passes() -> None:
+    trials = [_trial("t", "a", outcome="pass"), _trial("u", "a", outcome="pass")]
+    plain = render_html(build_report(trials, run_id="r", suite="s"))
+    assert "<th>Accepted</th>" not in plain
+    reviews = {"s/t/a/r1": "accepted", "s/u/a/r1": "rejected"}
+    page = render_html(build_report(trials, run_id="r", suite="s", reviews=reviews))
+    assert "<th>Accepted</th>" in page and "<td>1 of 2 reviewed</td>" in page

@@ -24,6 +24,7 @@ from harnessdrive.cli import (
     mine_cmd,
     report_cmd,
     run_cmd,
+    show_cmd,
 )
 from harnessdrive.cli.flags import error_message
 from harnessdrive.errors import UserError
@@ -51,6 +52,8 @@ app.command()(info_cmd.doctor)
 app.command("install-clis")(install_cmd.install_clis)
 app.command()(report_cmd.index)
 app.command()(info_cmd.schema)
+app.command()(show_cmd.show)
+app.command()(show_cmd.review)
 
 
 def _version(value: bool) -> None:

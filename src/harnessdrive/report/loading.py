@@ -12,6 +12,7 @@ from harnessdrive.report.details import trial_details
 from harnessdrive.report.scoreboard import Report, build_report
 from harnessdrive.store.folder import check_for_reading
 from harnessdrive.store.results import TrialResult
+from harnessdrive.store.review import decisions
 from harnessdrive.store.schema import RUN_SCHEMA, refuse_newer
 from harnessdrive.store.store import Store
 from harnessdrive.tasks.models import VariantSpec
@@ -43,7 +44,11 @@ def load_report(results: Path, run_id: str | None = None, *, details: bool = Fal
     results_list = run_trials(Store(results), run)
     variants = [VariantSpec.model_validate(v).label for v in run.get("variants", [])]
     report = build_report(
-        results_list, variants=variants, run_id=run.get("run_id"), suite=run.get("suite")
+        results_list,
+        variants=variants,
+        run_id=run.get("run_id"),
+        suite=run.get("suite"),
+        reviews=decisions(results_list, Store(results).paths.trials),
     )
     return with_details(report, results, results_list) if details else report
 
@@ -56,7 +61,11 @@ def load_folder_report(results: Path, *, details: bool = False) -> Report:
 
 def report_of(results: Path, trials: list[TrialResult], *, details: bool = False) -> Report:
     suites = sorted({t.suite for t in trials})
-    report = build_report(trials, suite=suites[0] if len(suites) == 1 else None)
+    report = build_report(
+        trials,
+        suite=suites[0] if len(suites) == 1 else None,
+        reviews=decisions(trials, Store(results).paths.trials),
+    )
     return with_details(report, results, trials) if details else report
 
 

@@ -80,7 +80,14 @@ def _harness_table(report: Report) -> Table:
     table.add_column("Version")
     # A score column only for graders that give one; today's suites keep their table.
     scored = _scored(report)
-    names = ("Passed", "Rate", "95% CI", *(("Score",) if scored else ()))
+    reviewed = any(row.accepted is not None for row in report.harnesses)
+    names = (
+        "Passed",
+        *(("Accepted",) if reviewed else ()),
+        "Rate",
+        "95% CI",
+        *(("Score",) if scored else ()),
+    )
     for name in (
         *names,
         "Visible",
@@ -101,11 +108,13 @@ def _harness_table(report: Report) -> Table:
     for rank, row in enumerate(report.harnesses, 1):
         scope_cell = [str(row.out_of_scope)] if scoped else []
         score_cell = [_number(row.mean_score, 2)] if scored else []
+        review_cell = [_accepted(row)] if reviewed else []
         table.add_row(
             str(rank),
             row.variant,
             ", ".join(row.versions) or "-",
             f"{row.passed} of {row.trials}",
+            *review_cell,
             _percent(row.pass_rate),
             _interval(row),
             *score_cell,
@@ -121,6 +130,13 @@ def _harness_table(report: Report) -> Table:
             *scope_cell,
         )
     return table
+
+
+def _accepted(row: HarnessRow) -> str:
+    """``2 of 3 reviewed``: accepted passes of the reviewed ones; ``-`` when none is."""
+    if row.accepted is None:
+        return "-"
+    return f"{row.accepted} of {row.accepted + row.rejected} reviewed"
 
 
 def _scored(report: Report) -> bool:

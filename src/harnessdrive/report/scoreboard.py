@@ -12,7 +12,7 @@ from a cut-off run's calls) still counts what it was charged and is shown as "+k
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -76,6 +76,10 @@ class HarnessRow(_Model):
     not_graded: int = 0
     """Trials the agent ran but the grader could not evaluate, over the whole run."""
     mean_score: float | None = None
+    accepted: int | None = None
+    """Passes a person accepted (``harnessdrive review``); None when none was reviewed."""
+    rejected: int = 0
+    """Passes a person rejected."""
     """Mean score of the finished trials on the compared tasks that have one (else None)."""
     interval: Bounds | None = None
     """Wilson's interval of the pass rate, counting tasks (report/statistics.py)."""
@@ -177,7 +181,10 @@ def build_report(
     variants: Sequence[str] | None = None,
     run_id: str | None = None,
     suite: str | None = None,
+    reviews: Mapping[str, str] | None = None,
 ) -> Report:
+    """The scoreboard of ``results``; ``reviews`` (trial id to ``accepted`` or ``rejected``,
+    store/review.py) adds the accepted passes beside the passes."""
     order = list(variants) if variants else list(dict.fromkeys(r.variant_label for r in results))
     tasks = list(dict.fromkeys(r.task for r in results))
     by_variant = {v: [r for r in results if r.variant_label == v] for v in order}
@@ -187,7 +194,12 @@ def build_report(
         for t in tasks
         if active and all(any(finished(r) and r.task == t for r in by_variant[v]) for v in active)
     ]
-    rows = [_harness_row(v, by_variant[v], set(compared)) for v in active]
+    rows = [
+        _reviewed(
+            _harness_row(v, by_variant[v], set(compared)), by_variant[v], set(compared), reviews
+        )
+        for v in active
+    ]
     rows.sort(key=lambda row: (-row.passed, _cost_key(row.cost_per_pass)))
     counted = [r for r in results if finished(r) and r.task in compared]
     statistics = analyse(counted, [row.variant for row in rows])
@@ -255,6 +267,20 @@ def _harness_row(variant: str, results: list[TrialResult], compared: set[str]) -
         not_graded=sum(is_not_graded(r) for r in results),
         mean_score=mean_score(scored),
     )
+
+
+def _reviewed(
+    row: HarnessRow,
+    results: list[TrialResult],
+    compared: set[str],
+    reviews: Mapping[str, str] | None,
+) -> HarnessRow:
+    passes = [r for r in results if finished(r) and r.task in compared and r.outcome == "pass"]
+    decided = [reviews[r.trial_id] for r in passes if reviews and r.trial_id in reviews]
+    if not decided:
+        return row
+    accepted = sum(d == "accepted" for d in decided)
+    return row.model_copy(update={"accepted": accepted, "rejected": len(decided) - accepted})
 
 
 def _out_of_scope(result: TrialResult) -> bool:

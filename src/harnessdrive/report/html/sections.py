@@ -38,6 +38,7 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[str]], css: str = "") ->
 def scoreboard(report: Report) -> str:
     stats = report.statistics
     arms = {a.variant: a for a in stats.arms}
+    reviewed = any(row.accepted is not None for row in report.harnesses)
     rows = []
     for rank, row in enumerate(report.harnesses, 1):
         arm = arms.get(row.variant)
@@ -50,6 +51,7 @@ def scoreboard(report: Report) -> str:
                 str(rank),
                 esc(row.variant),
                 f"{row.passed} of {row.trials}",
+                *([_accepted(row.accepted, row.rejected)] if reviewed else []),
                 _pct(row.pass_rate),
                 _bounds(row.interval),
                 esc(row.versus_best or "-"),
@@ -92,6 +94,12 @@ def scoreboard(report: Report) -> str:
         + (charts.pass_rate_chart(stats.arms) if stats.arms else "")
         + "</section>"
     )
+
+
+def _accepted(accepted: int | None, rejected: int) -> str:
+    if accepted is None:
+        return "-"
+    return f"{accepted} of {accepted + rejected} reviewed"
 
 
 def _of(passed: int, trials: int) -> str:
