@@ -70,6 +70,7 @@ def scoreboard(report: Report) -> str:
         "#",
         "Harness",
         "Passed",
+        *(("Accepted",) if reviewed else ()),
         "Rate",
         "95% CI (tasks)",
         "vs best",
