@@ -43,8 +43,7 @@ def _legend(report: Report) -> str:
         "tests that decide. Min: median agent minutes. Tokens: median tokens per trial. "
         "$/pass: all spend on the compared tasks, failed trials included, per pass. Lines: "
         "median lines changed. No run: trials that could not run. (!): a cost more than 2% "
-        "from the harness's own figure. 95% CI: Wilson's interval of the pass rate, counting "
-        "tasks."
+        "from the harness's own figure."
     )
     if any(row.unmeasured for row in report.harnesses):
         legend += (
@@ -85,7 +84,6 @@ def _harness_table(report: Report) -> Table:
         "Passed",
         *(("Accepted",) if reviewed else ()),
         "Rate",
-        "95% CI",
         *(("Score",) if scored else ()),
     )
     for name in (
@@ -116,7 +114,6 @@ def _harness_table(report: Report) -> Table:
             f"{row.passed} of {row.trials}",
             *review_cell,
             _percent(row.pass_rate),
-            _interval(row),
             *score_cell,
             _of(row.visible_passed, row.visible_trials),
             _of(row.hidden_passed, row.hidden_trials),
@@ -198,11 +195,6 @@ def _tokens(value: float | None) -> str:
     if value >= 1_000:
         return f"{value / 1_000:.0f}k"
     return f"{value:.0f}"
-
-
-def _interval(row: HarnessRow) -> str:
-    bounds = row.interval
-    return "-" if bounds is None else f"{bounds.low * 100:.0f}-{bounds.high * 100:.0f}%"
 
 
 def _of(passed: int, trials: int) -> str:

@@ -4,12 +4,22 @@ the tasks whose verdicts are not stable."""
 from __future__ import annotations
 
 from harnessdrive.report.scoreboard import Report
-from harnessdrive.report.statistics import Comparison
+from harnessdrive.report.statistics import ArmStats, Comparison
 
 
 def versus_best_lines(report: Report) -> list[str]:
     found = report.statistics
     lines = []
+    rated = [a for a in found.arms if a.interval is not None and a.pass_rate is not None]
+    if rated:
+        lines.append(
+            "Pass rates with Wilson's 95% interval, counting tasks: "
+            + "; ".join(
+                f"{a.variant} {a.pass_rate * 100:.0f}% ({_bounds(a)})"  # type: ignore[operator]
+                for a in rated
+            )
+            + "."
+        )
     if found.versus_best:
         lines.append(
             f"Against the best ({found.best}), paired by task "
@@ -21,6 +31,12 @@ def versus_best_lines(report: Report) -> list[str]:
         more = f" and {len(found.flaky) - 8} more" if len(found.flaky) > 8 else ""
         lines.append(f"Flaky: {', '.join(shown)}{more}.")
     return lines
+
+
+def _bounds(arm: ArmStats) -> str:
+    if arm.interval is None:
+        return "-"
+    return f"{arm.interval.low * 100:.0f}-{arm.interval.high * 100:.0f}%"
 
 
 def describe(c: Comparison) -> str:
