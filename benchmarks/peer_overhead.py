@@ -63,7 +63,9 @@ def find_python312(given: str | None) -> str:
     if given:
         return given
     found = shutil.which("python3.12")
-    if found:
+    # A pyenv shim is on PATH even where no 3.12 is selected: use it only if it runs.
+    runs = found and subprocess.run([found, "-c", ""], capture_output=True, check=False)
+    if runs and runs.returncode == 0:
         return found
     try:
         root = subprocess.run(

@@ -15,6 +15,8 @@ from tests.browser import Chromium
 from tests.conftest import ARTIFACTS
 from tests.trial_results import trial_folder
 
+IMPROVE_TASK = "fewer-comparisons"
+
 
 @pytest.fixture(scope="module")
 def demo_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -34,15 +36,16 @@ def test_demo_scoreboard_reference_passes_all_others_none(
 ) -> None:
     report = report_json(demo_results, capsys)
     rows = {row["variant"]: row for row in report["harnesses"]}  # type: ignore[index]
-    assert report["tasks_compared"] == 4
-    assert (rows["reference"]["passed"], rows["reference"]["trials"]) == (4, 4)
+    assert report["tasks_compared"] == 5  # four on tally, one improvement task
+    assert (rows["reference"]["passed"], rows["reference"]["trials"]) == (5, 5)
     for variant in ("noop", "breaker", "tamperer"):
         assert rows[variant]["passed"] == 0
-    assert rows["tamperer"]["tampered"] == 4
+    assert rows["tamperer"]["tampered"] == 5
     tamperer = [t for t in report["trials"] if t["variant"] == "tamperer"]  # type: ignore[union-attr]
-    assert len(tamperer) == 4 and all(t["outcome"] == "tampered" for t in tamperer)
-    # Its root conftest.py lies outside the demo's scope (tally/**): reported, counted apart.
-    assert all("out-of-scope" in {f["code"] for f in t["findings"]} for t in tamperer)
+    assert len(tamperer) == 5 and all(t["outcome"] == "tampered" for t in tamperer)
+    # Its root conftest.py lies outside the tally tasks' scope (tally/**): reported apart.
+    scoped = [t for t in tamperer if t["task"] != IMPROVE_TASK]
+    assert all("out-of-scope" in {f["code"] for f in t["findings"]} for t in scoped)
     assert {v: rows[v]["out_of_scope"] for v in rows} == {
         "reference": 0,
         "noop": 0,
@@ -51,11 +54,24 @@ def test_demo_scoreboard_reference_passes_all_others_none(
     }
 
 
+def test_the_scoreboard_shows_the_improvement_curve(
+    demo_results: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert run_cli(["report", "--results", str(demo_results)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert (
+        "Improvement curve of fewer-comparisons/reference r1: 29367 -> 20741 -> 980 (30x, "
+        "score 0.97, 2 of 2 rounds kept)."
+    ) in out
+    assert "Improvement curve of fewer-comparisons/noop r1: 29367 -> 29367 -> 29367" in out
+
+
 def test_report_json_lists_every_trial_with_its_facts(
     demo_results: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     trials = report_json(demo_results, capsys)["trials"]
-    assert len(trials) == 16  # type: ignore[arg-type]
+    assert len(trials) == 20  # type: ignore[arg-type]
     needed = {
         "task",
         "harness",
@@ -101,18 +117,28 @@ def test_demo_rerun_resumes_without_running_anything(
     before = {p: p.stat().st_mtime_ns for p in demo_results.rglob("result.json")}
     capsys.readouterr()
     assert run_cli(["demo", "--results", str(demo_results)]) == 0
-    assert "16 of 16 trials already recorded" in capsys.readouterr().err
+    assert "20 of 20 trials already recorded" in capsys.readouterr().err
     assert {p: p.stat().st_mtime_ns for p in demo_results.rglob("result.json")} == before
 
 
-@pytest.mark.timeout(900)  # 29 gradings: the built-in cases and 13 fixtures on four tasks
+@pytest.mark.timeout(900)  # 29 gradings on four tasks, and two improvement trials
 def test_check_runs_every_demo_fixture_and_all_agree(capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
     assert run_cli(["check", str(DEMO_SUITE), "--json"]) == 0
     found = json.loads(capsys.readouterr().out)
     assert found["ok"] is True
     declared = {task.id: [f.name for f in task.fixtures] for task in load_suite(DEMO_SUITE).tasks}
+    improve = next(item for item in found["tasks"] if item["task"] == IMPROVE_TASK)
+    cases = {case["name"]: (case["outcome"], case["detail"]) for case in improve["cases"]}
+    assert cases == {
+        "untouched": ("pass", "curve 29367 -> 29367 -> 29367"),
+        "noop": ("fail", "curve 29367 -> 29367 -> 29367"),
+        "reference": ("pass", "curve 29367 -> 20741 -> 980"),
+    }
+    assert improve["notes"] == ["objective spread at the baseline: ±0.0%"]
     for item in found["tasks"]:
+        if item["task"] == IMPROVE_TASK:
+            continue
         cases = {case["name"]: case for case in item["cases"]}
         assert {"untouched", "reference", "noop"} <= set(cases)
         fixtures = [case for case in item["cases"] if case["kind"] == "fixture"]
@@ -125,6 +151,7 @@ def test_check_runs_every_demo_fixture_and_all_agree(capsys: pytest.CaptureFixtu
 
 
 def _without_fixtures(suite: Path) -> None:
+    shutil.rmtree(suite / "tasks" / IMPROVE_TASK)  # its rounds are proven above
     for task_file in suite.glob("tasks/*/task.toml"):
         text = task_file.read_text()
         task_file.write_text(text[: text.index("[[check.fixtures]]")])

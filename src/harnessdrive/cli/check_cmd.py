@@ -41,6 +41,9 @@ def check(
     console.print(_builtin_table(loaded.name, checks))
     if any(item.fixtures for item in checks):
         console.print(_fixture_table(checks))
+    for item in checks:
+        for note in item.notes:
+            console.print(f"{item.task}: {note}")
     for item in broken:
         for problem in item.problems:
             console.print(f"{item.task}: {problem}")

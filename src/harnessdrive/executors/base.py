@@ -23,6 +23,7 @@ from harnessdrive.accounting.trial_cost import Costing
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.sandbox.runner import Network, SandboxKind
 from harnessdrive.sandbox.scratch import PREFIX
+from harnessdrive.store.checkpoint import RoundCheckpoint
 from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks.loading import Task
 from harnessdrive.tasks.models import VariantSpec
@@ -64,6 +65,12 @@ class TrialJob:
     """The trial protocol's registered name (protocols/builtin.py), resolved by the driver from
     the variant and the task."""
     settings: TrialSettings = TrialSettings()
+    on_round: Callable[[RoundCheckpoint], None] | None = None
+    """Called on the worker after each round of a protocol with several rounds; the driver's
+    writes the checkpoint into the trial folder. An executor on other machines carries the
+    call back to the driver (it must stay picklable: a module function, say a partial)."""
+    resume: RoundCheckpoint | None = None
+    """The checkpoint of an earlier attempt that was killed: the protocol continues after it."""
 
 
 @dataclass(frozen=True)

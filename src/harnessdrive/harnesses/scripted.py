@@ -19,6 +19,7 @@ from pathlib import Path
 from harnessdrive.errors import HarnessError
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, HarnessInfo
 from harnessdrive.harnesses.options import NoOptions, parse_options
+from harnessdrive.improvement.overlays import apply_next_overlay, overlay_folders
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.process import ProcessResult
@@ -87,12 +88,14 @@ class _ScriptedAgent:
 
 
 class ReferenceAgent(_ScriptedAgent):
-    """Applies the task's reference solution."""
+    """Applies the task's reference solution (an improvement task's next reference overlay)."""
 
     name = "reference"
     claim = "Applied the reference solution."
 
     def edit(self, request: AgentRequest) -> list[str]:
+        if overlay_folders(request.task):  # an improvement task: one better state per round
+            return apply_next_overlay(request.task, request.workspace)
         if request.task.solution is None:
             raise HarnessError(f"task {request.task.id} has no reference solution")
         return apply_solution(request.task, request.workspace)

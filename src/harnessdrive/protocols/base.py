@@ -16,11 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from harnessdrive.grading.verdict import Outcome, Verdict
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, Harness
 from harnessdrive.sandbox.process import StopToken
+from harnessdrive.store.checkpoint import RoundCheckpoint
 from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.results import Status
 from harnessdrive.tasks.loading import Task
@@ -62,6 +63,12 @@ class ProtocolInputs:
     """A folder of round N's own for what is not kept (its prompt file, say)."""
     stop: StopToken
     """Set when the run is stopping: end now, reporting ``interrupted``."""
+    checkpoint: Callable[[int, dict[str, Any]], None] = lambda rounds, state: None
+    """``checkpoint(rounds, state)`` after each round: ``state`` (plain JSON) is what the
+    protocol needs to continue after round ``rounds`` if the trial is killed
+    (store/checkpoint.py)."""
+    resumed: RoundCheckpoint | None = None
+    """The checkpoint of a killed earlier attempt of this trial, by this protocol on this task."""
 
     def round_request(self, number: int, *, prompt: str, workspace: Path) -> AgentRequest:
         """Round ``number``'s request: round 1's with this prompt and workspace, and this

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from harnessdrive.plugins.hookspecs import hookimpl
 from harnessdrive.protocols.base import TrialProtocol
+from harnessdrive.protocols.improve import ImproveProtocol
 from harnessdrive.protocols.single import SingleAttempt
 
 
 @hookimpl
 def harnessdrive_protocols() -> list[TrialProtocol]:
-    return [SingleAttempt()]
+    return [SingleAttempt(), ImproveProtocol()]

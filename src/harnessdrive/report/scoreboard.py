@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from harnessdrive.grading.scope import OUT_OF_SCOPE
 from harnessdrive.grading.verdict import Finding
 from harnessdrive.report.details import TrialDetail
+from harnessdrive.report.improvement import improvement_notes
 from harnessdrive.report.mix import describe_mix, shared_identity
 from harnessdrive.report.reasons import failure_reason, is_not_graded, status_word
 from harnessdrive.report.scores import agent_seconds, logged_usage, mean_score, tokens
@@ -399,6 +400,7 @@ def _notes(
         first = ungraded[0].grading.error if ungraded[0].grading else None
         notes.append(f"{len(ungraded)} trial(s) were not graded; the machinery failed: {first}.")
     notes.extend(_cost_notes(results))
+    notes.extend(improvement_notes(results))
     if any(_exit_code_only(r) for r in results):
         notes.append(
             f"{EXIT_CODE_MARK.strip()}: the test command gave no per-test report, so its exit "

@@ -11,7 +11,9 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from harnessdrive.accounting.trial_cost import NO_MODEL, Costing
@@ -19,6 +21,12 @@ from harnessdrive.executors.base import JobResult
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.running.plan import PlannedTrial, planned_identity
 from harnessdrive.running.reaper import Reaper
+from harnessdrive.store.checkpoint import (
+    CHECKPOINT_FILE,
+    RoundCheckpoint,
+    read_checkpoint,
+    write_checkpoint,
+)
 from harnessdrive.store.inflight import InflightRecord
 from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.results import TrialResult
@@ -38,6 +46,8 @@ class ClaimedTrial:
     """The result as it would be recorded if the trial were interrupted now."""
     budget_usd: float | None = None
     """Spend left under the cap when the trial starts."""
+    resume: RoundCheckpoint | None = None
+    """The round checkpoint a killed earlier attempt left (store/checkpoint.py)."""
 
     @property
     def key(self) -> str:
@@ -62,6 +72,7 @@ class Recorder:
         self, planned: PlannedTrial, harness: Harness, *, budget_usd: float | None = None
     ) -> ClaimedTrial:
         """A fresh attempt folder and the in-flight record of ``planned``."""
+        resume = self._checkpoint_left(planned)
         paths, attempt = self.store.begin_attempt(planned.trial_id)
         started = utc_now()
         identity = TrialResult(
@@ -96,7 +107,26 @@ class Recorder:
             interrupted=identity,
         )
         inflight = self.store.mark_inflight(record)
-        return ClaimedTrial(planned, paths, attempt, inflight, identity, budget_usd=budget_usd)
+        return ClaimedTrial(
+            planned, paths, attempt, inflight, identity, budget_usd=budget_usd, resume=resume
+        )
+
+    def _checkpoint_left(self, planned: PlannedTrial) -> RoundCheckpoint | None:
+        """The checkpoint of this trial's last attempt, if that attempt never finished."""
+        folder = self.store.paths.trial(planned.trial_id)
+        left = read_checkpoint(folder.root / CHECKPOINT_FILE)
+        if left is None or left.task_fingerprint != planned.task.fingerprint:
+            return None
+        try:
+            old = TrialResult.model_validate_json(folder.result.read_bytes())
+        except (OSError, ValueError):
+            return left  # no result: the attempt was killed before it was recorded
+        return left if old.status == "interrupted" else None
+
+    @staticmethod
+    def on_round(claimed: ClaimedTrial) -> Callable[[RoundCheckpoint], None]:
+        """What writes ``claimed``'s round checkpoints into its attempt folder."""
+        return partial(write_checkpoint, claimed.paths.root / CHECKPOINT_FILE)
 
     def skipped(self, claimed: ClaimedTrial, reason: str) -> TrialResult:
         """Record ``claimed`` as skipped for ``reason``, without running it."""

@@ -239,6 +239,8 @@ class RunDriver:
                 costing=costing,
                 record_folder=claimed.paths.root,
             ),
+            on_round=Recorder.on_round(claimed),
+            resume=claimed.resume,
         )
 
 

@@ -12,7 +12,9 @@ infrastructure failure of this trial, never as the agent's failure, and the run 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from harnessdrive.accounting.trial_cost import NO_MODEL
 from harnessdrive.errors import WorkspaceError
@@ -34,6 +36,7 @@ from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.limits import Limits
 from harnessdrive.sandbox.runner import Isolation, Sandbox
+from harnessdrive.store.checkpoint import RoundCheckpoint
 from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.results import (
     AgentSummary,
@@ -257,6 +260,8 @@ def _run(
         round_paths=trial.round_paths,
         round_scratch=trial.round_scratch,
         stop=worker.stop,
+        checkpoint=_checkpointer(job, protocol.name),
+        resumed=_resumable(job, protocol.name),
     )
     outcome = protocol.run(inputs)
     if not outcome.rounds:
@@ -295,6 +300,25 @@ def _run(
             ),
         }
     )
+
+
+def _checkpointer(job: TrialJob, protocol: str) -> Callable[[int, dict[str, Any]], None]:
+    def checkpoint(rounds: int, state: dict[str, Any]) -> None:
+        if job.on_round is not None:
+            job.on_round(RoundCheckpoint(protocol, job.task.fingerprint, rounds, state))
+
+    return checkpoint
+
+
+def _resumable(job: TrialJob, protocol: str) -> RoundCheckpoint | None:
+    """The job's checkpoint, when it is this protocol's on this very task."""
+    found = job.resume
+    if found is None or (found.protocol, found.task_fingerprint) != (
+        protocol,
+        job.task.fingerprint,
+    ):
+        return None
+    return found
 
 
 def _named_where_recorded(result: TrialResult, artifacts: Path, job: TrialJob) -> TrialResult:

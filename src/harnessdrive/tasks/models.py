@@ -20,6 +20,7 @@ from pydantic import (
 )
 
 from harnessdrive.tasks.check_models import CheckSpec, ScopeSpec
+from harnessdrive.tasks.improve_models import ImproveSpec
 from harnessdrive.tasks.matrix_models import MatrixSpec, TreatmentSpec
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
@@ -159,7 +160,10 @@ class TaskSpec(_Spec):
     check: CheckSpec = CheckSpec()
     """Self-test fixtures for ``harnessdrive check``."""
     protocol: str = "single"
-    """The trial protocol, by its registered name: ``single`` lets the agent work once."""
+    """The trial protocol, by its registered name: ``single`` lets the agent work once;
+    ``improve`` (the default of a task with ``[improve]``) runs rounds on an objective."""
+    improve: ImproveSpec | None = None
+    """An improvement task's objective and rounds (docs/improvement.md)."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Free-form data kept with the task (mined tasks store their commit here)."""
 
@@ -170,6 +174,17 @@ class TaskSpec(_Spec):
         from harnessdrive.tasks.grade_kinds import grade_spec_of_kind
 
         return grade_spec_of_kind(value)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _improve_protocol(cls, data: Any) -> Any:
+        # An improvement task's defaults: the improve protocol, its tests the gate.
+        if not (isinstance(data, dict) and "improve" in data):
+            return data
+        data = {"protocol": "improve", **data}
+        if isinstance(data.get("grade"), dict) and "kind" not in data["grade"]:
+            data["grade"] = {**data["grade"], "kind": "improve"}
+        return data
 
     @model_validator(mode="after")
     def _one_prompt(self) -> TaskSpec:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from harnessdrive.grading.kinds.base import GraderKind
+from harnessdrive.grading.kinds.improve import ImproveKind
 from harnessdrive.grading.kinds.tests import TestsKind
 from harnessdrive.plugins.hookspecs import hookimpl
 
 
 @hookimpl
 def harnessdrive_grader_kinds() -> list[GraderKind[Any]]:
-    return [TestsKind()]
+    return [TestsKind(), ImproveKind()]

@@ -36,6 +36,8 @@ class TaskCheck:
     task: str
     cases: list[CheckCase] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What is worth knowing but breaks nothing (an objective's spread, a warning)."""
 
     @property
     def ok(self) -> bool:
@@ -56,6 +58,7 @@ def checks_json(checks: list[TaskCheck]) -> str:
                     "task": item.task,
                     "ok": item.ok,
                     "problems": item.problems,
+                    "notes": item.notes,
                     "cases": [{**asdict(case), "ok": case.ok} for case in item.cases],
                 }
                 for item in checks

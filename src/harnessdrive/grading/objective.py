@@ -1,0 +1,86 @@
+"""Measuring an improvement task's objective in a copy of its own.
+
+The objective's files are copied into a fresh copy of the base state plus the change (never the
+agent's workspace, never the deciding copy with the hidden tests), and its command runs there in
+that copy's sandbox, once per sample. What it prints is hostile data: the value is the last
+number of its output, or the ``value`` of the last JSON line that holds one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from harnessdrive.grading.commands import run_command
+from harnessdrive.grading.kinds.base import GradingCopy
+from harnessdrive.tasks.improve_models import ObjectiveSpec
+from harnessdrive.workspace.materialize import write_file
+
+OBJECTIVE_LABEL = "objective"
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_HEADER_LINES = 2  # the log's "$ command" and "# run as:" lines
+_MAX_OUTPUT = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """Every sample of one measurement, or why there is none."""
+
+    samples: tuple[float, ...] = ()
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and bool(self.samples)
+
+
+def measure(copy: GradingCopy, objective: ObjectiveSpec, task_folder: Path) -> Measurement:
+    """Inject the objective's files into ``copy`` and take ``objective.repeats`` samples."""
+    for item in objective.inject:
+        write_file(copy.root, item.target, (task_folder / item.source).read_bytes())
+    samples = []
+    for index in range(1, objective.repeats + 1):
+        label = f"{OBJECTIVE_LABEL}-{index}"
+        command = objective.command.replace("{sample}", str(index))
+        run, _ = run_command(copy, command, label, timeout=objective.timeout, junit=False)
+        if run.timed_out:
+            return Measurement(error=f"sample {index} timed out after {objective.timeout:g}s")
+        if run.exit_code != 0:
+            return Measurement(error=f"sample {index} exited with {run.exit_code}")
+        value = read_value(copy.logs / f"grade-{label}.log")
+        if value is None:
+            return Measurement(error=f"sample {index} printed no number")
+        samples.append(value)
+    return Measurement(samples=tuple(samples))
+
+
+def read_value(log: Path) -> float | None:
+    """The objective's value from its log: a JSON line's ``value``, else the last number."""
+    try:
+        with log.open("rb") as handle:
+            text = handle.read(_MAX_OUTPUT).decode("utf-8", "replace")
+    except OSError:
+        return None
+    lines = text.splitlines()[_HEADER_LINES:]
+    for line in reversed(lines):
+        stripped = line.strip()
+        if stripped.startswith("{"):
+            try:
+                data = json.loads(stripped)
+            except ValueError:
+                continue
+            value = data.get("value") if isinstance(data, dict) else None
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                return _finite(float(value))
+    for line in reversed(lines):
+        found = _NUMBER.findall(line)
+        if found:
+            return _finite(float(found[-1]))
+    return None
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None

@@ -1,0 +1,1 @@
+"""Improvement tasks: noise-aware acceptance, the round prompt, metrics (docs/improvement.md)."""

@@ -1,0 +1,379 @@
+"""The improvement protocol: rounds of work on a measured objective, the best state kept.
+
+Baseline: the untouched repository is graded like any round (the gate, i.e. the task's tests
+with the hidden files, must pass; the objective must be ≥ 0, and not already 0 when
+minimising), or the task is broken and the trial an infrastructure failure. Each round the agent
+gets the task's prompt plus the round section (improvement/history.py); its change is graded in a
+fresh grading copy and measured in a copy of its own (the ``improve`` grader kind). A gated round
+that beats the best beyond the noise becomes the best checkpoint; with ``keep_best`` every round
+starts from a fresh copy of the base state with the best checkpoint's change written in, so
+nothing of a reverted round survives, ignored files included. With several samples the best is
+measured again before the verdict; the trial passes when that final state passes the gate and
+beats the baseline by more than ``min_improvement`` beyond the noise (improvement/acceptance.py).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from harnessdrive.errors import TaskFormatError
+from harnessdrive.grading.kinds.improve import KIND, samples_of
+from harnessdrive.grading.verdict import Verdict
+from harnessdrive.improvement.acceptance import improvement, ratio
+from harnessdrive.improvement.history import RoundEntry, RoundState, round_section
+from harnessdrive.improvement.resume import (
+    entry_from,
+    outcome_from,
+    outcome_json,
+    restore_files,
+    state_files,
+)
+from harnessdrive.improvement.scores import anytime_score, progress, value_score
+from harnessdrive.protocols.base import ProtocolInputs, ProtocolOutcome, RoundOutcome
+from harnessdrive.protocols.round import run_round
+from harnessdrive.protocols.stages import StageFailed, stage
+from harnessdrive.store.results import Status
+from harnessdrive.tasks.improve_models import ImproveSpec
+from harnessdrive.workspace.changes import Changes, capture_changes
+from harnessdrive.workspace.materialize import apply_changes
+
+NAME = "improve"
+RECORD_FILE = "improve.json"
+BASELINE_ROUND = 0
+"""The baseline's grading logs go to ``rounds/0/``; a re-measurement's to ``rounds/<R+1>/``."""
+
+
+@dataclass(frozen=True)
+class _State:
+    """A measured state: its change against the base, its gate and every sample."""
+
+    changes: Changes
+    gate: str
+    samples: tuple[float, ...]
+
+    @property
+    def value(self) -> float | None:
+        return _median(self.samples) if self.samples else None
+
+
+class ImproveProtocol:
+    """Several rounds on the task's ``[improve]`` objective; see the module's docstring."""
+
+    name = NAME
+
+    def run(self, inputs: ProtocolInputs) -> ProtocolOutcome:
+        spec = inputs.task.spec.improve
+        if spec is None or inputs.task.spec.grade.kind != KIND:
+            raise StageFailed(
+                "protocol improve",
+                TaskFormatError(
+                    f"task {inputs.task.id}: the improve protocol needs an [improve] table and "
+                    f"a [grade] of kind {KIND!r}"
+                ),
+            )
+        return _Run(inputs, spec).run()
+
+
+class _Run:
+    def __init__(self, inputs: ProtocolInputs, spec: ImproveSpec) -> None:
+        self.inputs = inputs
+        self.spec = spec
+        self.direction = spec.objective.direction
+        self.measured: dict[str, Verdict] = {}
+        """Verdicts by tree: a deterministic objective (one sample) is never measured twice."""
+
+    def evaluate(self, changes: Changes, number: int, *, again: bool = False) -> Verdict:
+        cached = self.measured.get(changes.tree)
+        if cached is not None and self.spec.objective.repeats == 1 and not again:
+            return cached
+        verdict = self.inputs.grade(changes, number)
+        self.measured.setdefault(changes.tree, verdict)
+        return verdict
+
+    def run(self) -> ProtocolOutcome:
+        inputs, spec = self.inputs, self.spec
+        snapshot = inputs.snapshot
+        untouched = Changes(base_tree=snapshot.tree, tree=snapshot.tree, files=(), patch=b"")
+        rounds: list[RoundOutcome] = []
+        history: list[RoundEntry] = []
+        prepared: Path | None = None
+        if inputs.resumed is not None:
+            with stage("improvement resume"):
+                baseline, best, last, prepared = self._resume(untouched, rounds, history)
+        else:
+            with stage("improvement baseline"):
+                baseline = self._baseline(untouched)
+            best = last = baseline
+        workspace = inputs.request.workspace
+        for number in range(len(history) + 1, spec.rounds + 1):
+            if inputs.stop.stopped:
+                break
+            if prepared is not None:
+                workspace, prepared = prepared, None
+            elif number > 1 and spec.keep_best:
+                workspace = inputs.new_workspace(number)
+                with stage("checkpoint restore"):
+                    apply_changes(snapshot, workspace, best.changes.files)
+            prompt = inputs.task.prompt + round_section(
+                spec, number, _value(baseline), _value(best), history
+            )
+            request = inputs.round_request(number, prompt=prompt, workspace=workspace)
+            outcome = run_round(
+                inputs.harness,
+                request,
+                snapshot,
+                lambda changes, n=number: self.evaluate(changes, n),  # type: ignore[misc]
+                diff_path=inputs.round_paths(number).diff,
+                stop=inputs.stop,
+            )
+            state = _State(outcome.changes, outcome.verdict.outcome, samples_of(outcome.verdict))
+            kind, note = self._judge(outcome, state, best)
+            if kind == "kept":
+                best = state
+            if kind == "kept" or not spec.keep_best:
+                last = state  # without keep_best the agent's state carries over, whatever it is
+            entry = RoundEntry(
+                number=number,
+                status=outcome.status,
+                state=kind,
+                value=state.value,
+                samples=state.samples,
+                gate=state.gate,
+                best=_value(best),
+                evaluator_calls=0,
+                note=note,
+            )
+            history.append(entry)
+            rounds.append(replace(outcome, verdict=_with_round(outcome.verdict, entry), note=note))
+            if kind == "interrupted":
+                break
+            with stage("round checkpoint"):
+                self._checkpoint(baseline, best, last, rounds, history)
+        final = best if spec.keep_best else last
+        return self._outcome(baseline, best, final, rounds, history)
+
+    def _checkpoint(
+        self,
+        baseline: _State,
+        best: _State,
+        last: _State,
+        rounds: list[RoundOutcome],
+        history: list[RoundEntry],
+    ) -> None:
+        """Hand the trial core what resuming after this round needs (improvement/resume.py)."""
+        snapshot = self.inputs.snapshot
+
+        def saved(state: _State) -> dict[str, Any]:
+            files = state_files(snapshot, state.changes) if state.changes.files else []
+            return {"gate": state.gate, "samples": list(state.samples), "files": files}
+
+        cached = self.measured.get(snapshot.tree)
+        state = {
+            "baseline": list(baseline.samples),
+            "baseline_verdict": cached.model_dump(mode="json") if cached else None,
+            "rounds": [outcome_json(each) for each in rounds],
+            "history": [entry.as_json() for entry in history],
+            "best": saved(best),
+            "last": saved(last) if not self.spec.keep_best else None,
+        }
+        self.inputs.checkpoint(len(history), state)
+
+    def _resume(
+        self, untouched: Changes, rounds: list[RoundOutcome], history: list[RoundEntry]
+    ) -> tuple[_State, _State, _State, Path]:
+        """The rounds a killed attempt recorded; the next round's workspace, from its start."""
+        inputs = self.inputs
+        assert inputs.resumed is not None
+        state = inputs.resumed.state
+        rounds.extend(outcome_from(each) for each in state["rounds"])
+        history.extend(entry_from(each) for each in state["history"])
+        if state.get("baseline_verdict"):
+            self.measured[untouched.tree] = Verdict.model_validate(state["baseline_verdict"])
+        baseline = _State(untouched, "pass", tuple(state["baseline"]))
+        start = state["best"] if self.spec.keep_best else state["last"]
+        workspace = inputs.new_workspace(len(history) + 1)
+        restore_files(workspace, start["files"])
+        max_file_bytes = inputs.task.spec.limits.diff_file_mb * 1024 * 1024
+        restored = capture_changes(inputs.snapshot, workspace, max_file_bytes=max_file_bytes)
+        begun = _State(restored, start["gate"], tuple(start["samples"]))
+        if self.spec.keep_best:
+            return baseline, begun, begun, workspace
+        best = state["best"]
+        kept = [each for each, entry in zip(rounds, history, strict=True) if entry.state == "kept"]
+        best_changes = kept[-1].changes if kept else untouched
+        return (
+            baseline,
+            _State(best_changes, best["gate"], tuple(best["samples"])),
+            begun,
+            workspace,
+        )
+
+    def _baseline(self, untouched: Changes) -> _State:
+        verdict = self.evaluate(untouched, BASELINE_ROUND)
+        samples = samples_of(verdict)
+        where = self.inputs.round_paths(BASELINE_ROUND).root
+        if verdict.outcome != "pass":
+            raise TaskFormatError(
+                f"the untouched repository does not pass the gate ({verdict.outcome}); see {where}"
+            )
+        if not samples:
+            raise TaskFormatError(
+                f"the objective cannot be measured on the untouched repository; see {where}"
+            )
+        state = _State(untouched, verdict.outcome, samples)
+        value = _value(state)
+        if value < 0 or (self.direction == "minimize" and value == 0):
+            raise TaskFormatError(
+                f"the objective's baseline is {value:g}: it must be ≥ 0, and above 0 when "
+                "minimising"
+            )
+        return state
+
+    def _judge(self, outcome: RoundOutcome, state: _State, best: _State) -> tuple[RoundState, str]:
+        if outcome.status == "interrupted":
+            return "interrupted", "interrupted"
+        other: RoundState = "reverted" if self.spec.keep_best else "carried"
+        if outcome.verdict.outcome == "not_graded":
+            return "failed", f"could not be evaluated: {outcome.verdict.error or 'not graded'}"
+        if state.gate != "pass":
+            return other, f"gate {state.gate}; {other}"
+        if not state.samples:
+            why = _objective_error(outcome.verdict) or "no value"
+            return "failed", f"could not be measured: {why}; {other}"
+        found = improvement(self.direction, best.samples, state.samples)
+        if found.beyond(0.0):
+            return "kept", f"new best ({found.relative:+.1%} on the best)"
+        return other, f"not better than the best beyond the noise ({found.relative:+.1%}); {other}"
+
+    def _outcome(
+        self,
+        baseline: _State,
+        best: _State,
+        final: _State,
+        rounds: list[RoundOutcome],
+        history: list[RoundEntry],
+    ) -> ProtocolOutcome:
+        spec, direction = self.spec, self.direction
+        if not rounds:
+            raise StageFailed("protocol improve", ValueError("stopped before the first round"))
+        number = spec.rounds + 1
+        if spec.objective.repeats > 1 and final.changes.files:
+            # One lucky reading must not stick: the state the verdict is about is measured anew.
+            verdict = self.evaluate(final.changes, number, again=True)
+            final = _State(final.changes, verdict.outcome, samples_of(verdict) or final.samples)
+            if best.changes.tree == final.changes.tree:
+                best = final
+        gate_ok = final.gate == "pass" and bool(final.samples)
+        gain = improvement(direction, baseline.samples, final.samples) if gate_ok else None
+        passed = gain is not None and gain.beyond(spec.min_improvement)
+        base_value = _value(baseline)
+        final_value = final.value if final.value is not None else base_value
+        found = ratio(direction, baseline.samples, final.samples) if gate_ok else None
+        score = value_score(direction, base_value, final_value) if gate_ok else 0.0
+        curve = [base_value, *(entry.best for entry in history)]
+        metrics: dict[str, float] = {
+            "improve.baseline": base_value,
+            "improve.best": _value(best),
+            "improve.final": final_value,
+            "improve.anytime": anytime_score(direction, curve),
+            "improve.evaluator_calls": float(sum(e.evaluator_calls for e in history)),
+            "improve.rounds_kept": float(sum(e.state == "kept" for e in history)),
+            "improve.baseline_spread": _spread(baseline.samples),
+        }
+        for index, point in enumerate(curve):
+            metrics[f"improve.curve.{index}"] = point
+        if gain is not None and math.isfinite(gain.relative):
+            metrics.update(
+                {
+                    "improve.gain": gain.relative,
+                    "improve.gain_low": gain.low,
+                    "improve.gain_high": gain.high,
+                }
+            )
+        if found is not None:
+            metrics.update(
+                {
+                    "improve.ratio": found.value,
+                    "improve.ratio_low": found.low,
+                    "improve.ratio_high": found.high,
+                    "improve.log_ratio": math.log(found.value),
+                }
+            )
+        reached = progress(base_value, final_value, spec.objective.target)
+        if reached is not None and gate_ok:
+            metrics["improve.progress"] = reached
+        self._write_record(baseline, best, final, history, metrics, passed)
+        # Tampering wins over any outcome, as in every grading: a reverted round still tried.
+        tampered = any(each.verdict.outcome == "tampered" for each in rounds)
+        return ProtocolOutcome(
+            rounds=tuple(rounds),
+            status=_trial_status(rounds),
+            outcome="tampered" if tampered else "pass" if passed else "fail",
+            score=round(score, 6),
+            metrics=metrics,
+        )
+
+    def _write_record(
+        self,
+        baseline: _State,
+        best: _State,
+        final: _State,
+        history: list[RoundEntry],
+        metrics: dict[str, float],
+        passed: bool,
+    ) -> None:
+        record = {
+            "objective": self.spec.objective.model_dump(mode="json", exclude={"inject"}),
+            "baseline": {"value": baseline.value, "samples": list(baseline.samples)},
+            "best": {"value": best.value, "samples": list(best.samples)},
+            "final": {"value": final.value, "samples": list(final.samples), "gate": final.gate},
+            "passed": passed,
+            "rounds": [entry.as_json() for entry in history],
+            "metrics": metrics,
+        }
+        path = self.inputs.round_paths(1).root / RECORD_FILE
+        path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+
+
+def _with_round(verdict: Verdict, entry: RoundEntry) -> Verdict:
+    metrics = dict(verdict.metrics)
+    metrics["improve.best"] = entry.best
+    metrics["improve.kept"] = 1.0 if entry.state == "kept" else 0.0
+    return verdict.model_copy(update={"metrics": metrics})
+
+
+def _objective_error(verdict: Verdict) -> str | None:
+    for finding in verdict.findings:
+        if finding.code == "objective-failed":
+            return str(finding.detail)
+    return None
+
+
+def _trial_status(rounds: list[RoundOutcome]) -> Status:
+    if any(each.status == "interrupted" for each in rounds):
+        return "interrupted"
+    if all(each.status == "could_not_run" for each in rounds):
+        return "could_not_run"
+    return "completed"
+
+
+def _spread(samples: tuple[float, ...]) -> float:
+    """Half the samples' range relative to their median: ±5% jitter reads about 0.05."""
+    middle = _median(samples)
+    return (max(samples) - min(samples)) / (2 * middle) if middle > 0 else 0.0
+
+
+def _median(samples: tuple[float, ...]) -> float:
+    ordered = sorted(samples)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def _value(state: _State) -> float:
+    value = state.value
+    assert value is not None  # only measured states become the baseline or the best
+    return value
