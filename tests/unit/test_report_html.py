@@ -113,3 +113,39 @@ def test_reviewed_passes_show_beside_passes() -> None:
     reviews = {"s/t/a/r1": "accepted", "s/u/a/r1": "rejected"}
     page = render_html(build_report(trials, run_id="r", suite="s", reviews=reviews))
     assert "<th>Accepted</th>" in page and "<td>1 of 2 reviewed</td>" in page
+
+
+def test_per_rule_scores_and_improvement_show_when_trials_record_them() -> None:
+    plain = render_html(build_report([_trial("t", "a", outcome="pass")], run_id="r", suite="s"))
+    assert 'id="rules"' not in plain and 'id="improvement"' not in plain
+    metrics = [
+        {
+            "rule.dst.passed": 3.0,
+            "rule.dst.cases": 4.0,
+            "rule.base.passed": 4.0,
+            "rule.base.cases": 4.0,
+            "improve.log_ratio": 0.7,
+            "improve.curve.0": 10.0,
+            "improve.curve.1": 6.0,
+            "improve.curve.2": 5.0,
+        },
+        {
+            "rule.dst.passed": 1.0,
+            "rule.dst.cases": 4.0,
+            "rule.base.passed": 4.0,
+            "rule.base.cases": 4.0,
+        },
+    ]
+    trials = [
+        _trial("t", "a", outcome="pass", metrics=metrics[0]),
+        _trial("t", "b", outcome="fail", metrics=metrics[1]),
+    ]
+    report = build_report(trials, run_id="r", suite="s")
+    rules = {
+        a.variant: [(r.rule, r.passed, r.cases) for r in a.rules] for a in report.statistics.arms
+    }
+    assert rules == {"a": [("base", 4, 4), ("dst", 3, 4)], "b": [("base", 4, 4), ("dst", 1, 4)]}
+    page = render_html(report)
+    assert 'data-chart="rules"' in page and "<td>3 of 4</td>" in page
+    assert 'data-chart="improvement"' in page and page.count('class="curve"') == 1
+    assert "x2.01" in page  # exp(0.7), the one task's ratio

@@ -7,6 +7,8 @@ import itertools
 import math
 import random
 import statistics
+import subprocess
+import sys
 
 import pytest
 from scipy import stats as scipy_stats
@@ -242,3 +244,12 @@ def test_a_mean_interval_needs_two_values() -> None:
     assert mean_interval([1.0]) is None
     found = mean_interval([1.0, 2.0, 3.0])
     assert found is not None and found.low < 2 < found.high
+
+
+def test_the_statistics_need_neither_scipy_nor_numpy_at_run_time() -> None:
+    code = (
+        "import sys, harnessdrive.stats, harnessdrive.report.statistics, harnessdrive.report.html;"
+        "print(sorted(m for m in ('scipy', 'numpy') if m in sys.modules))"
+    )
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "[]"
