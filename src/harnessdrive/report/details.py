@@ -76,13 +76,14 @@ def attempt_folder(results: Path, result: TrialResult) -> Path:
 def _detail(result: TrialResult, results: Path, share: int) -> TrialDetail:
     folder = attempt_folder(results, result)
     paths = TrialPaths(folder)
+    events = _events(paths.transcript)
     return TrialDetail(
         trial_id=result.trial_id,
         folder=folder.relative_to(results).as_posix(),
         diff=_excerpt(paths.diff, "diff.patch", share // 2, head=True),
         tests=_excerpt(folder / TEST_LOG, TEST_LOG, share // 4, head=False),
-        transcript=_transcript(paths.transcript, share // 4),
-        events=_event_count(paths.transcript),
+        transcript=_transcript(events, share // 4),
+        events=len(events),
         cost=tuple(
             f"{m.model}: {m.calls} call(s), {m.usage.total} tokens, "
             + ("unpriced" if m.usd is None else f"${m.usd:.4f}")
@@ -115,12 +116,7 @@ def _events(path: Path) -> list[dict[str, object]]:
     return [e for e in events if isinstance(e, dict)] if isinstance(events, list) else []
 
 
-def _event_count(path: Path) -> int:
-    return len(_events(path))
-
-
-def _transcript(path: Path, limit: int) -> tuple[str, ...]:
-    events = _events(path)
+def _transcript(events: Sequence[dict[str, object]], limit: int) -> tuple[str, ...]:
     half = TRANSCRIPT_EVENTS // 2
     chosen = events if len(events) <= TRANSCRIPT_EVENTS else [*events[:half], *events[-half:]]
     room = max(80, limit // max(1, len(chosen))) if chosen else 0
