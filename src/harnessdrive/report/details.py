@@ -107,8 +107,14 @@ def _excerpt(path: Path, name: str, limit: int, *, head: bool) -> Excerpt | None
     return Excerpt(text=text, file=name, chars=size, cut=cut)
 
 
+TRANSCRIPT_MAX_BYTES = 64 * 1024 * 1024
+"""A transcript larger than this is not parsed for its excerpt (the link still leads to it)."""
+
+
 def _events(path: Path) -> list[dict[str, object]]:
     try:
+        if path.stat().st_size > TRANSCRIPT_MAX_BYTES:
+            return []
         data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
     except (OSError, ValueError):
         return []
