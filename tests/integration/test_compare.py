@@ -5,6 +5,7 @@ is a flaky task. The arms are the seeded chance agent, so every verdict is known
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -160,7 +161,7 @@ def test_the_scoreboard_shows_intervals_and_the_verdict_against_the_best(
 
 
 def test_a_folder_report_page_holds_every_trial_of_every_run(
-    results: Path, capsys: pytest.CaptureFixture[str]
+    results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     capsys.readouterr()
     assert run_cli(["report", "--all", "--format", "html", "--results", str(results)]) == 0
@@ -169,6 +170,16 @@ def test_a_folder_report_page_holds_every_trial_of_every_run(
     assert len(trials) == 48 + 5 + 2
     assert "Content-Security-Policy" in page and "default-src 'none'" in page
     assert 'href="trials/' in page and "http://" not in page.split("</head>")[1]
+    # Written elsewhere, its links still lead to the trial folders, relative to the page.
+    elsewhere = tmp_path / "shared" / "page.html"
+    elsewhere.parent.mkdir()
+    argv = ["report", "--all", "--format", "html", "--results", str(results), "-o", str(elsewhere)]
+    assert run_cli(argv) == 0
+    link = re.search(r'href="([^"]+/diff\.patch)"', elsewhere.read_text())
+    assert link is not None and (elsewhere.parent / link.group(1)).is_file()
+    umask = os.umask(0)
+    os.umask(umask)
+    assert elsewhere.stat().st_mode & 0o777 == 0o666 & ~umask  # as any new file, to be shared
 
 
 @pytest.mark.parametrize(

@@ -29,6 +29,11 @@ def write_report(report: Report, chosen: Reporter, results: Path, output: Path) 
         shown = buffer.getvalue()
     try:
         write_atomic(target, shown if shown.endswith("\n") else shown + "\n")
+        # A report is for sharing: readable as any new file would be, not private as a
+        # temporary one is.
+        umask = os.umask(0)
+        os.umask(umask)
+        target.chmod(0o666 & ~umask)
     except OSError as exc:
         raise UserError(f"cannot write {output}: {exc.strerror or exc}") from None
     print(f"Wrote {output} ({target.stat().st_size:,} bytes)")
