@@ -17,6 +17,7 @@ from typer._click.exceptions import ClickException
 from harnessdrive import __version__
 from harnessdrive.cli import (
     check_cmd,
+    compare_cmd,
     estimate_cmd,
     info_cmd,
     install_cmd,
@@ -43,6 +44,7 @@ app.command()(run_cmd.run)
 app.command()(run_cmd.demo)
 app.command()(estimate_cmd.estimate)
 app.command()(report_cmd.report)
+app.command()(compare_cmd.compare)
 app.command()(check_cmd.check)
 app.command("mine")(mine_cmd.mine_command)
 app.command()(info_cmd.harnesses)

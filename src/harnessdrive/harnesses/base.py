@@ -104,6 +104,8 @@ class AgentRequest:
     """Spend left under the cap, for harnesses that take a cap of their own."""
     readonly: tuple[Path, ...] = ()
     """Folders the agent may read but not change: the task's view (tasks/view.py)."""
+    repetition: int = 1
+    """N of ``--repeat``: which repeat of this task and variant this run is."""
 
     @property
     def stdout(self) -> Path:

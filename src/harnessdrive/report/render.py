@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harnessdrive.report.scoreboard import HarnessRow, Report
+from harnessdrive.report.verdicts import versus_best_lines
 from harnessdrive.workspace.names import encodable, shown
 
 _STYLE = {"pass": "green", "fail": "red", "tampered": "magenta bold"}
@@ -24,6 +25,7 @@ def render_report(report: Report) -> RenderableType:
         parts.append(Text(f"Mixed: {line}", style="yellow"))
     if report.harnesses:
         parts.append(_harness_table(report))
+        parts.extend(Text(line) for line in versus_best_lines(report))
     if report.could_not_run:
         parts.append(_broken_table(report.could_not_run))
     if report.tasks:

@@ -18,15 +18,19 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harnessdrive.grading.scope import OUT_OF_SCOPE
 from harnessdrive.grading.verdict import Finding
+from harnessdrive.report.details import TrialDetail
 from harnessdrive.report.improvement import improvement_notes
 from harnessdrive.report.mix import describe_mix, shared_identity
 from harnessdrive.report.reasons import failure_reason, is_not_graded, status_word
 from harnessdrive.report.scores import agent_seconds, logged_usage, mean_score, tokens
+from harnessdrive.report.statistics import Bounds, Statistics, analyse
 from harnessdrive.report.visibility import split_counts
 from harnessdrive.store.results import TrialResult
 from harnessdrive.workspace.names import NameText, model_json
 
-REPORT_SCHEMA = "harnessdrive-report-1"
+REPORT_SCHEMA = "harnessdrive-report-2"
+"""2 added the statistics (``statistics``, each harness's ``interval`` and ``versus_best``)
+and the trials' ``details`` (docs/report.md)."""
 FINISHED_STATUSES = ("completed", "timeout", "crashed")
 
 
@@ -78,6 +82,10 @@ class HarnessRow(_Model):
     rejected: int = 0
     """Passes a person rejected."""
     """Mean score of the finished trials on the compared tasks that have one (else None)."""
+    interval: Bounds | None = None
+    """Wilson's interval of the pass rate, counting tasks (report/statistics.py)."""
+    versus_best: str | None = None
+    """``best`` for the top row, else the verdict of this harness against it."""
 
 
 class TaskCell(_Model):
@@ -153,6 +161,12 @@ class Report(_Model):
     mixed: tuple[str, ...] = ()
     """Each way the counted trials differ: other runs, suites, suite versions, sandboxes,
     harnessdrive versions, task versions."""
+    statistics: Statistics = Statistics()
+    details: tuple[TrialDetail, ...] = ()
+    """Each trial's diff, test output, transcript excerpt and costs, cut to a budget; only
+    when the report was loaded with them (the HTML and JSON formats)."""
+    results_href: str | None = None
+    """Where the results folder is from the report's file, for links to the trial folders."""
 
     def to_json(self) -> str:
         return model_json(self, by_alias=True)
@@ -188,6 +202,9 @@ def build_report(
         for v in active
     ]
     rows.sort(key=lambda row: (-row.passed, _cost_key(row.cost_per_pass)))
+    counted = [r for r in results if finished(r) and r.task in compared]
+    statistics = analyse(counted, [row.variant for row in rows])
+    rows = [row.model_copy(update=statistics.row_fields(row.variant)) for row in rows]
     broken = tuple(_harness_row(v, by_variant[v], set()) for v in order if v not in active)
     titles = {r.task: r.task_title for r in results}
     task_rows = tuple(
@@ -214,6 +231,7 @@ def build_report(
         notes=tuple(_notes(results, tasks, compared, broken)),
         suite_id=shared_identity(results),
         mixed=describe_mix(results, run_id),
+        statistics=statistics,
     )
 
 

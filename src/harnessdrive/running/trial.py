@@ -248,6 +248,7 @@ def _run(
         stop=worker.stop,
         budget_usd=settings.budget_usd,
         readonly=trial.view.readonly,
+        repetition=job.identity.repetition,
     )
     inputs = ProtocolInputs(
         task=task,
