@@ -83,15 +83,20 @@ def write_project(
             # {SECRET_EVAL}
             import harnessdrive
             from harnessdrive.pytest_plugin import (
-                CaseOutput, check_files_written, check_hidden_tests_passed,
-                check_skill_scripts_ran,
+                CaseOutput, check_files_written, check_hidden_tests_passed, check_rollout,
+                check_skill_scripts_ran, check_skill_was_loaded,
             )
+            REAL = ("claude", "codex")
 
             GREET = {list(greet_models)!r}
             TASK = {list(task_models)!r}
 
             @harnessdrive.evalcase("say hello", skill="greet", fixture="basic", models=GREET)
             def eval_hello(output: CaseOutput) -> None:
+                if output.cell.variant.harness in REAL:
+                    check_rollout(output)
+                    check_skill_scripts_ran(output, "scripts/hello.sh")
+                    check_skill_was_loaded(output, "scripts/hello.sh")
                 check_files_written(output, "OUTPUT.md")
                 assert "hello from the skill" in output.read("OUTPUT.md")
                 if output.exists("found.txt"):
@@ -101,6 +106,8 @@ def write_project(
 
             @harnessdrive.evalcase(task_dir="task", models=TASK)
             def eval_add(output: CaseOutput) -> None:
+                if output.cell.variant.harness in REAL:
+                    check_rollout(output)
                 check_hidden_tests_passed(output)
             """
         )

@@ -38,7 +38,11 @@ def test_cells_run_as_trials_and_the_session_is_reported(pytester: pytest.Pytest
     folder = session_folder(root)
     report = json.loads((folder / "report.json").read_text())
     assert report["run_id"] == folder.name
-    assert sorted(h["variant"] for h in report["harnesses"]) == ["noop", "reference", "spy"]
+    assert sorted((t["variant"], t["outcome"]) for t in report["trials"]) == [
+        ("noop", "fail"),
+        ("reference", "pass"),
+        ("spy", "pass"),
+    ]
     # Every cell is a trial in the session's results store, with the case's verdict in it.
     results = {
         r.variant_label: (r, p.parent)

@@ -17,6 +17,7 @@ from harnessdrive.pytest_plugin.cell_run import SpendCapReached, discard_workspa
 from harnessdrive.pytest_plugin.cell_task import cell_suite
 from harnessdrive.pytest_plugin.collection import FORECAST, PROPERTY, forecast_property
 from harnessdrive.pytest_plugin.output import CannotEvaluate, CaseOutput
+from harnessdrive.pytest_plugin.replay import write_cell_file
 from harnessdrive.pytest_plugin.skills import coverage
 from harnessdrive.pytest_plugin.state import EvalState
 from harnessdrive.pytest_plugin.verdicts import record_case_verdict
@@ -42,6 +43,7 @@ def run_item(item: EvalItem, state: EvalState) -> None:
     except SpendCapReached as exc:
         pytest.skip(str(exc))
     result = run.result
+    write_cell_file(run.folder, suite.tasks[0])
     if result.status == "could_not_run":
         agent = result.agent
         pytest.skip(f"{cell.variant.harness} could not run: {agent.hint or agent.error}")

@@ -105,6 +105,8 @@ class SkillCoverage:
     not_loaded: tuple[str, ...]
     ran: tuple[str, ...]
     not_run: tuple[str, ...]
+    observed: bool = True
+    """False when the harness recorded no events at all: coverage cannot be told."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -114,6 +116,7 @@ class SkillCoverage:
             "not_loaded": list(self.not_loaded),
             "ran": list(self.ran),
             "not_run": list(self.not_run),
+            "observed": self.observed,
         }
 
 
@@ -141,6 +144,7 @@ def coverage(
         not_loaded=tuple(f for f in files if f not in loaded),
         ran=tuple(ran),
         not_run=tuple(s for s in skill.scripts() if s not in ran),
+        observed=bool(seen),
     )
 
 

@@ -118,6 +118,8 @@ def check_cost_within(output: CaseOutput, most_usd: float) -> None:
 def _coverage(output: CaseOutput) -> SkillCoverage:
     if output.skill is None:
         raise CannotEvaluate(f"{output.cell.id}: the case names no skill")
+    if not output.skill.observed:
+        raise CannotEvaluate(f"{output.cell.id}: the harness records no events to read coverage")
     return output.skill
 
 
