@@ -14,6 +14,15 @@ if ! command -v bwrap >/dev/null 2>&1; then
   fi
 fi
 
+# chromium: the real browser the HTML report's tests open it in (Debian's package).
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get install -y -q chromium >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; }
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo apt-get install -y -q chromium >/dev/null
+  fi
+fi
+
 # Ubuntu 24.04 lets AppArmor refuse unprivileged user namespaces, which bubblewrap needs when the
 # tests do not run as root. Allow them on test machines where we may.
 restrict=/proc/sys/kernel/apparmor_restrict_unprivileged_userns

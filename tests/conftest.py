@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from harnessdrive.testing.suites import TaskFiles
+from tests.browser import Chromium, find_chromium
 
 ADD_BUGGY = "def add(a, b):\n    return a - b\n"
 ADD_FIXED = "def add(a, b):\n    return a + b\n"
@@ -30,3 +33,22 @@ def add_task(task_id: str = "add", **overrides: object) -> TaskFiles:
 @pytest.fixture
 def results_dir(tmp_path: Path) -> Path:
     return tmp_path / "results"
+
+
+ARTIFACTS = Path(os.environ.get("HARNESSDRIVE_TEST_ARTIFACTS", "test-artifacts"))
+"""Where tests leave what a person looks at afterwards (the report's screenshot)."""
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Chromium]:
+    """One headless Chromium for the session (the test command installs Debian's package)."""
+    binary = find_chromium()
+    if binary is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is required in CI (scripts/test.sh installs it)")
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    browser = Chromium(binary)
+    try:
+        yield browser
+    finally:
+        browser.close()

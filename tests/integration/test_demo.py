@@ -11,6 +11,8 @@ import pytest
 from harnessdrive.cli.app import run_cli
 from harnessdrive.demo import DEMO_SUITE
 from harnessdrive.tasks.loading import load_suite
+from tests.browser import Chromium
+from tests.conftest import ARTIFACTS
 from tests.trial_results import trial_folder
 
 
@@ -181,3 +183,51 @@ def test_a_wrong_fixture_expectation_is_a_disagreement(
     assert found["ok"] is False
     verdicts = {c["name"]: c["ok"] for c in found["tasks"][0]["cases"] if c["kind"] == "fixture"}
     assert verdicts == {"naive": False, "rewritten": False, "tampered": True}
+
+
+def test_the_demo_report_page_works_in_a_real_browser(
+    demo_results: Path, chromium: Chromium, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Opened from disk: nothing logged (no error, no blocked request), every trial there,
+    the charts drawn, the script working; a screenshot is kept for a person to look at."""
+    report = report_json(demo_results, capsys)
+    assert run_cli(["report", "--results", str(demo_results), "--format", "html"]) == 0
+    page = demo_results / "report.html"
+    visit = chromium.visit(page.as_uri())
+    assert visit.messages == []
+    shown = visit.evaluate(
+        "Array.from(document.querySelectorAll('details.trial')).map(e => e.dataset.trial)"
+    )
+    assert sorted(shown) == sorted(t["trial_id"] for t in report["trials"])  # type: ignore[union-attr]
+    assert visit.evaluate("document.documentElement.dataset.ready") == "16"
+    charts = visit.evaluate(
+        "Object.fromEntries(Array.from(document.querySelectorAll('svg[data-chart]')).map("
+        "e => [e.dataset.chart, e.querySelectorAll('rect, circle').length]))"
+    )
+    assert charts["pass-rate"] == 4 and charts["pareto"] >= 4
+    assert visit.evaluate("document.querySelectorAll('#tasks td .cell').length") == 16
+    # A drill-down holds its diff and test output, and links to the trial's own files.
+    opened = visit.evaluate(
+        "(() => { const d = document.querySelector('details.trial[data-outcome=pass]');"
+        " d.open = true; return [d.querySelector('pre').textContent,"
+        " d.querySelector('a').getAttribute('href')]; })()"
+    )
+    assert "diff --git" in opened[0] and opened[1].startswith("trials/demo@")
+    visit.screenshot(ARTIFACTS / "demo-report.png")  # the page with one trial opened
+    assert (ARTIFACTS / "demo-report.png").stat().st_size > 10_000
+    filtered = visit.evaluate(
+        "(() => { const f = document.getElementById('filter'); f.value = 'tamperer';"
+        " f.dispatchEvent(new Event('input'));"
+        " return document.querySelectorAll('details.trial:not([hidden])').length; })()"
+    )
+    assert filtered == 4
+
+    # The same checks catch a page that asks for anything or errs: the policy blocks an
+    # injected request and script, and the browser says so.
+    hostile = page.read_text().replace(
+        "<body>", '<body><img src="https://cdn.example/x.png"><script>missing()</script>', 1
+    )
+    spoiled = tmp_path / "spoiled.html"
+    spoiled.write_text(hostile)
+    messages = " ".join(chromium.visit(spoiled.as_uri()).messages)
+    assert "Content Security Policy" in messages and "cdn.example" in messages

@@ -9,7 +9,17 @@ from pydantic import BaseModel
 
 from harnessdrive.grading.kinds.tests import TestsGradeSpec
 from harnessdrive.grading.verdict import Finding, GraderRef, GradingRun, Verdict
+from harnessdrive.report.details import Excerpt, TrialDetail
 from harnessdrive.report.scoreboard import HarnessRow, Report, TrialRow
+from harnessdrive.report.statistics import (
+    ArmStats,
+    Comparison,
+    FlakyRow,
+    PairedTaskRow,
+    RatioStats,
+    RuleStats,
+    Statistics,
+)
 from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks.check_models import CheckSpec, FixtureSpec, ScopeSpec
 from harnessdrive.tasks.models import (
@@ -66,3 +76,15 @@ def test_every_result_field_is_in_the_results_doc(model: type[BaseModel]) -> Non
 def test_every_report_field_is_in_the_results_doc(model: type[BaseModel]) -> None:
     text = (DOCS / "results.md").read_text()
     assert [n for n in field_names(model) if f"`{n}`" not in text] == []
+
+
+def test_every_statistic_of_the_report_is_in_the_report_doc() -> None:
+    text = (DOCS / "report.md").read_text()
+    models = (Statistics, ArmStats, Comparison, PairedTaskRow, FlakyRow, RatioStats, RuleStats)
+    missing = [
+        f"{m.__name__}.{n}"
+        for m in (*models, TrialDetail, Excerpt)
+        for n in field_names(m)
+        if f"`{n}`" not in text
+    ]
+    assert missing == []

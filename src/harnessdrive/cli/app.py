@@ -17,12 +17,14 @@ from typer._click.exceptions import ClickException
 from harnessdrive import __version__
 from harnessdrive.cli import (
     check_cmd,
+    compare_cmd,
     estimate_cmd,
     info_cmd,
     install_cmd,
     mine_cmd,
     report_cmd,
     run_cmd,
+    show_cmd,
 )
 from harnessdrive.cli.flags import error_message
 from harnessdrive.errors import UserError
@@ -42,6 +44,7 @@ app.command()(run_cmd.run)
 app.command()(run_cmd.demo)
 app.command()(estimate_cmd.estimate)
 app.command()(report_cmd.report)
+app.command()(compare_cmd.compare)
 app.command()(check_cmd.check)
 app.command("mine")(mine_cmd.mine_command)
 app.command()(info_cmd.harnesses)
@@ -49,6 +52,8 @@ app.command()(info_cmd.doctor)
 app.command("install-clis")(install_cmd.install_clis)
 app.command()(report_cmd.index)
 app.command()(info_cmd.schema)
+app.command()(show_cmd.show)
+app.command()(show_cmd.review)
 
 
 def _version(value: bool) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -9,8 +10,9 @@ import typer
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
 from harnessdrive.errors import UserError
-from harnessdrive.report.loading import load_report
+from harnessdrive.report.loading import load_folder_report, load_report
 from harnessdrive.report.renderers import reporter
+from harnessdrive.report.writing import write_report
 from harnessdrive.store.folder import check_for_reading
 from harnessdrive.store.store import Store
 
@@ -31,12 +33,35 @@ def report(
             help="How to show it: text (the default), json, or a plugin's format.",
         ),
     ] = "text",
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Write it to FILE (html: default report.html in the results folder).",
+        ),
+    ] = None,
+    every_run: Annotated[
+        bool, typer.Option("--all", help="Every run in the results folder, not one.")
+    ] = False,
 ) -> None:
-    """Print the scoreboard of a recorded run again."""
+    """Print the scoreboard of a recorded run again, or write it as a page or JSON."""
     if json_output and format_name not in ("text", "json"):
         raise UserError(f"--json and --format {format_name} ask for two formats; give one")
+    if every_run and run is not None:
+        raise UserError(f"--all and the run {run!r} ask for two reports; give one")
     chosen = reporter("json" if json_output else format_name)
-    shown = chosen.render(load_report(results, run))
+    if output is None and chosen.default_file:
+        output = results / chosen.default_file
+    if every_run:
+        loaded = load_folder_report(results, details=chosen.details)
+    else:
+        loaded = load_report(results, run, details=chosen.details)
+    if output is not None:
+        write_report(loaded, chosen, results, output)
+        return
+    shown = chosen.render(loaded)
     if isinstance(shown, str):
         print(shown)
     else:

@@ -13,7 +13,7 @@ from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
 from harnessdrive.cli.progress import progress_for_terminal
 from harnessdrive.cli.signals import stop_on_signals
-from harnessdrive.cli.variants import resolve_variants, split_names
+from harnessdrive.cli.variants import matrix_variants, resolve_variants, split_names
 from harnessdrive.report.render import render_report
 from harnessdrive.report.scoreboard import build_report
 from harnessdrive.running.never_ran import harnesses_that_never_ran
@@ -28,9 +28,38 @@ EXIT_NEVER_RAN = 1
 def run(
     suite: opt.SuiteArgument,
     harness: opt.HarnessOption = None,
-    repeat: opt.RepeatOption = 1,
+    repeat: Annotated[
+        int | None,
+        typer.Option(
+            "--repeat",
+            "-n",
+            metavar="N",
+            help="Trials per task and arm (default: the sweep's, or 1).",
+        ),
+    ] = None,
     jobs: opt.JobsOption = 1,
     results: opt.ResultsOption = opt.DEFAULT_RESULTS,
+    effort: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--effort",
+            metavar="RUNGS",
+            help="Efforts to sweep, comma-separated: a harness's own rungs or min, mid, max.",
+        ),
+    ] = None,
+    treatment: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--treatment",
+            metavar="NAMES",
+            help="Treatments to sweep beside their control: names under the suite's treatments/ "
+            "or folder paths; comma-separated.",
+        ),
+    ] = None,
+    sweep: Annotated[
+        Path | None,
+        typer.Option("--sweep", metavar="FILE", help="A sweep file (docs/matrix.md)."),
+    ] = None,
     keep: Annotated[bool, typer.Option("--keep", help="Keep the agents' workspaces.")] = False,
     timeout: Annotated[
         float | None,
@@ -69,7 +98,15 @@ def run(
 ) -> None:
     """Run harnesses on a suite and print the scoreboard. The same command resumes."""
     loaded = load_suite(suite)
-    variants = resolve_variants(loaded, harness or [], commands=cmd or [], models=model or [])
+    variants, sweep_repeat = matrix_variants(
+        loaded,
+        harness or [],
+        commands=cmd or [],
+        models=model or [],
+        efforts=effort or [],
+        treatments=treatment or [],
+        sweep=sweep,
+    )
     options = RunOptions(
         results=results.resolve(),
         jobs=opt.positive(jobs, "--jobs"),
@@ -82,7 +119,7 @@ def run(
         price_files=tuple(prices or ()),
         show=tuple(show or ()),
     )
-    plan = make_plan(loaded, variants, repeat)
+    plan = make_plan(loaded, variants, repeat if repeat is not None else (sweep_repeat or 1))
     _execute_and_report(plan, options, json_output)
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 from harnessdrive.errors import UserError, did_you_mean
 from harnessdrive.harnesses.registry import available
+from harnessdrive.matrix.sweep import expand_matrix, load_sweep
 from harnessdrive.tasks.loading import Suite
 from harnessdrive.tasks.models import ID_PATTERN, VariantSpec
 
@@ -86,3 +88,32 @@ def _label_for(harness: str) -> str | None:
 def _check_name(name: str) -> None:
     if not re.match(ID_PATTERN, name):
         raise UserError(f"variant name {name!r} may hold only letters, digits, '.', '_' and '-'")
+
+
+def matrix_variants(
+    suite: Suite,
+    harness_names: Sequence[str],
+    *,
+    commands: Sequence[str] = (),
+    models: Sequence[str] = (),
+    efforts: Sequence[str] = (),
+    treatments: Sequence[str] = (),
+    sweep: Path | None = None,
+) -> tuple[tuple[VariantSpec, ...], int | None]:
+    """The arms of a run and the sweep's repeat count (None: not set).
+
+    The sweep is the file given, else the suite's ``[matrix]`` when no arm is named; the
+    command line's efforts and treatments win over the sweep's.
+    """
+    spec = load_sweep(sweep) if sweep is not None else None
+    if spec is None and not harness_names and not commands:
+        spec = suite.spec.matrix
+    names = list(harness_names) or list(spec.harnesses if spec else ())
+    bases = resolve_variants(suite, names, commands=commands, models=models)
+    variants = expand_matrix(
+        bases,
+        models=dict(spec.models) if spec else None,
+        efforts=split_names(efforts) or (spec.efforts if spec else ()),
+        treatments=split_names(treatments) or (spec.treatments if spec else ()),
+    )
+    return variants, spec.repeat if spec else None

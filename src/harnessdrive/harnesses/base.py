@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
+from harnessdrive.harnesses.provenance import RunSetting
 from harnessdrive.sandbox.output import StreamRecord
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.sandbox.runner import Network, Sandbox
@@ -103,6 +104,8 @@ class AgentRequest:
     """Spend left under the cap, for harnesses that take a cap of their own."""
     readonly: tuple[Path, ...] = ()
     """Folders the agent may read but not change: the task's view (tasks/view.py)."""
+    repetition: int = 1
+    """N of ``--repeat``: which repeat of this task and variant this run is."""
 
     @property
     def stdout(self) -> Path:
@@ -131,6 +134,8 @@ class AgentRun:
     stdout_record: StreamRecord | None = None
     """How much the agent printed to stdout and how much of it ``agent.stdout`` keeps."""
     stderr_record: StreamRecord | None = None
+    setting: RunSetting | None = None
+    """The effective configuration's hash and the tool allow-list, where the harness knows."""
 
 
 class Harness(Protocol):

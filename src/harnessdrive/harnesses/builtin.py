@@ -11,6 +11,7 @@ from harnessdrive.harnesses.cursor import CursorCli
 from harnessdrive.harnesses.entry import HarnessEntry
 from harnessdrive.harnesses.gemini import GeminiCli
 from harnessdrive.harnesses.goose import Goose
+from harnessdrive.harnesses.ladder import EffortLadder
 from harnessdrive.harnesses.mini_swe_agent import MiniSweAgent
 from harnessdrive.harnesses.opencode import OpenCode
 from harnessdrive.harnesses.pi import Pi
@@ -44,5 +45,14 @@ _CLIS: tuple[type[AgentCli], ...] = (
 def harnessdrive_harnesses() -> list[HarnessEntry]:
     entries = [HarnessEntry(agent.name, agent) for agent in _SCRIPTED]
     entries.append(HarnessEntry("command", CommandHarness, CommandOptions))
-    entries += [HarnessEntry(cli.name, cli, cli.options_model) for cli in _CLIS]
+    entries += [
+        HarnessEntry(
+            cli.name,
+            cli,
+            cli.options_model,
+            efforts=EffortLadder(cli.efforts),
+            instruction_files=cli.instruction_files,
+        )
+        for cli in _CLIS
+    ]
     return entries

@@ -58,6 +58,7 @@ _QUIET = {
 
 class ClaudeCode(AgentCli):
     name = "claude"
+    instruction_files = ("CLAUDE.md",)
     vendor = "anthropic"
     executables = ("claude",)
     flags = FLAGS

@@ -46,6 +46,7 @@ KEY_VARIABLE = "HARNESSDRIVE_CODEX_API_KEY"
 
 class Codex(AgentCli):
     name = "codex"
+    instruction_files = ("AGENTS.md",)
     vendor = "openai"
     executables = ("codex",)
     flags = FLAGS

@@ -52,6 +52,7 @@ TOOLS = ToolKinds(
 
 class CursorCli(AgentCli):
     name = "cursor"
+    instruction_files = ("AGENTS.md",)
     executables = ("cursor-agent",)
     flags = FLAGS
     auth_env = ("CURSOR_API_KEY",)

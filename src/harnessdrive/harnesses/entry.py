@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from harnessdrive.harnesses.base import Harness
+from harnessdrive.harnesses.ladder import EffortLadder
 from harnessdrive.harnesses.options import NoOptions
 
 
@@ -21,3 +22,9 @@ class HarnessEntry:
     """Builds the harness (usually its class); called once per run."""
     options: type[BaseModel] = NoOptions
     """The pydantic model of the variant's ``options`` table (``extra="forbid"``)."""
+    efforts: EffortLadder | None = None
+    """The harness's reasoning-effort ladder. None: not declared, so an ``effort`` is handed to
+    the harness as written (its ``check_variant`` judges it) and the aliases mean nothing."""
+    instruction_files: tuple[str, ...] = ()
+    """File names the agent reads its standing instructions from (``AGENTS.md``,
+    ``CLAUDE.md``); a treatment's copies of them reach this harness only (docs/matrix.md)."""

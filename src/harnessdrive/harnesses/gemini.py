@@ -57,6 +57,7 @@ priority = 100
 
 class GeminiCli(AgentCli):
     name = "gemini"
+    instruction_files = ("GEMINI.md",)
     vendor = "google"
     executables = ("gemini",)
     flags = FLAGS

@@ -49,6 +49,7 @@ _WRITING_COMMANDS = frozenset({"write", "str_replace", "insert", "undo_edit"})
 
 class Goose(AgentCli):
     name = "goose"
+    instruction_files = (".goosehints",)
     executables = ("goose",)
     flags = FLAGS
     auth_env = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GOOSE_PROVIDER")

@@ -61,6 +61,7 @@ _QUIET = {
 
 class OpenCode(AgentCli):
     name = "opencode"
+    instruction_files = ("AGENTS.md",)
     executables = ("opencode",)
     flags = FLAGS
     protocol = "openai"

@@ -45,6 +45,7 @@ FILE_TOOLS = frozenset({"write", "edit"})
 
 class Pi(AgentCli):
     name = "pi"
+    instruction_files = ("AGENTS.md",)
     executables = ("pi",)
     flags = FLAGS
     protocol = "openai"

@@ -48,6 +48,7 @@ TOOLS = ToolKinds(
 
 class QwenCode(AgentCli):
     name = "qwen"
+    instruction_files = ("QWEN.md",)
     executables = ("qwen",)
     flags = FLAGS
     protocol = "openai"

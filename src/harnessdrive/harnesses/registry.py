@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from harnessdrive.errors import PluginError, UnknownHarnessError, did_you_mean
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.harnesses.entry import HarnessEntry
+from harnessdrive.harnesses.ladder import EffortLadder
 from harnessdrive.harnesses.options import NoOptions, parse_options
 from harnessdrive.plugins.registry import registered_by, registrations
 from harnessdrive.tasks.models import VariantSpec
@@ -59,7 +60,14 @@ def harness_entry(name: str) -> HarnessEntry:
         raise UnknownHarnessError(f"cannot load harness {name!r}: {exc}") from None
     options = getattr(factory, "options_model", NoOptions)
     _check_options_model(name, options)
-    return HarnessEntry(name=name, factory=factory, options=options)
+    efforts = getattr(factory, "efforts", None)
+    return HarnessEntry(
+        name=name,
+        factory=factory,
+        options=options,
+        efforts=None if efforts is None else EffortLadder(tuple(efforts)),
+        instruction_files=tuple(getattr(factory, "instruction_files", ())),
+    )
 
 
 def get_harness(name: str) -> Harness:

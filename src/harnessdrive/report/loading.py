@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from harnessdrive.errors import UserError, did_you_mean
+from harnessdrive.report.details import trial_details
 from harnessdrive.report.scoreboard import Report, build_report
 from harnessdrive.store.folder import check_for_reading
 from harnessdrive.store.results import TrialResult
+from harnessdrive.store.review import decisions
 from harnessdrive.store.schema import RUN_SCHEMA, refuse_newer
 from harnessdrive.store.store import Store
 from harnessdrive.tasks.models import VariantSpec
@@ -31,36 +33,84 @@ def list_runs(results: Path) -> list[dict[str, Any]]:
     return sorted(runs, key=lambda run: str(run.get("updated", "")), reverse=True)
 
 
-def load_report(results: Path, run_id: str | None = None) -> Report:
+def load_report(results: Path, run_id: str | None = None, *, details: bool = False) -> Report:
     check_for_reading(results)
     runs = list_runs(results)
     if not runs:
         unreadable = sorted(Store(results).paths.runs.glob("*.json"))
         detail = f" (cannot read {unreadable[0]})" if unreadable else ""
         raise UserError(f"no runs recorded in {results}{detail}")
-    if run_id is None:
-        run = runs[0]
-    else:
-        matches = [r for r in runs if str(r.get("run_id", "")).startswith(run_id)]
-        if len(matches) != 1:
-            ids = [str(r.get("run_id")) for r in runs]
-            what = "no run" if not matches else "more than one run"
-            hint = did_you_mean(run_id, ids) if not matches else ""
-            raise UserError(f"{what} matches {run_id!r}{hint}; runs here: {', '.join(ids)}")
-        run = matches[0]
+    run = runs[0] if run_id is None else _one_run(runs, run_id)
+    results_list = run_trials(Store(results), run)
+    variants = [VariantSpec.model_validate(v).label for v in run.get("variants", [])]
+    report = build_report(
+        results_list,
+        variants=variants,
+        run_id=run.get("run_id"),
+        suite=run.get("suite"),
+        reviews=decisions(results_list, Store(results).paths.trials),
+    )
+    return with_details(report, results, results_list) if details else report
+
+
+def load_folder_report(results: Path, *, details: bool = False) -> Report:
+    """The report of every run in a results folder together: each trial in the attempt the
+    newest run that counted it counted."""
+    return report_of(results, folder_trials(results), details=details)
+
+
+def report_of(results: Path, trials: list[TrialResult], *, details: bool = False) -> Report:
+    suites = sorted({t.suite for t in trials})
+    report = build_report(
+        trials,
+        suite=suites[0] if len(suites) == 1 else None,
+        reviews=decisions(trials, Store(results).paths.trials),
+    )
+    return with_details(report, results, trials) if details else report
+
+
+def folder_trials(results: Path, run_ids: Sequence[str] = ()) -> list[TrialResult]:
+    """The counted trials of every run in ``results`` (or of the runs whose ids start with one
+    of ``run_ids``), a trial counted by several runs taken from the newest, oldest run first."""
+    check_for_reading(results)
+    runs = list_runs(results)
+    if not runs:
+        raise UserError(f"no runs recorded in {results}")
+    if run_ids:
+        runs = [_one_run(runs, prefix) for prefix in run_ids]
     store = Store(results)
+    found: dict[str, TrialResult] = {}
+    for run in reversed(runs):  # oldest first, so the newest run's attempt stays
+        for result in run_trials(store, run):
+            found.pop(result.trial_id, None)
+            found[result.trial_id] = result
+    return list(found.values())
+
+
+def with_details(report: Report, results: Path, trials: Sequence[TrialResult]) -> Report:
+    return report.model_copy(update={"details": trial_details(results, trials)})
+
+
+def run_trials(store: Store, run: Mapping[str, Any]) -> list[TrialResult]:
+    """The trials a run manifest counted, each in the attempt it counted."""
     counted = run.get("attempts")
     if not isinstance(counted, dict):
         counted = {}
-    results_list = [
+    return [
         r
         for t in run.get("trials", [])
         if (r := counted_attempt(store, t, run.get("run_id"), counted)) is not None
     ]
-    variants = [VariantSpec.model_validate(v).label for v in run.get("variants", [])]
-    return build_report(
-        results_list, variants=variants, run_id=run.get("run_id"), suite=run.get("suite")
-    )
+
+
+def _one_run(runs: list[dict[str, Any]], run_id: str) -> dict[str, Any]:
+    matches = [r for r in runs if str(r.get("run_id", "")).startswith(run_id)]
+    if len(matches) != 1:
+        ids = [str(r.get("run_id")) for r in runs]
+        what = "no run" if not matches else "more than one run"
+        hint = did_you_mean(run_id, ids) if not matches else ""
+        raise UserError(f"{what} matches {run_id!r}{hint}; runs here: {', '.join(ids)}")
+    return matches[0]
 
 
 def counted_attempt(

@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harnessdrive.report.scoreboard import HarnessRow, Report
+from harnessdrive.report.verdicts import versus_best_lines
 from harnessdrive.workspace.names import encodable, shown
 
 _STYLE = {"pass": "green", "fail": "red", "tampered": "magenta bold"}
@@ -24,6 +25,7 @@ def render_report(report: Report) -> RenderableType:
         parts.append(Text(f"Mixed: {line}", style="yellow"))
     if report.harnesses:
         parts.append(_harness_table(report))
+        parts.extend(Text(line) for line in versus_best_lines(report))
     if report.could_not_run:
         parts.append(_broken_table(report.could_not_run))
     if report.tasks:
@@ -41,7 +43,8 @@ def _legend(report: Report) -> str:
         "tests that decide. Min: median agent minutes. Tokens: median tokens per trial. "
         "$/pass: all spend on the compared tasks, failed trials included, per pass. Lines: "
         "median lines changed. No run: trials that could not run. (!): a cost more than 2% "
-        "from the harness's own figure."
+        "from the harness's own figure. 95% CI: Wilson's interval of the pass rate, counting "
+        "tasks."
     )
     if any(row.unmeasured for row in report.harnesses):
         legend += (
@@ -77,7 +80,14 @@ def _harness_table(report: Report) -> Table:
     table.add_column("Version")
     # A score column only for graders that give one; today's suites keep their table.
     scored = _scored(report)
-    names = ("Passed", "Rate", *(("Score",) if scored else ()))
+    reviewed = any(row.accepted is not None for row in report.harnesses)
+    names = (
+        "Passed",
+        *(("Accepted",) if reviewed else ()),
+        "Rate",
+        "95% CI",
+        *(("Score",) if scored else ()),
+    )
     for name in (
         *names,
         "Visible",
@@ -98,12 +108,15 @@ def _harness_table(report: Report) -> Table:
     for rank, row in enumerate(report.harnesses, 1):
         scope_cell = [str(row.out_of_scope)] if scoped else []
         score_cell = [_number(row.mean_score, 2)] if scored else []
+        review_cell = [_accepted(row)] if reviewed else []
         table.add_row(
             str(rank),
             row.variant,
             ", ".join(row.versions) or "-",
             f"{row.passed} of {row.trials}",
+            *review_cell,
             _percent(row.pass_rate),
+            _interval(row),
             *score_cell,
             _of(row.visible_passed, row.visible_trials),
             _of(row.hidden_passed, row.hidden_trials),
@@ -117,6 +130,13 @@ def _harness_table(report: Report) -> Table:
             *scope_cell,
         )
     return table
+
+
+def _accepted(row: HarnessRow) -> str:
+    """``2 of 3 reviewed``: accepted passes of the reviewed ones; ``-`` when none is."""
+    if row.accepted is None:
+        return "-"
+    return f"{row.accepted} of {row.accepted + row.rejected} reviewed"
 
 
 def _scored(report: Report) -> bool:
@@ -178,6 +198,11 @@ def _tokens(value: float | None) -> str:
     if value >= 1_000:
         return f"{value / 1_000:.0f}k"
     return f"{value:.0f}"
+
+
+def _interval(row: HarnessRow) -> str:
+    bounds = row.interval
+    return "-" if bounds is None else f"{bounds.low * 100:.0f}-{bounds.high * 100:.0f}%"
 
 
 def _of(passed: int, trials: int) -> str:

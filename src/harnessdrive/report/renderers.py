@@ -26,6 +26,12 @@ class Reporter:
     plain in a pipe)."""
     description: str = ""
     """One line for ``--help`` and listings."""
+    details: bool = False
+    """Whether it shows each trial's drill-down (diff, test output, transcript excerpt), which
+    the report then reads from the trial folders."""
+    default_file: str | None = None
+    """A file in the results folder it is written to unless ``--output`` names another (a
+    page, say); None: printed."""
 
 
 def reporters() -> dict[str, Reporter]:

@@ -12,20 +12,24 @@ from a cut-off run's calls) still counts what it was charged and is shown as "+k
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from harnessdrive.grading.scope import OUT_OF_SCOPE
 from harnessdrive.grading.verdict import Finding
+from harnessdrive.report.details import TrialDetail
 from harnessdrive.report.mix import describe_mix, shared_identity
 from harnessdrive.report.reasons import failure_reason, is_not_graded, status_word
 from harnessdrive.report.scores import agent_seconds, logged_usage, mean_score, tokens
+from harnessdrive.report.statistics import Bounds, Statistics, analyse
 from harnessdrive.report.visibility import split_counts
 from harnessdrive.store.results import TrialResult
 from harnessdrive.workspace.names import NameText, model_json
 
-REPORT_SCHEMA = "harnessdrive-report-1"
+REPORT_SCHEMA = "harnessdrive-report-2"
+"""2 added the statistics (``statistics``, each harness's ``interval`` and ``versus_best``)
+and the trials' ``details`` (docs/report.md)."""
 FINISHED_STATUSES = ("completed", "timeout", "crashed")
 
 
@@ -72,7 +76,15 @@ class HarnessRow(_Model):
     not_graded: int = 0
     """Trials the agent ran but the grader could not evaluate, over the whole run."""
     mean_score: float | None = None
+    accepted: int | None = None
+    """Passes a person accepted (``harnessdrive review``); None when none was reviewed."""
+    rejected: int = 0
+    """Passes a person rejected."""
     """Mean score of the finished trials on the compared tasks that have one (else None)."""
+    interval: Bounds | None = None
+    """Wilson's interval of the pass rate, counting tasks (report/statistics.py)."""
+    versus_best: str | None = None
+    """``best`` for the top row, else the verdict of this harness against it."""
 
 
 class TaskCell(_Model):
@@ -148,6 +160,12 @@ class Report(_Model):
     mixed: tuple[str, ...] = ()
     """Each way the counted trials differ: other runs, suites, suite versions, sandboxes,
     harnessdrive versions, task versions."""
+    statistics: Statistics = Statistics()
+    details: tuple[TrialDetail, ...] = ()
+    """Each trial's diff, test output, transcript excerpt and costs, cut to a budget; only
+    when the report was loaded with them (the HTML and JSON formats)."""
+    results_href: str | None = None
+    """Where the results folder is from the report's file, for links to the trial folders."""
 
     def to_json(self) -> str:
         return model_json(self, by_alias=True)
@@ -163,7 +181,10 @@ def build_report(
     variants: Sequence[str] | None = None,
     run_id: str | None = None,
     suite: str | None = None,
+    reviews: Mapping[str, str] | None = None,
 ) -> Report:
+    """The scoreboard of ``results``; ``reviews`` (trial id to ``accepted`` or ``rejected``,
+    store/review.py) adds the accepted passes beside the passes."""
     order = list(variants) if variants else list(dict.fromkeys(r.variant_label for r in results))
     tasks = list(dict.fromkeys(r.task for r in results))
     by_variant = {v: [r for r in results if r.variant_label == v] for v in order}
@@ -173,8 +194,16 @@ def build_report(
         for t in tasks
         if active and all(any(finished(r) and r.task == t for r in by_variant[v]) for v in active)
     ]
-    rows = [_harness_row(v, by_variant[v], set(compared)) for v in active]
+    rows = [
+        _reviewed(
+            _harness_row(v, by_variant[v], set(compared)), by_variant[v], set(compared), reviews
+        )
+        for v in active
+    ]
     rows.sort(key=lambda row: (-row.passed, _cost_key(row.cost_per_pass)))
+    counted = [r for r in results if finished(r) and r.task in compared]
+    statistics = analyse(counted, [row.variant for row in rows])
+    rows = [row.model_copy(update=statistics.row_fields(row.variant)) for row in rows]
     broken = tuple(_harness_row(v, by_variant[v], set()) for v in order if v not in active)
     titles = {r.task: r.task_title for r in results}
     task_rows = tuple(
@@ -201,6 +230,7 @@ def build_report(
         notes=tuple(_notes(results, tasks, compared, broken)),
         suite_id=shared_identity(results),
         mixed=describe_mix(results, run_id),
+        statistics=statistics,
     )
 
 
@@ -237,6 +267,20 @@ def _harness_row(variant: str, results: list[TrialResult], compared: set[str]) -
         not_graded=sum(is_not_graded(r) for r in results),
         mean_score=mean_score(scored),
     )
+
+
+def _reviewed(
+    row: HarnessRow,
+    results: list[TrialResult],
+    compared: set[str],
+    reviews: Mapping[str, str] | None,
+) -> HarnessRow:
+    passes = [r for r in results if finished(r) and r.task in compared and r.outcome == "pass"]
+    decided = [reviews[r.trial_id] for r in passes if reviews and r.trial_id in reviews]
+    if not decided:
+        return row
+    accepted = sum(d == "accepted" for d in decided)
+    return row.model_copy(update={"accepted": accepted, "rejected": len(decided) - accepted})
 
 
 def _out_of_scope(result: TrialResult) -> bool:

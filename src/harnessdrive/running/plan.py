@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from harnessdrive.errors import Setting, TaskFormatError, UserError
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.harnesses.registry import check_options, get_harness
+from harnessdrive.matrix.resolve import resolve_matrix
 from harnessdrive.protocols.registry import protocols
 from harnessdrive.store.paths import trial_id
 from harnessdrive.tasks.identity import harnessdrive_version, suite_identity, suite_version
@@ -57,6 +58,7 @@ def make_plan(suite: Suite, variants: tuple[VariantSpec, ...], repeat: int) -> P
             f"no harness chosen: name one, or list default variants in {suite.folder}/suite.toml",
             settings=(Setting("harnesses", "NAME"),),
         )
+    variants = resolve_matrix(variants, suite.folder)
     labels = [v.label for v in variants]
     duplicates = sorted({label for label in labels if labels.count(label) > 1})
     if duplicates:
@@ -165,7 +167,7 @@ def run_id_for(suite: Suite, variants: tuple[VariantSpec, ...], repeat: int) -> 
 
 
 def _variant_identity(variant: VariantSpec) -> dict[str, object]:
-    # A variant that chooses no protocol keeps the run id it had before variants could.
-    return variant.model_dump(
-        mode="json", exclude={"protocol"} if variant.protocol is None else None
-    )
+    # A variant that chooses no protocol or treatment keeps the run id it had before variants
+    # could.
+    unset = {field for field in ("protocol", "treatment") if getattr(variant, field) is None}
+    return variant.model_dump(mode="json", exclude=unset or None)

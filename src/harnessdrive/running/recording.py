@@ -22,6 +22,7 @@ from harnessdrive.running.reaper import Reaper
 from harnessdrive.store.inflight import InflightRecord
 from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.results import TrialResult
+from harnessdrive.store.review import REVIEW_FILE
 from harnessdrive.store.store import Store, utc_now
 
 
@@ -117,7 +118,7 @@ class Recorder:
         self.store.clear_inflight(claimed.inflight)
 
 
-RESERVED = frozenset({"result.json", "previous"})
+RESERVED = frozenset({"result.json", "previous", REVIEW_FILE})
 """Names in a trial folder that only the store writes."""
 
 

@@ -28,6 +28,8 @@ from harnessdrive.protocols.registry import get_protocol
 from harnessdrive.protocols.round import graded
 from harnessdrive.protocols.stages import StageFailed, describe, stage
 from harnessdrive.running.outcome import priced_run, round_records, trial_timing
+from harnessdrive.running.provenance import trial_provenance
+from harnessdrive.running.treatments import trial_snapshot
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.limits import Limits
@@ -107,7 +109,7 @@ class _Trial:
         self.sandbox = _trial_sandbox(worker.sandbox, job.task)
         self.view: TaskView = task_view(job.task, worker.python)
         with stage("snapshot build"):
-            self.snapshot = worker.snapshots.get(job.task)
+            self.snapshot = trial_snapshot(worker.snapshots, job.task, job.variant)
 
     def round_paths(self, number: int) -> TrialPaths:
         paths = round_paths(self.paths, number)
@@ -242,6 +244,7 @@ def _run(
         stop=worker.stop,
         budget_usd=settings.budget_usd,
         readonly=trial.view.readonly,
+        repetition=job.identity.repetition,
     )
     inputs = ProtocolInputs(
         task=task,
@@ -287,6 +290,9 @@ def _run(
             ),
             "workspace": str(workspace) if worker.keep else None,
             "note": None,
+            "provenance": trial_provenance(
+                snapshot, [each.agent for each in outcome.rounds], worker.sandbox.name
+            ),
         }
     )
 

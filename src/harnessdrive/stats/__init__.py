@@ -1,1 +1,46 @@
-"""Statistics over trial outcomes; nothing lives here yet."""
+"""Statistics over trial outcomes, as pure functions of plain numbers (no numpy, no scipy).
+
+An *arm* is what a report compares: a mapping of task id to the outcomes of its repeats, each a
+number in [0, 1] (1.0 a pass, 0.0 a fail, or a grader's score). Every function here is
+deterministic; the bootstrap takes its seed as an argument.
+"""
+
+from harnessdrive.stats.binomial import mcnemar, sign_test
+from harnessdrive.stats.bootstrap import cluster_bootstrap
+from harnessdrive.stats.flaky import FlakyTask, flaky_tasks
+from harnessdrive.stats.intervals import Interval, mean_interval, wilson
+from harnessdrive.stats.multiple import benjamini_hochberg, holm
+from harnessdrive.stats.paired import (
+    MIN_PAIRED_TASKS,
+    PairedComparison,
+    PairedTask,
+    Verdict,
+    compare_paired,
+)
+from harnessdrive.stats.pareto import ParetoPoint, pareto_frontier
+from harnessdrive.stats.passk import pass_at_k, pass_hat_k
+from harnessdrive.stats.power import repeats_needed, tasks_needed
+
+__all__ = [
+    "MIN_PAIRED_TASKS",
+    "FlakyTask",
+    "Interval",
+    "PairedComparison",
+    "PairedTask",
+    "ParetoPoint",
+    "Verdict",
+    "benjamini_hochberg",
+    "cluster_bootstrap",
+    "compare_paired",
+    "flaky_tasks",
+    "holm",
+    "mcnemar",
+    "mean_interval",
+    "pareto_frontier",
+    "pass_at_k",
+    "pass_hat_k",
+    "repeats_needed",
+    "sign_test",
+    "tasks_needed",
+    "wilson",
+]

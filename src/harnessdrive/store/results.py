@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from harnessdrive.accounting.result_cost import Cost, CostSource
 from harnessdrive.grading.verdict import Outcome, StreamKept, Verdict
+from harnessdrive.store.provenance import Provenance
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Usage
 from harnessdrive.workspace.names import NameText, model_json
@@ -158,6 +159,9 @@ class TrialResult(_Model):
     suite_version: str | None = None
     """A hash of the suite's spec and its tasks' fingerprints when the trial was planned."""
     harnessdrive_version: str | None = None
+    provenance: Provenance | None = None
+    """What made this trial's arm what it was (CLI version, config and instruction hashes, tool
+    allow-list, reported models, sandbox); None in files written before it was recorded."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 

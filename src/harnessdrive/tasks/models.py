@@ -20,8 +20,12 @@ from pydantic import (
 )
 
 from harnessdrive.tasks.check_models import CheckSpec, ScopeSpec
+from harnessdrive.tasks.matrix_models import MatrixSpec, TreatmentSpec
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
+VARIANT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,199}$"
+"""A variant's name may also hold ``@`` and ``+``, as the names of swept arms do
+(``codex@gpt-5.5+max+terse``, docs/matrix.md)."""
 
 
 class _Spec(BaseModel):
@@ -179,7 +183,7 @@ class VariantSpec(_Spec):
 
     harness: str
     """A registered harness name (``harnessdrive harnesses``) or ``package.module:Factory``."""
-    name: str | None = Field(default=None, pattern=ID_PATTERN)
+    name: str | None = Field(default=None, pattern=VARIANT_NAME_PATTERN)
     """How results name this arm. Default: the harness name, plus ``@model`` when one is set."""
     model: str | None = None
     """The model the harness's CLI is asked to use; only for harnesses that run a model."""
@@ -189,12 +193,17 @@ class VariantSpec(_Spec):
     """Harness-specific settings, e.g. ``template`` for the ``command`` harness."""
     protocol: str | None = None
     """A trial protocol for this arm's trials instead of each task's own ``protocol``."""
+    treatment: TreatmentSpec | None = None
+    """An overlay folder copied over the workspace first (docs/matrix.md); None: the control."""
 
     @property
     def label(self) -> str:
         if self.name:
             return self.name
-        return f"{self.harness}@{self.model}" if self.model else self.harness
+        label = f"{self.harness}@{self.model}" if self.model else self.harness
+        if self.treatment is not None:
+            label += f"+{self.treatment.name}"
+        return label
 
 
 class SuiteSpec(_Spec):
@@ -208,6 +217,8 @@ class SuiteSpec(_Spec):
     """Task folders, as paths or globs relative to the suite folder."""
     variants: tuple[str | VariantSpec, ...] = ()
     """Default arms when ``run`` gets no ``--harness``: harness names or full variant tables."""
+    matrix: MatrixSpec | None = None
+    """A sweep over the default arms (docs/matrix.md); ``run`` without arms runs it."""
 
     def variant_specs(self) -> tuple[VariantSpec, ...]:
         return tuple(VariantSpec(harness=v) if isinstance(v, str) else v for v in self.variants)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
-from harnessdrive.errors import HarnessError, UserError, did_you_mean
+from harnessdrive.errors import HarnessError, UserError
 from harnessdrive.harnesses.base import (
     AgentRequest,
     AgentRun,
@@ -39,7 +39,9 @@ from harnessdrive.harnesses.cli.fatal import FatalKind, fatal_kind, last_line
 from harnessdrive.harnesses.cli.flags import FlagTable, missing_flags
 from harnessdrive.harnesses.cli.install import install_command
 from harnessdrive.harnesses.cli.options import CliOptions
+from harnessdrive.harnesses.cli.provenance import run_setting
 from harnessdrive.harnesses.cli.recording import SessionLogError
+from harnessdrive.harnesses.ladder import EffortLadder, unknown_rung
 from harnessdrive.harnesses.options import parse_options
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
@@ -66,7 +68,10 @@ class AgentCli:
     flags: ClassVar[FlagTable] = FlagTable({})
     protocol: ClassVar[Protocol] = "openai"
     efforts: ClassVar[tuple[str, ...]] = ()
-    """The CLI's own reasoning-effort ladder, lowest first; empty when it has none."""
+    """The CLI's own reasoning-effort ladder, lowest first; empty when it has none. The plan
+    checks a variant's effort against it and resolves ``min``/``mid``/``max`` (matrix/effort.py)."""
+    instruction_files: ClassVar[tuple[str, ...]] = ()
+    """The files the CLI reads standing instructions from in the workspace (``AGENTS.md``)."""
     options_model: ClassVar[type[CliOptions]] = CliOptions
     """The variant options this CLI takes: the common ones, plus any of its own."""
     auth_env: ClassVar[tuple[str, ...]] = ()
@@ -127,14 +132,9 @@ class AgentCli:
         label = variant.label
         options = self.parse_options(variant)
         if variant.effort is not None:
-            if not self.efforts:
-                raise UserError(f"variant {label}: {self.name} has no reasoning-effort setting")
-            if variant.effort not in self.efforts:
-                raise UserError(
-                    f"variant {label}: {self.name} has no effort {variant.effort!r}"
-                    f"{did_you_mean(variant.effort, self.efforts)}; "
-                    f"its ladder is {', '.join(self.efforts)}"
-                )
+            effort_problem = unknown_rung(EffortLadder(self.efforts), variant.effort, aliases=False)
+            if effort_problem:
+                raise UserError(f"variant {label}: {self.name} {effort_problem}")
         if (
             options.max_turns is not None
             and "max_turns" not in self.flags
@@ -199,8 +199,9 @@ class AgentCli:
                 f"{version or '(unknown)'} does not have",
                 version,
             )
+        setting = run_setting(run, launch, self.flags, (target for _, target in self.login_files))
         result = self._execute(run, launch)
-        return self._finish(run, result, started)
+        return dataclasses.replace(self._finish(run, result, started), setting=setting)
 
     # For subclasses --------------------------------------------------------------------
 

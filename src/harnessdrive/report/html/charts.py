@@ -1,0 +1,185 @@
+"""Charts as inline SVG, drawn here so the report needs no script library and no request."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from harnessdrive.report.html.text import attr, esc
+from harnessdrive.report.statistics import ArmStats, RuleStats
+
+PALETTE = ("#3366cc", "#dc3912", "#ff9900", "#109618", "#990099", "#0099c6", "#dd4477", "#66aa00")
+WIDTH = 720
+LABEL = 170
+
+
+def colour(index: int) -> str:
+    return PALETTE[index % len(PALETTE)]
+
+
+def _svg(name: str, height: int, body: Sequence[str], title: str) -> str:
+    return (
+        f'<svg class="chart" data-chart="{attr(name)}" role="img" viewBox="0 0 {WIDTH} {height}"'
+        f' width="{WIDTH}" height="{height}">'
+        f"<title>{esc(title)}</title>{''.join(body)}</svg>"
+    )
+
+
+def _line(kind: str, x1: float, y1: float, x2: float, y2: float) -> str:
+    return f'<line class="{kind}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"/>'
+
+
+def _x_axis(left: int, right: int, y: int, ticks: Sequence[tuple[float, str]]) -> list[str]:
+    parts = [f'<line x1="{left}" y1="{y}" x2="{right}" y2="{y}" class="axis"/>']
+    for position, label in ticks:
+        parts.append(
+            f'<line x1="{position:.1f}" y1="{y}" x2="{position:.1f}" y2="{y + 4}" class="axis"/>'
+        )
+        parts.append(
+            f'<text x="{position:.1f}" y="{y + 16}" text-anchor="middle">{esc(label)}</text>'
+        )
+    return parts
+
+
+def pass_rate_chart(arms: Sequence[ArmStats]) -> str:
+    """One bar per arm, its Wilson interval as a whisker."""
+    row, top = 28, 10
+    height = top + row * len(arms) + 30
+    scale = WIDTH - LABEL - 30
+    body: list[str] = []
+    for i, arm in enumerate(arms):
+        y = top + i * row
+        rate = arm.pass_rate or 0.0
+        body.append(
+            f'<text x="{LABEL - 8}" y="{y + 17}" text-anchor="end">{esc(arm.variant)}</text>'
+        )
+        body.append(
+            f'<rect x="{LABEL}" y="{y + 5}" width="{rate * scale:.1f}" height="16" '
+            f'fill="{colour(i)}" opacity="0.75"><title>{esc(arm.variant)}: '
+            f"{rate * 100:.0f}%</title></rect>"
+        )
+        if arm.interval:
+            low, high = LABEL + arm.interval.low * scale, LABEL + arm.interval.high * scale
+            mid = y + 13
+            body.append(_line("whisker", low, mid, high, mid))
+            body.append(_line("whisker", low, y + 7, low, y + 19))
+            body.append(_line("whisker", high, y + 7, high, y + 19))
+    ticks = [(LABEL + f * scale, f"{f * 100:.0f}%") for f in (0, 0.25, 0.5, 0.75, 1)]
+    body.extend(_x_axis(LABEL, LABEL + scale, top + row * len(arms) + 4, ticks))
+    return _svg("pass-rate", height, body, "Pass rate by arm, with 95% intervals")
+
+
+def cost_chart(arms: Sequence[ArmStats]) -> str:
+    """Pass rate against cost per trial: each arm's estimate (circle) and its pessimistic
+    corner (square, the lower pass bound at the upper cost bound), the frontier through the
+    pessimistic corners."""
+    left, right, top, bottom = 60, WIDTH - 20, 15, 260
+    height = bottom + 40
+    placed = [a for a in arms if a.cost_per_trial is not None and a.pass_rate is not None]
+    most = max((a.cost_high or a.cost_per_trial or 0.0 for a in placed), default=0.0) or 1.0
+
+    def x(cost: float) -> float:
+        return left + (right - left) * cost / (most * 1.05)
+
+    def y(rate: float) -> float:
+        return bottom - (bottom - top) * rate
+
+    body = [f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" class="axis"/>']
+    for f in (0, 0.5, 1):
+        body.append(
+            f'<text x="{left - 6}" y="{y(f) + 4:.1f}" text-anchor="end">{f * 100:.0f}%</text>'
+        )
+    ticks = [(x(most * f), f"${most * f:.3g}") for f in (0, 0.25, 0.5, 0.75, 1)]
+    body.extend(_x_axis(left, right, bottom, ticks))
+    frontier = sorted(
+        (a for a in placed if a.on_frontier and a.interval), key=lambda a: a.cost_high or 0.0
+    )
+    if frontier:
+        points = " ".join(
+            f"{x(a.cost_high or 0.0):.1f},{y(a.interval.low if a.interval else 0.0):.1f}"
+            for a in frontier
+        )
+        body.append(f'<polyline class="frontier" points="{points}"/>')
+    for i, arm in enumerate(arms):
+        if arm not in placed:
+            continue
+        cx, cy = x(arm.cost_per_trial or 0.0), y(arm.pass_rate or 0.0)
+        if arm.interval:
+            px, py = x(arm.cost_high or 0.0), y(arm.interval.low)
+            body.append(
+                f'<line class="link" x1="{cx:.1f}" y1="{cy:.1f}" x2="{px:.1f}" y2="{py:.1f}"/>'
+            )
+            body.append(
+                f'<rect x="{px - 4:.1f}" y="{py - 4:.1f}" width="8" height="8" fill="{colour(i)}"/>'
+            )
+        body.append(
+            f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="5" fill="{colour(i)}"><title>'
+            f"{esc(arm.variant)}: {(arm.pass_rate or 0) * 100:.0f}% at "
+            f"${arm.cost_per_trial or 0:.4f} a trial</title></circle>"
+            f'<text x="{cx + 8:.1f}" y="{cy - 6:.1f}">{esc(arm.variant)}</text>'
+        )
+    body.append(
+        f'<text x="{(left + right) / 2:.0f}" y="{bottom + 34}" text-anchor="middle">'
+        "cost per trial (USD)</text>"
+    )
+    return _svg("pareto", height, body, "Pass rate against cost, with the Pareto frontier")
+
+
+def curve_chart(curves: Sequence[tuple[str, int, Sequence[float]]]) -> str:
+    """Each improvement trial's best value by round, as a ratio to its baseline (log scale).
+    ``curves``: (label, colour index, values from the baseline on)."""
+    left, right, top, bottom = 60, WIDTH - 20, 15, 220
+    ratios = [[math.log2(v / c[0]) if c[0] > 0 and v > 0 else 0.0 for v in c] for _, _, c in curves]
+    span = max((abs(r) for rs in ratios for r in rs), default=1.0) or 1.0
+    rounds = max((len(c) for _, _, c in curves), default=2) - 1 or 1
+
+    def x(i: int) -> float:
+        return left + (right - left) * i / rounds
+
+    def y(r: float) -> float:
+        return (top + bottom) / 2 - (bottom - top) / 2 * r / span
+
+    body = [f'<line x1="{left}" y1="{y(0):.1f}" x2="{right}" y2="{y(0):.1f}" class="axis"/>']
+    body.append(
+        f'<text x="{left - 6}" y="{y(span) + 4:.1f}" text-anchor="end">x{2**span:.3g}</text>'
+    )
+    body.append(
+        f'<text x="{left - 6}" y="{y(-span) + 4:.1f}" text-anchor="end">x{2**-span:.3g}</text>'
+    )
+    for (label, index, _), series in zip(curves, ratios, strict=True):
+        points = " ".join(f"{x(i):.1f},{y(r):.1f}" for i, r in enumerate(series))
+        body.append(
+            f'<polyline class="curve" stroke="{colour(index)}" points="{points}">'
+            f"<title>{esc(label)}</title></polyline>"
+        )
+    ticks = [(x(i), str(i)) for i in range(rounds + 1)]
+    body.extend(_x_axis(left, right, bottom, ticks))
+    return _svg("improvement", bottom + 24, body, "Improvement by round, against the baseline")
+
+
+def rules_chart(arms: Sequence[ArmStats]) -> str:
+    """Per-rule pass rates of a differential grader, one bar per arm within each rule."""
+    rules = sorted({r.rule for a in arms for r in a.rules})
+    bar, gap, top = 12, 10, 10
+    group = bar * len(arms) + gap
+    height = top + group * len(rules) + 30
+    scale = WIDTH - LABEL - 30
+    body: list[str] = []
+    for g, rule in enumerate(rules):
+        y0 = top + g * group
+        body.append(
+            f'<text x="{LABEL - 8}" y="{y0 + group / 2:.0f}" text-anchor="end">{esc(rule)}</text>'
+        )
+        for i, arm in enumerate(arms):
+            found: RuleStats | None = next((r for r in arm.rules if r.rule == rule), None)
+            if found is None:
+                continue
+            y = y0 + i * bar
+            body.append(
+                f'<rect x="{LABEL}" y="{y}" width="{found.rate * scale:.1f}" height="{bar - 2}" '
+                f'fill="{colour(i)}"><title>{esc(arm.variant)}: {found.passed:g} of '
+                f"{found.cases:g}</title></rect>"
+            )
+    ticks = [(LABEL + f * scale, f"{f * 100:.0f}%") for f in (0, 0.5, 1)]
+    body.extend(_x_axis(LABEL, LABEL + scale, top + group * len(rules), ticks))
+    return _svg("rules", height, body, "Pass rate per rule")

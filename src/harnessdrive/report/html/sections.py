@@ -1,0 +1,393 @@
+"""The report's sections as HTML: scoreboard, task grid, comparisons, flaky tasks,
+improvement, rules, and the per-trial drill-down."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from harnessdrive.report.details import Excerpt, TrialDetail
+from harnessdrive.report.html import charts
+from harnessdrive.report.html.text import attr, esc
+from harnessdrive.report.scoreboard import Report, TrialRow
+from harnessdrive.report.statistics import Bounds, Comparison
+
+CURVE = "improve.curve."
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:.0f}%"
+
+
+def _bounds(bounds: Bounds | None, percent: bool = True) -> str:
+    if bounds is None:
+        return "-"
+    if percent:
+        return f"{bounds.low * 100:.0f}–{bounds.high * 100:.0f}%"
+    return f"{bounds.low:+.2f} to {bounds.high:+.2f}"
+
+
+def _table(head: Sequence[str], rows: Sequence[Sequence[str]], css: str = "") -> str:
+    """A table; cells are HTML already escaped by the caller."""
+    heading = "".join(f"<th>{esc(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return (
+        f'<table class="{attr(css)}"><thead><tr>{heading}</tr></thead><tbody>{body}</tbody></table>'
+    )
+
+
+def scoreboard(report: Report) -> str:
+    stats = report.statistics
+    arms = {a.variant: a for a in stats.arms}
+    reviewed = any(row.accepted is not None for row in report.harnesses)
+    rows = []
+    for rank, row in enumerate(report.harnesses, 1):
+        arm = arms.get(row.variant)
+        at_k = ", ".join(f"@{k} {v * 100:.0f}%" for k, v in (arm.pass_at_k if arm else {}).items())
+        hat_k = ", ".join(
+            f"^{k} {v * 100:.0f}%" for k, v in (arm.pass_hat_k if arm else {}).items()
+        )
+        rows.append(
+            [
+                str(rank),
+                esc(row.variant),
+                f"{row.passed} of {row.trials}",
+                *([_accepted(row.accepted, row.rejected)] if reviewed else []),
+                _pct(row.pass_rate),
+                _bounds(row.interval),
+                esc(row.versus_best or "-"),
+                _of(row.visible_passed, row.visible_trials),
+                _of(row.hidden_passed, row.hidden_trials),
+                esc(at_k or "-"),
+                esc(hat_k or "-"),
+                "-" if row.cost_per_pass is None else f"${row.cost_per_pass:.4f}",
+                f"${row.total_cost:.4f}",
+                str(row.tampered),
+                str(row.timeouts),
+                str(row.could_not_run),
+            ]
+        )
+    head = (
+        "#",
+        "Harness",
+        "Passed",
+        "Rate",
+        "95% CI (tasks)",
+        "vs best",
+        "Visible",
+        "Hidden",
+        "pass@k",
+        "pass^k",
+        "$/pass",
+        "Spent",
+        "Tampered",
+        "Timeouts",
+        "No run",
+    )
+    broken = "".join(
+        f"<li>{esc(row.variant)}: {esc(row.first_error or 'no verdict')}</li>"
+        for row in report.could_not_run
+    )
+    return (
+        '<section id="scoreboard"><h2>Scoreboard</h2>'
+        + _table(head, rows, "scoreboard")
+        + (f"<p>No verdict:</p><ul>{broken}</ul>" if broken else "")
+        + (charts.pass_rate_chart(stats.arms) if stats.arms else "")
+        + "</section>"
+    )
+
+
+def _accepted(accepted: int | None, rejected: int) -> str:
+    if accepted is None:
+        return "-"
+    return f"{accepted} of {accepted + rejected} reviewed"
+
+
+def _of(passed: int, trials: int) -> str:
+    return f"{passed} of {trials}" if trials else "-"
+
+
+def cost(report: Report) -> str:
+    stats = report.statistics
+    if not stats.arms:
+        return ""
+    frontier = ", ".join(stats.frontier) or "none"
+    return (
+        '<section id="cost"><h2>Pass rate against cost</h2>'
+        f"<p>Pareto frontier at the pessimistic bounds: {esc(frontier)}. Circles: each arm's "
+        "pass rate and mean cost per trial; squares: the lower bound of its pass rate at the "
+        "upper bound of its cost.</p>" + charts.cost_chart(stats.arms) + "</section>"
+    )
+
+
+def task_grid(report: Report) -> str:
+    variants = [r.variant for r in (*report.harnesses, *report.could_not_run)]
+    rows = []
+    for task in report.tasks:
+        cells = [esc(task.task) + ("" if task.compared else " <small>(not compared)</small>")]
+        for variant in variants:
+            cell = task.cells.get(variant)
+            text = cell.text if cell else "not run"
+            css = _cell_class(cell.passed if cell else 0, cell.trials if cell else 0, text)
+            cells.append(f'<span class="cell {css}">{esc(text)}</span>')
+        rows.append(cells)
+    return (
+        '<section id="tasks"><h2>Tasks</h2>'
+        + _table(["Task", *variants], rows, "grid")
+        + "</section>"
+    )
+
+
+def _cell_class(passed: int, trials: int, text: str) -> str:
+    if text.startswith("tampered"):
+        return "tampered"
+    if trials and passed == trials:
+        return "pass"
+    if passed:
+        return "mixed"
+    return "fail" if trials else "none"
+
+
+def comparisons(report: Report) -> str:
+    stats = report.statistics
+    if not stats.versus_best:
+        return ""
+    rows = [_comparison_row(c) for c in stats.versus_best]
+    head = (
+        "Arm",
+        "Best",
+        "Paired tasks",
+        "Difference",
+        "Interval",
+        "Better/worse/same",
+        "p",
+        "p (Holm)",
+        "Verdict",
+    )
+    tables = "".join(_paired_tasks(c) for c in stats.versus_best)
+    return (
+        '<section id="comparisons"><h2>Paired comparison against the best</h2>'
+        f"<p>Each arm against {esc(stats.best)} on the tasks both finished: repeats are "
+        "averaged within a task, the interval of the mean difference comes from a cluster "
+        f"bootstrap over tasks ({stats.resamples} resamples, seed {stats.seed}; Bonferroni "
+        "level when several arms are compared), the p-value from an exact sign test. A verdict "
+        f"needs the interval to exclude 0 and at least {stats.min_tasks} paired tasks.</p>"
+        + _table(head, rows, "comparisons")
+        + tables
+        + "</section>"
+    )
+
+
+def _comparison_row(c: Comparison) -> list[str]:
+    diff = "-" if c.difference is None else f"{c.difference:+.3f}"
+    return [
+        esc(c.first),
+        esc(c.second),
+        str(len(c.tasks)),
+        diff,
+        _bounds(c.interval, percent=False),
+        f"{c.wins}/{c.losses}/{c.ties}",
+        f"{c.p_value:.3g}",
+        f"{c.p_adjusted:.3g}",
+        f'<b class="verdict">{esc(c.verdict)}</b>',
+    ]
+
+
+def _paired_tasks(c: Comparison) -> str:
+    rows = [
+        [
+            esc(t.task),
+            f"{t.first:.2f} ({t.first_trials})",
+            f"{t.second:.2f} ({t.second_trials})",
+            f"{t.difference:+.2f}",
+        ]
+        for t in c.tasks
+    ]
+    return (
+        f"<details><summary>{esc(c.first)} against {esc(c.second)}, task by task</summary>"
+        + _table(["Task", c.first, c.second, "Difference"], rows)
+        + "</details>"
+    )
+
+
+def flaky(report: Report) -> str:
+    found = report.statistics.flaky
+    if not found:
+        return ""
+    rows = [
+        [esc(f.task), esc(f.variant), f"{f.passes:g} of {f.trials}", esc(f.reason)] for f in found
+    ]
+    return (
+        '<section id="flaky"><h2>Flaky tasks</h2>'
+        + _table(["Task", "Arm", "Passed", "Why"], rows)
+        + "</section>"
+    )
+
+
+def improvement(report: Report) -> str:
+    arms = [a for a in report.statistics.arms if a.improvement]
+    order = {a.variant: i for i, a in enumerate(report.statistics.arms)}
+    curves = []
+    for trial in report.trials:
+        points = sorted(
+            (int(k[len(CURVE) :]), v)
+            for k, v in trial.metrics.items()
+            if k.startswith(CURVE) and k[len(CURVE) :].isdigit()
+        )
+        if len(points) >= 2:
+            label = f"{trial.variant} on {trial.task} (r{trial.repetition})"
+            curves.append((label, order.get(trial.variant, 0), [v for _, v in points]))
+    if not arms and not curves:
+        return ""
+    rows = [
+        [
+            esc(a.variant),
+            f"x{a.improvement.ratio:.3g}",
+            _ratio_bounds(a.improvement.interval),
+            str(a.improvement.tasks),
+        ]
+        for a in arms
+        if a.improvement
+    ]
+    return (
+        '<section id="improvement"><h2>Improvement</h2>'
+        "<p>The geometric mean over tasks of final against baseline (above 1 is better), with a "
+        "cluster bootstrap interval on the log scale.</p>"
+        + _table(["Arm", "Ratio", "Interval", "Tasks"], rows)
+        + (charts.curve_chart(curves) if curves else "")
+        + "</section>"
+    )
+
+
+def _ratio_bounds(bounds: Bounds | None) -> str:
+    return "-" if bounds is None else f"x{bounds.low:.3g} to x{bounds.high:.3g}"
+
+
+def rules(report: Report) -> str:
+    arms = [a for a in report.statistics.arms if a.rules]
+    if not arms:
+        return ""
+    rows = [
+        [
+            esc(a.variant),
+            esc(r.rule),
+            f"{r.passed:g} of {r.cases:g}",
+            _pct(r.rate),
+            _bounds(r.interval),
+        ]
+        for a in arms
+        for r in a.rules
+    ]
+    return (
+        '<section id="rules"><h2>Per-rule scores</h2>'
+        + _table(["Arm", "Rule", "Cases passed", "Rate", "95% CI"], rows)
+        + charts.rules_chart(arms)
+        + "</section>"
+    )
+
+
+def trials(report: Report, base: str) -> str:
+    details = {d.trial_id: d for d in report.details}
+    items = "".join(_trial(t, details.get(t.trial_id), base) for t in report.trials)
+    return (
+        '<section id="trials"><h2>Trials</h2>'
+        '<p><input id="filter" type="search" placeholder="Filter trials" aria-label="Filter '
+        'trials"> <button id="expand" type="button">Expand all</button> '
+        f'<span id="shown">{len(report.trials)} trials</span></p>'
+        f'<div id="trial-list">{items}</div></section>'
+    )
+
+
+def _trial(trial: TrialRow, detail: TrialDetail | None, base: str) -> str:
+    cost = "-" if trial.cost_usd is None else f"${trial.cost_usd:.4f}"
+    summary = (
+        f'<span class="cell {_outcome_class(trial.outcome)}">{esc(trial.outcome)}</span> '
+        f"{esc(trial.task)} · {esc(trial.variant)} · r{trial.repetition} · {esc(trial.status)}"
+        f" · {cost} · {trial.tokens} tokens · {trial.agent_seconds:.1f}s"
+    )
+    facts = [
+        f"<li>Trial: <code>{esc(trial.trial_id)}</code></li>",
+        f"<li>Hidden tests: {_count(trial.hidden_passed, trial.hidden_total)}; visible: "
+        f"{_count(trial.visible_passed, trial.visible_total)}</li>",
+        f"<li>Changed {trial.files_changed} file(s), +{trial.lines_added} -{trial.lines_deleted}"
+        "</li>",
+        f"<li>Cost: {cost} ({esc(trial.cost_source)}), charged ${trial.charged_usd:.4f}</li>",
+    ]
+    if trial.error:
+        facts.append(f"<li>Error: {esc(trial.error)}</li>")
+    facts.extend(
+        f'<li class="finding">{esc(f.code)} {esc(f.path or "")}: {esc(f.detail)}</li>'
+        for f in trial.findings
+    )
+    body = "<ul>" + "".join(facts) + "</ul>"
+    if detail is not None:
+        body += _detail(detail, base)
+    return (
+        f'<details class="trial" data-trial="{attr(trial.trial_id)}" '
+        f'data-outcome="{attr(trial.outcome)}"><summary>{summary}</summary>{body}</details>'
+    )
+
+
+def _count(passed: int | None, total: int | None) -> str:
+    return "-" if passed is None or total is None else f"{passed} of {total}"
+
+
+def _outcome_class(outcome: str) -> str:
+    return {"pass": "pass", "fail": "fail", "tampered": "tampered"}.get(outcome, "none")
+
+
+def _detail(detail: TrialDetail, base: str) -> str:
+    folder = f"{base}{detail.folder}"
+    parts = [f'<p>Files: <a href="{attr(folder)}/">{esc(detail.folder)}</a></p>']
+    for title, excerpt in (("Diff", detail.diff), ("Test output (tail)", detail.tests)):
+        if excerpt is not None:
+            parts.append(_excerpt(title, excerpt, folder))
+    if detail.transcript:
+        parts.append(
+            f"<h4>Transcript ({detail.events} events)</h4><pre>"
+            + esc("\n".join(detail.transcript))
+            + "</pre>"
+        )
+    if detail.cost:
+        parts.append(
+            "<h4>Cost by model</h4><ul>"
+            + "".join(f"<li>{esc(c)}</li>" for c in detail.cost)
+            + "</ul>"
+        )
+    return "".join(parts)
+
+
+def _excerpt(title: str, excerpt: Excerpt, folder: str) -> str:
+    link = f'<a href="{attr(folder)}/{attr(excerpt.file)}">{esc(excerpt.file)}</a>'
+    note = (
+        f" (cut from {excerpt.chars} bytes: the whole text is in {link})"
+        if excerpt.cut
+        else f" ({link})"
+    )
+    return f"<h4>{esc(title)}{note}</h4><pre>{esc(excerpt.text)}</pre>"
+
+
+def header(report: Report) -> str:
+    lines = [f"<h1>{esc(report.headline)}</h1>"]
+    if report.run_id:
+        lines.append(
+            f"<p>Run {esc(report.run_id)} of suite {esc(report.suite_id or report.suite)}</p>"
+        )
+    elif report.suite:
+        lines.append(f"<p>Every run of suite {esc(report.suite)} in this results folder</p>")
+    lines.extend(f'<p class="mixed">Mixed: {esc(m)}</p>' for m in report.mixed)
+    lines.append(
+        f"<p>{report.tasks_compared} of {report.tasks_total} tasks compared; "
+        f"{len(report.trials)} trials; spent ${report.spent_usd:.4f}; sandbox: "
+        f"{esc(', '.join(report.sandbox) or '-')}</p>"
+    )
+    return "<header>" + "".join(lines) + "</header>"
+
+
+def notes(report: Report) -> str:
+    if not report.notes:
+        return ""
+    return (
+        '<section id="notes"><h2>Notes</h2><ul>'
+        + "".join(f"<li>{esc(n)}</li>" for n in report.notes)
+        + "</ul></section>"
+    )

@@ -1,0 +1,220 @@
+"""``harnessdrive show TRIAL``: one trial's prompt, transcript, diff, failing tests, findings,
+cost ledger and review, gathered from its folder (the text form is in report/show_text.py).
+
+Everything here was written next to an agent's work and is read as hostile data: files are
+read with a size limit, never followed through links, and a file that does not parse is shown
+as missing rather than stopping the command.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from harnessdrive.errors import UserError, did_you_mean
+from harnessdrive.grading.verdict import Finding
+from harnessdrive.store.paths import TrialPaths
+from harnessdrive.store.provenance import Provenance
+from harnessdrive.store.results import Cost, TrialResult
+from harnessdrive.store.review import Review, read_review
+from harnessdrive.transcript.models import Event, Transcript
+
+SHOW_SCHEMA = "harnessdrive-show-1"
+TEXT_LIMIT = 200_000
+"""Characters kept of the prompt, the diff and each test output; the rest is cut, and said so."""
+OUTPUT_LIMIT = 4_000
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class FailingTest(_Model):
+    name: str
+    kind: Literal["failed", "error"]
+    message: str = ""
+    output: str = ""
+    source: str
+    """The junit report it came from (``junit-tests.xml``: the deciding tests)."""
+
+
+class Clipped(_Model):
+    text: str = ""
+    cut: bool = False
+    """True when the file held more than is shown."""
+    file: str | None = None
+    """The file in the trial folder, for the rest."""
+
+
+class TrialView(_Model):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    schema_: str = Field(default=SHOW_SCHEMA, alias="schema")
+    trial_id: str
+    folder: str
+    task: str
+    variant: str
+    harness: str
+    harness_version: str | None
+    repetition: int
+    attempt: int
+    status: str
+    outcome: str
+    round: int
+    rounds: int
+    prompt: Clipped
+    events: tuple[Event, ...]
+    final_message: str | None
+    diff: Clipped
+    failing_tests: tuple[FailingTest, ...]
+    test_log: Clipped | None
+    """The deciding test command's log when it failed and no junit report names a test."""
+    findings: tuple[Finding, ...]
+    cost: Cost
+    ledger: dict[str, Any] | None
+    """``cost.json``: the per-call prices, when the trial was priced."""
+    provenance: Provenance | None
+    review: Review | None
+
+    def to_json(self) -> str:
+        return self.model_dump_json(by_alias=True, indent=2)
+
+
+def find_trial(results: Path, wanted: str) -> TrialPaths:
+    """The folder of the trial ``wanted`` names: a trial folder, a trial id, or the end of one
+    (``task/variant/r1``) that only one trial of the results folder has."""
+    direct = Path(wanted)
+    if (direct / "result.json").is_file():
+        return TrialPaths(direct.resolve())
+    trials = results / "trials"
+    ids = sorted(
+        path.parent.relative_to(trials).as_posix()
+        for path in trials.glob("**/result.json")
+        if "previous" not in path.relative_to(trials).parts
+    )
+    key = wanted.strip("/")
+    matches = [i for i in ids if i == key] or [i for i in ids if i.endswith("/" + key)]
+    if len(matches) == 1:
+        return TrialPaths(trials / matches[0])
+    if not matches:
+        hint = did_you_mean(key, ids) if ids else ""
+        raise UserError(f"no trial {wanted!r} in {results}{hint}")
+    shown = ", ".join(matches[:5]) + (" ..." if len(matches) > 5 else "")
+    raise UserError(f"{wanted!r} names {len(matches)} trials: {shown}; give more of the id")
+
+
+def trial_view(paths: TrialPaths) -> TrialView:
+    """Everything ``show`` says about the trial in ``paths``."""
+    try:
+        result = TrialResult.model_validate_json(_read_bytes(paths.result))
+    except (ValidationError, OSError) as exc:
+        raise UserError(f"{paths.result}: not a readable result: {_first_line(exc)}") from None
+    number = max(len(result.rounds), 1)
+    round_root = paths.root if number == 1 else paths.root / "rounds" / str(number)
+    transcript = _transcript(round_root / "transcript.json")
+    grading = result.grading
+    failing = _failing_tests(round_root)
+    hidden = grading.hidden if grading is not None else None
+    failed_run = hidden is not None and hidden.exit_code not in (0, None)
+    test_log = (
+        _clipped(round_root, "grade-tests.log", OUTPUT_LIMIT, tail=True)
+        if failed_run and not any(t.source == "junit-tests.xml" for t in failing)
+        else None
+    )
+    return TrialView(
+        trial_id=result.trial_id,
+        folder=str(paths.root),
+        task=result.task,
+        variant=result.variant_label,
+        harness=result.harness,
+        harness_version=result.harness_version,
+        repetition=result.repetition,
+        attempt=result.attempt,
+        status=result.status,
+        outcome=result.outcome,
+        round=number,
+        rounds=len(result.rounds),
+        prompt=_clipped(paths.root, "prompt.md", TEXT_LIMIT),
+        events=transcript.events,
+        final_message=transcript.final_message,
+        diff=_clipped(round_root, "diff.patch", TEXT_LIMIT),
+        failing_tests=failing,
+        test_log=test_log,
+        findings=grading.findings if grading is not None else (),
+        cost=result.cost,
+        ledger=_ledger(paths.cost),
+        provenance=result.provenance,
+        review=read_review(paths, result),
+    )
+
+
+def _read_bytes(path: Path, limit: int | None = None) -> bytes:
+    if path.is_symlink():
+        raise OSError(f"{path.name} is a link")
+    with path.open("rb") as handle:
+        return handle.read() if limit is None else handle.read(limit + 1)
+
+
+def _clipped(root: Path, name: str, limit: int, *, tail: bool = False) -> Clipped:
+    path = root / name
+    if not path.is_file() or path.is_symlink():
+        return Clipped(file=None)
+    size = path.stat().st_size
+    with path.open("rb") as handle:
+        if tail and size > limit:
+            handle.seek(size - limit)
+        data = handle.read(limit)
+    text = data.decode("utf-8", "replace")
+    return Clipped(text=text, cut=size > limit, file=str(path))
+
+
+def _transcript(path: Path) -> Transcript:
+    try:
+        return Transcript.model_validate_json(_read_bytes(path))
+    except (ValidationError, OSError, ValueError):
+        return Transcript()
+
+
+def _ledger(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(_read_bytes(path))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _failing_tests(root: Path) -> tuple[FailingTest, ...]:
+    """Every failed or erroring test case of the deciding and the visible junit reports."""
+    found: list[FailingTest] = []
+    for name in ("junit-tests.xml", "junit-visible.xml"):
+        path = root / name
+        if not path.is_file() or path.is_symlink():
+            continue
+        try:
+            tree = ET.parse(path)
+        except (ET.ParseError, OSError):
+            continue
+        for case in tree.getroot().iter("testcase"):
+            for child in case:
+                if child.tag not in ("failure", "error"):
+                    continue
+                label = "::".join(p for p in (case.get("classname", ""), case.get("name", "")) if p)
+                found.append(
+                    FailingTest(
+                        name=label,
+                        kind="failed" if child.tag == "failure" else "error",
+                        message=(child.get("message") or "")[:OUTPUT_LIMIT],
+                        output=(child.text or "")[-OUTPUT_LIMIT:],
+                        source=name,
+                    )
+                )
+                break
+    return tuple(found)
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__

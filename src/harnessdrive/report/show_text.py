@@ -1,0 +1,135 @@
+"""The terminal form of ``harnessdrive show``: sections of plain text, nothing interpreted.
+
+What the agent wrote is printed as it is, with control characters made visible, so a hostile
+transcript cannot move the cursor or recolour the terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+
+from harnessdrive.report.show import Clipped, TrialView
+from harnessdrive.transcript.models import Event
+
+EVENT_TEXT = 600
+"""Characters shown of one message, tool input or command output."""
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b]")
+
+
+def render_trial(view: TrialView) -> str:
+    return "\n".join(_lines(view)) + "\n"
+
+
+def _lines(view: TrialView) -> Iterator[str]:
+    yield f"Trial {view.trial_id}  (attempt {view.attempt})"
+    yield f"  {view.variant} on {view.task}, repetition {view.repetition}: {view.outcome}"
+    yield f"  status {view.status}; harness {view.harness} {view.harness_version or ''}".rstrip()
+    if view.rounds > 1:
+        yield f"  round {view.round} of {view.rounds} shown (it decided the verdict)"
+    yield f"  folder {view.folder}"
+    if view.review is not None:
+        note = f": {view.review.note}" if view.review.note else ""
+        yield f"  review: {view.review.decision}{note}"
+    yield from _section("Prompt", _clip(view.prompt))
+    yield from _section("Transcript", list(_events(view.events)) or ["(no transcript)"])
+    yield from _section("Diff", _clip(view.diff) or ["(no change)"])
+    failing = []
+    for test in view.failing_tests:
+        failing.append(f"{test.kind.upper()} {_safe(test.name)}  [{test.source}]")
+        if test.message:
+            failing.append(f"  {_short(test.message)}")
+        failing += [f"  | {line}" for line in _safe(test.output).splitlines()[-30:]]
+    if view.test_log is not None:
+        failing += ["(tail of the deciding test command's log)", *_clip(view.test_log)]
+    if failing:
+        yield from _section("Failing tests", failing)
+    if view.findings:
+        yield from _section(
+            "Findings",
+            [
+                f"{f.code} ({f.severity}) {_safe(str(f.path or ''))} {_safe(str(f.detail))}"
+                for f in view.findings
+            ],
+        )
+    yield from _section("Cost", list(_cost(view)))
+    if view.provenance is not None:
+        fields = view.provenance.model_dump(exclude_defaults=True)
+        yield from _section("Provenance", [f"{k}: {_value(v)}" for k, v in fields.items()])
+
+
+def _section(title: str, lines: list[str]) -> Iterator[str]:
+    yield ""
+    yield f"== {title} " + "=" * max(0, 60 - len(title))
+    yield from lines
+
+
+def _events(events: tuple[Event, ...]) -> Iterator[str]:
+    for event in events:
+        data = event.data
+        if event.kind == "message":
+            yield f"[message] {_short(event.text)}"
+        elif event.kind == "tool_call":
+            shown = data.get("input")
+            detail = f" {_short(json.dumps(shown, default=str))}" if shown else ""
+            yield f"[tool] {_safe(event.text)}{detail}"
+        elif event.kind == "tool_result":
+            yield f"[tool result] {_short(event.text or str(data.get('output', '')))}"
+        elif event.kind == "command":
+            code = data.get("exit_code")
+            yield f"[command] $ {_short(event.text)}  -> exit {code if code is not None else '?'}"
+            output = data.get("output")
+            if output:
+                yield from (f"  | {line}" for line in _short(str(output)).splitlines()[:20])
+        elif event.kind == "file_change":
+            yield f"[file] {_safe(event.text)}"
+        else:
+            yield f"[{event.kind}] {_short(event.text or json.dumps(data, default=str))}"
+
+
+def _cost(view: TrialView) -> Iterator[str]:
+    cost = view.cost
+    usd = f"${cost.usd:.4f}" if cost.usd is not None else "not priced"
+    yield f"{usd} ({cost.source}); counted toward the cap: ${cost.charged_usd:.4f}"
+    ledger = view.ledger or {}
+    for call in ledger.get("calls", []) if isinstance(ledger.get("calls"), list) else []:
+        if isinstance(call, dict):
+            yield f"  call {call.get('index')}: {_safe(str(call.get('model')))} {_call_usd(call)}"
+
+
+def _call_usd(call: dict[str, object]) -> str:
+    tiers = call.get("cost")
+    if not isinstance(tiers, dict):
+        return "unpriced"
+    total = 0.0
+    for value in tiers.values():
+        try:
+            total += float(str(value))
+        except ValueError:
+            continue
+    return f"${total:.6f}"
+
+
+def _clip(text: Clipped) -> list[str]:
+    lines = _safe(text.text).splitlines()
+    if text.cut:
+        lines.append(f"[... cut; the whole file is {text.file}]")
+    return lines
+
+
+def _short(text: str) -> str:
+    text = _safe(text)
+    return text if len(text) <= EVENT_TEXT else text[:EVENT_TEXT] + " [...]"
+
+
+def _safe(text: str) -> str:
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def _value(value: object) -> str:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={v}" for k, v in value.items())
+    return str(value)

@@ -1,0 +1,56 @@
+"""A trial's provenance, gathered by the trial core from the start it gave the agent and the
+runs it got back (store/provenance.py)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import PurePosixPath
+
+from harnessdrive.harnesses.base import AgentRun
+from harnessdrive.matrix.resolve import known_instruction_files
+from harnessdrive.store.provenance import Provenance
+from harnessdrive.tasks.identity import harnessdrive_version
+from harnessdrive.workspace.git import git
+from harnessdrive.workspace.snapshot import Snapshot
+
+
+def trial_provenance(snapshot: Snapshot, runs: Sequence[AgentRun], sandbox: str) -> Provenance:
+    """What the agent started from and how its harness ran it (the last round's setting)."""
+    instructions = instruction_hashes(snapshot)
+    combined = None
+    if instructions:
+        digest = hashlib.sha256()
+        for rel, each in sorted(instructions.items()):
+            digest.update(f"{rel}\0{each}\0".encode())
+        combined = digest.hexdigest()[:16]
+    models: dict[str, None] = {}
+    for run in runs:
+        for call in run.transcript.calls:
+            models.setdefault(call.model, None)
+    last = runs[-1] if runs else None
+    setting = last.setting if last is not None else None
+    return Provenance(
+        harnessdrive_version=harnessdrive_version(),
+        cli_version=last.version if last is not None else None,
+        config_hash=setting.config_hash if setting is not None else None,
+        tools=setting.tools if setting is not None else (),
+        instruction_files=instructions,
+        instructions_hash=combined,
+        start_tree=snapshot.tree,
+        models_reported=tuple(models),
+        sandbox=sandbox,
+    )
+
+
+def instruction_hashes(snapshot: Snapshot) -> dict[str, str]:
+    """Each file of the snapshot named like any harness's instruction file, hashed."""
+    names = known_instruction_files()
+    listed = git("ls-files", "-z", cwd=snapshot.root).decode("utf-8", "surrogateescape")
+    found = {}
+    for rel in sorted(filter(None, listed.split("\0"))):
+        if PurePosixPath(rel).name in names:
+            path = snapshot.root / rel
+            if path.is_file() and not path.is_symlink():
+                found[rel] = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    return found
