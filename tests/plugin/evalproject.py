@@ -119,19 +119,27 @@ def write_project(
     return root
 
 
-def write_matrix_case(root: Path, models: Sequence[str], *, repeat: int = 1) -> Path:
+def write_matrix_case(
+    root: Path,
+    models: Sequence[str],
+    *,
+    repeat: int = 1,
+    treatment: Sequence[str] = ("AGENTS.md", "CLAUDE.md"),
+    name: str = "matrix",
+) -> Path:
     """``evals/eval_matrix.py``: one inline case over ``models`` with a treatment."""
     evals = root / "evals"
     (evals / "fixtures" / "start").mkdir(parents=True, exist_ok=True)
     (evals / "fixtures" / "start" / "README.md").write_text("start\n")
-    (evals / "treatments" / "terse").mkdir(parents=True, exist_ok=True)
-    (evals / "treatments" / "terse" / "AGENTS.md").write_text("Be terse.\n")
-    (evals / "eval_matrix.py").write_text(
+    (evals / "treatments" / name).mkdir(parents=True, exist_ok=True)
+    for file in treatment:
+        (evals / "treatments" / name / file).write_text("Be terse.\n")
+    (evals / f"eval_{name}.py").write_text(
         "import harnessdrive\n\n"
         f"@harnessdrive.evalcase('tidy up', fixture='start', models={list(models)!r},\n"
-        f"                       treatments=['terse'], repeat={repeat})\n"
+        f"                       treatments=[{name!r}], repeat={repeat})\n"
         "def eval_tidy(output):\n"
         "    raise AssertionError('a dry run never calls the case')\n"
     )
     (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
-    return evals / "eval_matrix.py"
+    return evals / f"eval_{name}.py"

@@ -78,7 +78,7 @@ PRICED = [
 
 
 def test_dry_run_forecasts_every_cell_and_runs_nothing(pytester: pytest.Pytester) -> None:
-    write_matrix_case(pytester.path, PRICED, repeat=10)
+    write_matrix_case(pytester.path, PRICED, repeat=10, name="terse")
 
     run = pytester.runpytest("evals", "--dry-run", "-q")
 
@@ -95,31 +95,30 @@ def test_dry_run_forecasts_every_cell_and_runs_nothing(pytester: pytest.Pytester
     assert not (session_folder(pytester.path) / "main").exists()  # no trial started
 
 
-@pytest.mark.parametrize(
-    ("entry", "message"),
-    [
-        ("claude/claude-sonnet-4-5/minimal", "claude has no effort 'minimal'"),
-        ("claude/no-such-model-9", "cannot price"),
-        ("nosuchharness/x", "nosuchharness"),
-    ],
-)
-def test_bad_entries_stop_collection(pytester: pytest.Pytester, entry: str, message: str) -> None:
-    write_matrix_case(pytester.path, ["noop", entry])
+def test_bad_input_stops_collection_before_anything_runs(pytester: pytest.Pytester) -> None:
+    bad = {
+        "rung": (["noop", "claude/claude-sonnet-4-5/minimal"], "claude has no effort 'minimal'"),
+        "unpriced": (["noop", "claude/no-such-model-9"], "cannot price"),
+        "unknown": (["noop", "nosuchharness/x"], "nosuchharness"),
+        "uncapped": (
+            ["claude/claude-sonnet-4-5"],
+            "set a spend cap for the session with --max-usd",
+        ),
+    }
+    for name, (models, _) in bad.items():
+        write_matrix_case(pytester.path, models, name=name)
+    write_matrix_case(
+        pytester.path, ["claude/claude-sonnet-4-5"], treatment=["AGENTS.md"], name="treated"
+    )
 
     run = pytester.runpytest("evals")
 
-    run.assert_outcomes(errors=1)
-    assert message in run.stdout.str()
-    assert "Interrupted: 1 error during collection" in run.stdout.str()
-
-
-def test_a_priced_cell_without_a_cap_stops_collection(pytester: pytest.Pytester) -> None:
-    write_matrix_case(pytester.path, ["claude/claude-sonnet-4-5"])
-
-    run = pytester.runpytest("evals")
-
-    run.assert_outcomes(errors=1)
-    assert "--max-usd" in run.stdout.str()
+    run.assert_outcomes(errors=5)
+    out = run.stdout.str()
+    for name, (_, message) in bad.items():
+        assert f"eval_{name}.py::eval_tidy: " in out and message in out, name
+    assert "treatment 'treated' has no files for claude" in out
+    assert "Interrupted: 5 errors during collection" in out
 
 
 def test_ordinary_runs_stay_inert(pytester: pytest.Pytester) -> None:

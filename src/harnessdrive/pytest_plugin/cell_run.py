@@ -73,7 +73,13 @@ def run_cell(
     timeout: float | None,
 ) -> CellRun:
     plan = make_plan(suite, (cell.variant,), cell.repetition)
-    plan = replace(plan, trials=tuple(t for t in plan.trials if t.repetition == cell.repetition))
+    # The plan adds a treated cell's control; only this cell's trial runs here.
+    trials = [
+        t
+        for t in plan.trials
+        if t.repetition == cell.repetition and t.variant.label == cell.variant.label
+    ]
+    plan = replace(plan, trials=tuple(trials))
     cap = settings.max_usd
     if cap is not None:
         own = _own_spend(settings.results)

@@ -1,5 +1,5 @@
-"""The harnessdrive task a cell runs: the case's starting files with its treatment and skill laid
-over them, its prompt in the harness's dialect, and the task's own grader.
+"""The harnessdrive task a cell runs: the case's starting files with its skill installed in them
+(a treatment is the variant's, laid over the workspace by the trial core), its prompt in the harness's dialect, and the task's own grader.
 
 An inline case (a prompt and a fixture folder) becomes a task whose grader only checks that
 grading ran: its verdict is the case function's. A case naming a task folder keeps that task's
@@ -29,32 +29,23 @@ INLINE_GRADE = {"command": '{python} -c "pass"', "junit": False, "timeout": 60}
 def cell_suite(case: EvalCase, files: CaseFiles, cell: Cell, build: Path) -> tuple[Suite, str]:
     """The cell's one-task suite, built under ``build``, and where the skill was installed."""
     harness = cell.variant.harness
-    arm = f"{harness}__{cell.treatment}" if cell.treatment else harness
+    arm = harness  # a treatment is laid over the workspace by the trial core
     folder = build / files.name / arm
     base = _base_task(case, files, build)
-    overlays = files.treatment_folders(cell.treatment, harness) if cell.treatment else []
-    if cell.treatment and not overlays:
-        raise UserError(
-            f"{files.name}: treatment {cell.treatment!r} has no files for {harness} (it would "
-            "be the control run twice under a second name)"
-        )
     task = base
     installed = ""
     typed = case.task if case.task is not None else base.prompt
-    if overlays or files.skill is not None:
+    if files.skill is not None:
         if base.spec.repo.ref is not None:
             raise UserError(
-                f"{files.name}: a treatment or skill cannot overlay a task read at a git ref "
+                f"{files.name}: a skill cannot be installed into a task read at a git ref "
                 f"({base.spec.repo.ref}); point repo.path at a folder"
             )
         repo = folder / "repo"
         if not repo.is_dir():
             shutil.copytree(base.repo_path, repo, ignore=shutil.ignore_patterns(".git"))
-            for overlay in overlays:
-                shutil.copytree(overlay, repo, dirs_exist_ok=True)
-        if files.skill is not None:
-            installed = files.skill.install(repo, harness)
-        prompt = files.skill.prompt(typed, harness) if files.skill is not None else typed
+        installed = files.skill.install(repo, harness)
+        prompt = files.skill.prompt(typed, harness)
         spec = base.spec.model_copy(update={"repo": RepoSpec(path=str(repo)), "prompt": prompt})
         digest = hashlib.sha256(f"{base.fingerprint}\0{arm}\0{prompt}".encode()).hexdigest()
         task = replace(base, spec=spec, repo_path=repo, prompt=prompt, fingerprint=digest[:16])

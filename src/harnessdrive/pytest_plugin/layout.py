@@ -30,11 +30,6 @@ class CaseFiles:
     def eval_dir(self) -> Path:
         return self.eval_file.parent
 
-    def treatment_folders(self, treatment: str, harness: str) -> list[Path]:
-        """The treatment's overlays for ``harness``: the shared folder, then its own."""
-        root = self.eval_dir / TREATMENTS
-        return [p for p in (root / treatment, root / f"{treatment}__{harness}") if p.is_dir()]
-
     def secrets(self) -> list[Path]:
         """What no agent may read: the eval file and its folder (fixtures, goldens, treatments),
         the skill's evals/ and the golden."""
@@ -66,15 +61,12 @@ def case_files(case: EvalCase, eval_file: Path, function: str, skills_dir: Path)
             )
     elif task_dir is None:
         raise UserError(f"{name}: an inline case needs fixture= (its starting files)")
-    if task_dir is not None and case.task is None and case.skill is not None:
-        pass  # the task's own prompt is what the user types after the skill
     skill = find_skill(case.skill, eval_dir, skills_dir) if case.skill else None
     golden_name = case.golden or case.fixture or function
     for treatment in case.treatments:
-        if not any((eval_dir / TREATMENTS).glob(f"{treatment}*")):
+        if not (eval_dir / TREATMENTS / treatment).is_dir():
             raise UserError(
-                f"{name}: treatment {treatment!r}: no {eval_dir / TREATMENTS}/"
-                f"{treatment}[__<harness>] folder"
+                f"{name}: treatment {treatment!r}: no folder in {eval_dir / TREATMENTS}"
             )
     return CaseFiles(
         eval_file=eval_file.resolve(),

@@ -4,7 +4,8 @@ A matrix entry is ``harness[/model[/effort]]`` or a variant table. The scope tha
 case's ``models=``, the ``harnessdrive_matrix`` ini key, or the plugin's default) is named in the
 report header. Effort is resolved against the harness's own ladder here, at collection, so a
 node id, a result and a report row all carry the rung that was sent; ``min``/``mid``/``max``
-name a position on that ladder.
+name a position on that ladder (:mod:`harnessdrive.matrix`). A treatment is the matrix's own
+(a folder of instruction files, each harness given its own), beside its control.
 """
 
 from __future__ import annotations
@@ -12,17 +13,20 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from harnessdrive.errors import UserError, did_you_mean
-from harnessdrive.harnesses.base import Harness
+from harnessdrive.errors import UserError
+from harnessdrive.harnesses.ladder import ALIASES
+from harnessdrive.harnesses.registry import harness_entry
+from harnessdrive.matrix.effort import resolve_effort
 from harnessdrive.pytest_plugin.case import EvalCase, MatrixEntry
+from harnessdrive.tasks.matrix_models import TreatmentSpec
 from harnessdrive.tasks.models import VariantSpec
 
 DEFAULT_MATRIX: tuple[str, ...] = ("claude/claude-sonnet-4-5", "codex/gpt-5.5")
 """The plugin's default: one current model per CLI with skills; a case or the ini key narrows
 or widens it (the forecast says what it costs before anything runs)."""
-ALIASES = ("min", "mid", "max")
 CONTROL = "control"
 
 
@@ -69,27 +73,18 @@ class Cell:
         return self.id.split("#", 1)[0]
 
 
-def ladder(harness: Harness) -> tuple[str, ...]:
-    efforts = getattr(harness, "efforts", ())
-    return tuple(efforts) if isinstance(efforts, tuple) else ()
+def ladder(harness: str) -> tuple[str, ...]:
+    ladder = harness_entry(harness).efforts
+    return ladder.rungs if ladder is not None else ()
 
 
-def resolve_effort(harness: Harness, rung: str | None, entry: str) -> str | None:
-    """The rung sent to the CLI; an alias by position; a rung the harness lacks is refused."""
-    if rung is None:
-        return None
-    rungs = ladder(harness)
-    if not rungs:
-        raise UserError(f"matrix entry {entry!r}: {harness.name} has no reasoning-effort setting")
-    if rung in ALIASES:
-        return rungs[{"min": 0, "mid": len(rungs) // 2, "max": len(rungs) - 1}[rung]]
-    if rung not in rungs:
-        raise UserError(
-            f"matrix entry {entry!r}: {harness.name} has no effort {rung!r}"
-            f"{did_you_mean(rung, rungs)}; its ladder is {', '.join(rungs)} "
-            f"(or {', '.join(ALIASES)})"
-        )
-    return rung
+def resolve(variant: VariantSpec, entry: str) -> VariantSpec:
+    """The variant with its effort resolved on its harness's ladder (an alias by position); a
+    rung the harness lacks is refused, naming the entry."""
+    try:
+        return resolve_effort(variant, harness_entry(variant.harness))
+    except UserError as exc:
+        raise UserError(f"matrix entry {entry!r}: {exc}") from None
 
 
 def parse_entry(entry: MatrixEntry, harness_of: Any) -> VariantSpec:
@@ -102,21 +97,21 @@ def parse_entry(entry: MatrixEntry, harness_of: Any) -> VariantSpec:
         except ValueError as exc:
             first = str(exc).splitlines()
             raise UserError(f"matrix entry {where}: {first[-1] if first else exc}") from None
-        rung = resolve_effort(harness_of(variant.harness), variant.effort, where)
-        return variant.model_copy(update={"effort": rung})
+        harness_of(variant.harness)
+        return resolve(variant, where)
     text = entry.strip()
     if not text:
         raise UserError("empty matrix entry")
     name, _, rest = text.partition("/")
-    harness = harness_of(name)
+    harness_of(name)
     model: str | None = rest or None
     effort: str | None = None
     if model and "/" in model:
         head, _, last = model.rpartition("/")
         # The last part is an effort when it names a rung or an alias; a model id may hold '/'.
-        if last in ALIASES or last in ladder(harness) or _looks_like_effort(last):
+        if last in ALIASES or last in ladder(name) or _looks_like_effort(last):
             model, effort = head, last
-    return VariantSpec(harness=name, model=model, effort=resolve_effort(harness, effort, text))
+    return resolve(VariantSpec(harness=name, model=model, effort=effort), text)
 
 
 _EFFORT_WORDS = {"off", "none", "minimal", "low", "medium", "high", "xhigh", "max"}
@@ -137,8 +132,11 @@ def variant_name(variant: VariantSpec, treatment: str | None) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "-", text)[:100]
 
 
-def expand(variants: Sequence[VariantSpec], treatments: Sequence[str], repeat: int) -> list[Cell]:
-    """Every cell: each variant under the control and each treatment, ``repeat`` times."""
+def expand(
+    variants: Sequence[VariantSpec], treatments: Sequence[str], repeat: int, folder: Path
+) -> list[Cell]:
+    """Every cell: each variant under the control and each treatment (``folder/<name>``),
+    ``repeat`` times."""
     if repeat < 1:
         raise UserError(f"repeat must be at least 1, not {repeat}")
     arms: list[str | None] = [None, *treatments]
@@ -148,7 +146,14 @@ def expand(variants: Sequence[VariantSpec], treatments: Sequence[str], repeat: i
             p for p in (variant.harness, variant.model, variant.effort) if p
         )
         for treatment in arms:
-            named = variant.model_copy(update={"name": variant_name(variant, treatment)})
+            spec = (
+                None
+                if treatment is None
+                else TreatmentSpec(name=treatment, folder=str(folder / treatment))
+            )
+            named = variant.model_copy(
+                update={"name": variant_name(variant, treatment), "treatment": spec}
+            )
             for rep in range(1, repeat + 1):
                 cells.append(Cell(named, treatment, rep, repeat, base))
     return cells

@@ -14,9 +14,10 @@ from harnessdrive.accounting.plan_pricing import VariantPricing, price_variants,
 from harnessdrive.errors import BudgetError, UserError
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.harnesses.registry import check_options, get_harness
+from harnessdrive.matrix.resolve import resolve_matrix
 from harnessdrive.pytest_plugin.case import EvalCase
 from harnessdrive.pytest_plugin.cell_run import SessionSettings
-from harnessdrive.pytest_plugin.layout import CaseFiles
+from harnessdrive.pytest_plugin.layout import TREATMENTS, CaseFiles
 from harnessdrive.pytest_plugin.matrix import Cell, expand, parse_entry, scope_for, selected
 from harnessdrive.store.results import TrialResult
 from harnessdrive.store.store import Store
@@ -88,26 +89,25 @@ class EvalState:
     def cells(self, case: EvalCase, files: CaseFiles, options: dict[str, Any]) -> list[Cell]:
         scope = scope_for(case, self.config.getini("harnessdrive_matrix"))
         self.scopes[files.name] = scope.name
-        variants = []
+        variants, spenders = [], []
         for entry in scope.entries:
             variant = parse_entry(entry, self.harness)
             check_options(variant)
             self.harness(variant.harness).check_variant(variant)
             pricing = self.price(variant, task=files.name.replace("/", "-"))
-            spends = pricing.priced and not pricing.free
-            if spends and self.settings.max_usd is None and not self.dry_run:
-                raise BudgetError(
-                    f"{variant.label} spends money on model tokens: set a spend cap for the "
-                    "session with --max-usd (see the forecast with --dry-run)"
-                )
+            if pricing.priced and not pricing.free:
+                spenders.append(variant.label)
             variants.append(variant)
         repeat = options["repeat"] or case.repeat
-        cells = expand(variants, case.treatments, repeat)
+        cells = expand(variants, case.treatments, repeat, files.eval_dir / TREATMENTS)
         for cell in cells:
-            if cell.treatment and not files.treatment_folders(cell.treatment, cell.variant.harness):
-                raise UserError(
-                    f"treatment {cell.treatment!r} has no files for {cell.variant.harness}"
-                )
+            if cell.treatment:
+                resolve_matrix([cell.variant], files.eval_dir)  # refuses a treatment it lacks
+        if spenders and self.settings.max_usd is None and not self.dry_run:
+            raise BudgetError(
+                f"{', '.join(spenders)} spend money on model tokens: set a spend cap for the "
+                "session with --max-usd (see the forecast with --dry-run)"
+            )
         return [
             c
             for c in cells
