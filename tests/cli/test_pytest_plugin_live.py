@@ -62,6 +62,7 @@ def variant(harness: str, base: str) -> dict[str, object]:
 
 def reports(root: Path) -> list[dict[str, object]]:
     folders = sorted(p for p in (root / ".harnessdrive" / "evals").iterdir() if p.name[0].isdigit())
+    assert all((f / "report.html").is_file() for f in folders)
     return [json.loads((f / "report.json").read_text()) for f in folders]
 
 

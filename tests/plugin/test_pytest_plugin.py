@@ -37,6 +37,9 @@ def test_cells_run_as_trials_and_the_session_is_reported(pytester: pytest.Pytest
     assert "matrix scope = case" in out
     folder = session_folder(root)
     report = json.loads((folder / "report.json").read_text())
+    html = (folder / "report.html").read_text()
+    assert html.startswith("<!DOCTYPE html>") and "eval_greet.eval_add" in html
+    assert len(report["details"]) == 3
     assert report["run_id"] == folder.name
     assert sorted((t["variant"], t["outcome"]) for t in report["trials"]) == [
         ("noop", "fail"),

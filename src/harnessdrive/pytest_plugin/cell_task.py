@@ -1,5 +1,6 @@
-"""The harnessdrive task a cell runs: the case's starting files with its skill installed in them
-(a treatment is the variant's, laid over the workspace by the trial core), its prompt in the harness's dialect, and the task's own grader.
+"""The harnessdrive task a cell runs: the case's starting files with its skill installed in
+them, its prompt in the harness's dialect, and the task's own grader. A treatment is the
+variant's, laid over the workspace by the trial core.
 
 An inline case (a prompt and a fixture folder) becomes a task whose grader only checks that
 grading ran: its verdict is the case function's. A case naming a task folder keeps that task's

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harnessdrive.report.details import trial_details
 from harnessdrive.report.renderers import reporters
 from harnessdrive.report.scoreboard import build_report
 from harnessdrive.store.results import TrialResult
@@ -28,6 +29,12 @@ def write_reports(folder: Path, session: str, properties: Sequence[dict[str, Any
     trials = [TrialResult.model_validate(p["result"]) for p in properties]
     labels = list(dict.fromkeys(t.variant_label for t in trials))
     report = build_report(trials, variants=labels, run_id=session, suite="pytest-evals")
+    # Each worker recorded into its own folder: the drill-down of a trial is read from its own.
+    by_worker: dict[Path, list[TrialResult]] = {}
+    for props, trial in zip(properties, trials, strict=True):
+        by_worker.setdefault(_worker_folder(Path(str(props["folder"]))), []).append(trial)
+    details = tuple(d for where, ts in by_worker.items() for d in trial_details(where, ts))
+    report = report.model_copy(update={"details": details})
     folder.mkdir(parents=True, exist_ok=True)
     found = reporters()
     json_path = folder / "report.json"
@@ -39,6 +46,14 @@ def write_reports(folder: Path, session: str, properties: Sequence[dict[str, Any
     html_path = folder / "report.html"
     html_path.write_text(str(html.render(report)))
     return Written(json_path, html_path, None)
+
+
+def _worker_folder(trial_folder: Path) -> Path:
+    """The results folder that holds ``trial_folder`` (``<results>/trials/...``)."""
+    for parent in trial_folder.parents:
+        if parent.name == "trials":
+            return parent.parent
+    return trial_folder.parent
 
 
 def forecast_lines(forecasts: Sequence[dict[str, Any]]) -> list[str]:
