@@ -20,7 +20,8 @@ _SESSION = pytest.StashKey[str]()
 _SEEN = pytest.StashKey[list[tuple[str, dict[str, Any]]]]()
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    _keep_harnessdrive_unrewritten(pluginmanager)
     group = parser.getgroup("harnessdrive", "harnessdrive evals (eval_*.py cases)")
     add = group.addoption
     add(
@@ -131,6 +132,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini(
         "harnessdrive_prices", "Price override files, one a line.", type="linelist", default=[]
     )
+
+
+def _keep_harnessdrive_unrewritten(pluginmanager: pytest.PytestPluginManager) -> None:
+    """pytest marks every package of a distribution with a ``pytest11`` entry point for assert
+    rewriting, so harnessdrive itself (a few hundred modules, none of them tests) would be
+    recompiled on import under every pytest run: seconds, for nothing. Only this entry point
+    needs to be a plugin."""
+    hook = getattr(pluginmanager, "rewrite_hook", None)
+    marked = getattr(hook, "_must_rewrite", None)
+    if isinstance(marked, set):
+        marked.discard("harnessdrive")
 
 
 def pytest_configure(config: pytest.Config) -> None:
