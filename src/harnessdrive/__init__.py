@@ -53,6 +53,7 @@ from harnessdrive.tasks.models import GradeSpec
 from harnessdrive.transcript import Event, ModelCall, Transcript, Usage
 
 __version__ = "0.1.0"
+from harnessdrive.pytest_plugin.case import evalcase
 
 __all__ = [
     "AgentCli",
@@ -112,6 +113,7 @@ __all__ = [
     "__version__",
     "available_harnesses",
     "build_report",
+    "evalcase",
     "execute",
     "get_harness",
     "grader_kind",

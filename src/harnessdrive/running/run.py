@@ -78,6 +78,8 @@ class RunOptions:
     """Extra folders every sandboxed process sees read-only (``--show``)."""
     executor: str = DEFAULT_EXECUTOR
     """Where trials run: a registered executor's name (executors/builtin.py)."""
+    hide: tuple[Path, ...] = ()
+    """More paths no sandboxed process may see (an eval file and its goldens, say)."""
 
 
 @dataclass
@@ -246,7 +248,8 @@ class RunDriver:
 
 def _worker_settings(plan: Plan, options: RunOptions, shown: tuple[Path, ...]) -> WorkerSettings:
     # Each worker adds its own scratch root to what is hidden.
-    hidden = tuple(dict.fromkeys(secret_paths(plan.suite, options.results, options.results)))
+    secrets = [*secret_paths(plan.suite, options.results, options.results), *options.hide]
+    hidden = tuple(dict.fromkeys(secrets))
     return WorkerSettings(
         jobs=max(options.jobs, 1),
         sandbox=options.sandbox,

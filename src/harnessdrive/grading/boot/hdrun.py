@@ -93,6 +93,8 @@ def _environment_plugins(blocked):
         where = getattr(dist, "_path", None)
         if where is None or _inside(str(where), copy):
             continue
+        if (dist.metadata["Name"] or "").lower() == "harnessdrive":
+            continue  # its eval plugin runs evals; it has no place in a task's test run
         for entry in dist.entry_points:
             if entry.group != "pytest11" or entry.name in blocked:
                 continue

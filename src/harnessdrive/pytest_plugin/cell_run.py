@@ -1,0 +1,131 @@
+"""Running one cell as a harnessdrive trial: a one-trial plan through the run driver, into this
+session's results folder, under the session-wide spend cap.
+
+Each pytest process (the controller, or one xdist worker) records into a results folder of its
+own under the session's folder, because a results folder takes one driver at a time. The cap is
+session-wide: before each cell the spend recorded in every folder of the session is summed, and
+the cell may spend only what is left.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from harnessdrive.pytest_plugin.matrix import Cell
+from harnessdrive.running.plan import make_plan
+from harnessdrive.running.run import RunDriver, RunOptions
+from harnessdrive.sandbox.runner import Network, SandboxKind
+from harnessdrive.store.results import TrialResult
+from harnessdrive.store.store import Store
+from harnessdrive.tasks.loading import Suite
+
+
+@dataclass(frozen=True)
+class SessionSettings:
+    session_folder: Path
+    """Every results folder of this session lies directly inside."""
+    worker: str
+    """``main``, or the xdist worker id."""
+    max_usd: float | None = None
+    price_files: tuple[Path, ...] = ()
+    sandbox: SandboxKind = "auto"
+    network: Network = "host"
+    agent_timeout: float | None = None
+
+    @property
+    def results(self) -> Path:
+        return self.session_folder / self.worker
+
+
+def session_spend(session_folder: Path) -> float:
+    """What every cell of the session has counted against the cap so far."""
+    total = 0.0
+    if not session_folder.is_dir():
+        return total
+    for folder in sorted(p for p in session_folder.iterdir() if (p / "trials").is_dir()):
+        store = Store(folder)
+        try:
+            store.sync_index()
+            total += store.charged_total()
+        finally:
+            store.close()
+    return total
+
+
+@dataclass(frozen=True)
+class CellRun:
+    result: TrialResult
+    folder: Path
+    """The trial's folder in the results store."""
+    workspace: Path | None
+    """The agent's final workspace (kept until the case function has read it)."""
+    capped: str | None = None
+    """Why the cell did not run: the session's spend cap was reached."""
+
+
+def run_cell(
+    suite: Suite,
+    cell: Cell,
+    settings: SessionSettings,
+    hide: tuple[Path, ...],
+    timeout: float | None,
+) -> CellRun:
+    plan = make_plan(suite, (cell.variant,), cell.repetition)
+    # The plan adds a treated cell's control; only this cell's trial runs here.
+    trials = [
+        t
+        for t in plan.trials
+        if t.repetition == cell.repetition and t.variant.label == cell.variant.label
+    ]
+    plan = replace(plan, trials=tuple(trials))
+    cap = settings.max_usd
+    if cap is not None:
+        own = _own_spend(settings.results)
+        left = cap - session_spend(settings.session_folder)
+        cap = own + left if left > 0 else None
+        if cap is None:
+            raise SpendCapReached(f"the session's spend cap of ${settings.max_usd:g} is reached")
+    options = RunOptions(
+        results=settings.results,
+        keep=True,
+        sandbox=settings.sandbox,
+        network=settings.network,
+        agent_timeout=timeout or settings.agent_timeout,
+        max_usd=cap,
+        price_files=settings.price_files,
+        hide=hide,
+    )
+    summary = RunDriver(plan, options).run()
+    result = summary.trials[0]
+    store = Store(settings.results)
+    folder = store.trial_paths(result.trial_id).root
+    store.close()
+    workspace = Path(result.workspace) if result.workspace else None
+    return CellRun(result=result, folder=folder, workspace=workspace)
+
+
+class SpendCapReached(Exception):
+    """Raised before a cell starts when the session has spent its cap."""
+
+
+def _own_spend(results: Path) -> float:
+    if not (results / "trials").is_dir():
+        return 0.0
+    store = Store(results)
+    try:
+        store.sync_index()
+        return store.charged_total()
+    finally:
+        store.close()
+
+
+def discard_workspace(run: CellRun) -> None:
+    """The kept scratch of a cell, once the case has read it (the store keeps its diff)."""
+    if run.workspace is not None:
+        scratch = run.workspace
+        while scratch.parent != scratch and not scratch.name.startswith("harnessdrive-"):
+            scratch = scratch.parent
+        if scratch.name.startswith("harnessdrive-"):
+            shutil.rmtree(scratch, ignore_errors=True)

@@ -1,0 +1,106 @@
+"""Collection: an ``eval_*.py`` file's ``eval_*`` functions, each expanded into one item per
+cell. Anything wrong with a case (an unknown harness or model, an unpriced model, a bad effort
+rung, a missing fixture or treatment) is a collection error, so nothing runs."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from harnessdrive.errors import HarnessdriveError
+from harnessdrive.pytest_plugin.case import EvalCase, case_of
+from harnessdrive.pytest_plugin.layout import CaseFiles, case_files
+from harnessdrive.pytest_plugin.matrix import Cell
+from harnessdrive.pytest_plugin.state import STATE_KEY, EvalState, narrowing
+
+PROPERTY = "harnessdrive"
+FORECAST = "harnessdrive_forecast"
+
+
+def state_of(config: pytest.Config) -> EvalState:
+    return config.stash[STATE_KEY]
+
+
+class EvalFile(pytest.Module):
+    """An eval file: its module is imported like a test module; only ``eval_*`` cases count."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        module = self.obj
+        state = state_of(self.config)
+        options = narrowing(self.config)
+        for name, function in list(vars(module).items()):
+            if not name.startswith("eval_") or not callable(function):
+                continue
+            case = case_of(function)
+            if case is None:
+                raise self.CollectError(
+                    f"{self.path.name}::{name}: an eval function needs @harnessdrive.evalcase(...)"
+                )
+            try:
+                files = case_files(case, self.path, name, state.skills_dir)
+                cells = state.cells(case, files, options)
+            except HarnessdriveError as exc:
+                raise self.CollectError(f"{self.path.name}::{name}: {exc}") from None
+            for cell in cells:
+                yield EvalItem.from_parent(
+                    self,
+                    name=f"{name}[{cell.id}]",
+                    case=case,
+                    files=files,
+                    cell=cell,
+                    function=function,
+                )
+
+
+class EvalItem(pytest.Item):
+    def __init__(
+        self,
+        *,
+        case: EvalCase,
+        files: CaseFiles,
+        cell: Cell,
+        function: Callable[..., Any],
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.case, self.files, self.cell, self.function = case, files, cell, function
+        self.add_marker("eval")
+
+    def runtest(self) -> None:
+        from harnessdrive.pytest_plugin.run_item import run_item
+
+        run_item(self, state_of(self.config))
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, None, f"{self.files.name}[{self.cell.id}]"
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, AssertionError | HarnessdriveError):
+            return f"{type(excinfo.value).__name__}: {excinfo.value}"
+        return super().repr_failure(excinfo)
+
+
+def forecast_property(item: EvalItem, state: EvalState) -> dict[str, Any]:
+    started = time.perf_counter()
+    pricing = state.price(item.cell.variant, task=item.files.name)
+    estimate = pricing.estimate
+    low = float(estimate.low) if estimate is not None else 0.0
+    high = float(estimate.high) if estimate is not None else 0.0
+    basis = estimate.basis if estimate is not None else "no model"
+    return {
+        "cell": item.cell.id,
+        "node": item.nodeid,
+        "low": low,
+        "high": high,
+        "basis": basis,
+        "seconds": time.perf_counter() - started,
+        "scope": state.scopes.get(item.files.name, ""),
+    }
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)

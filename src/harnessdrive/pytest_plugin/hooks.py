@@ -1,0 +1,61 @@
+"""What the entry point (:mod:`harnessdrive_pytest`) calls once an eval file is found: the
+session's state, the file's collector, and the summary at the end."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harnessdrive.errors import HarnessdriveError
+from harnessdrive.pytest_plugin.collection import FORECAST, PROPERTY, EvalFile
+from harnessdrive.pytest_plugin.state import STATE_KEY, build_state
+
+
+def eval_file(file_path: Path, parent: pytest.Collector, session: str) -> EvalFile:
+    config = parent.config
+    if STATE_KEY not in config.stash:
+        config.stash[STATE_KEY] = build_state(config, session)
+    collector: EvalFile = EvalFile.from_parent(parent, path=file_path)
+    return collector
+
+
+def session_folder(config: pytest.Config, session: str) -> Path:
+    root = Path(str(config.rootpath))
+    results = Path(config.getoption("eval_results") or config.getini("harnessdrive_results"))
+    return (results if results.is_absolute() else root / results) / session
+
+
+def summarize(
+    config: pytest.Config, session: str, seen: Sequence[tuple[str, dict[str, Any]]]
+) -> list[str]:
+    """The lines the terminal summary shows; the reports are written as a side effect."""
+    from harnessdrive.pytest_plugin.session_report import forecast_lines, write_reports
+
+    folder = session_folder(config, session)
+    results = [props for name, props in seen if name == PROPERTY]
+    forecasts = [props for name, props in seen if name == FORECAST]
+    scopes = sorted({str(p.get("scope")) for p in (*results, *forecasts) if p.get("scope")})
+    lines = ["", "harnessdrive evals: matrix scope = " + (", ".join(scopes) or "none")]
+    if forecasts:
+        lines += forecast_lines(forecasts)
+        seconds = sum(float(f["seconds"]) for f in forecasts)
+        lines.append(f"  forecast computed in {seconds:.3f}s for {len(forecasts)} cell(s)")
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "forecast.json").write_text(json.dumps(forecasts, indent=2) + "\n")
+    if results:
+        try:
+            written = write_reports(folder, session, results)
+        except HarnessdriveError as exc:
+            lines.append(f"  report not written: {exc}")
+            return lines
+        lines.append(f"  report: {written.json_path}")
+        if written.html_path is not None:
+            lines.append(f"  html report: {written.html_path}")
+        else:
+            lines.append(f"  html report: not written ({written.missing})")
+        lines.append(f"  results: {folder}/<worker> (harnessdrive report --results <folder>)")
+    return lines

@@ -1,0 +1,78 @@
+"""Where a case's files are: its fixture, task folder, treatments, goldens and skill; and the
+one cache root every cell writes under (workspaces built, results, the report)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from harnessdrive.errors import UserError
+from harnessdrive.pytest_plugin.case import EvalCase
+from harnessdrive.pytest_plugin.skills import Skill, find_skill
+
+FIXTURES, GOLDENS, TREATMENTS = "fixtures", "goldens", "treatments"
+
+
+@dataclass(frozen=True)
+class CaseFiles:
+    """A case's files, resolved and checked at collection."""
+
+    eval_file: Path
+    name: str
+    """The case's id: ``<module>.<function>``, usable as a task id."""
+    task_dir: Path | None
+    fixture: Path | None
+    skill: Skill | None
+    golden: Path
+    """``goldens/<name>`` beside the eval file (it need not exist until recorded)."""
+
+    @property
+    def eval_dir(self) -> Path:
+        return self.eval_file.parent
+
+    def secrets(self) -> list[Path]:
+        """What no agent may read: the eval file and its folder (fixtures, goldens, treatments),
+        the skill's evals/ and the golden."""
+        paths = [self.eval_file, self.eval_dir, self.golden]
+        if self.skill is not None:
+            paths.append(self.skill.root / "evals")
+        return [p.resolve() for p in paths]
+
+
+def case_files(case: EvalCase, eval_file: Path, function: str, skills_dir: Path) -> CaseFiles:
+    eval_dir = eval_file.parent
+    name = f"{eval_file.stem}.{function}"
+    if (case.task is None) == (case.task_dir is None) and case.skill is None:
+        raise UserError(f"{name}: give exactly one of task= (with fixture=) and task_dir=")
+    task_dir = None
+    if case.task_dir is not None:
+        task_dir = (eval_dir / case.task_dir).resolve()
+        if not (task_dir / "task.toml").is_file():
+            raise UserError(f"{name}: task_dir {case.task_dir!r}: no task.toml in {task_dir}")
+    fixture = None
+    if case.fixture is not None:
+        for candidate in (eval_dir / FIXTURES / case.fixture, eval_dir / case.fixture):
+            if candidate.is_dir():
+                fixture = candidate.resolve()
+                break
+        else:
+            raise UserError(
+                f"{name}: fixture {case.fixture!r} not found in {eval_dir / FIXTURES} or {eval_dir}"
+            )
+    elif task_dir is None:
+        raise UserError(f"{name}: an inline case needs fixture= (its starting files)")
+    skill = find_skill(case.skill, eval_dir, skills_dir) if case.skill else None
+    golden_name = case.golden or case.fixture or function
+    for treatment in case.treatments:
+        if not (eval_dir / TREATMENTS / treatment).is_dir():
+            raise UserError(
+                f"{name}: treatment {treatment!r}: no folder in {eval_dir / TREATMENTS}"
+            )
+    return CaseFiles(
+        eval_file=eval_file.resolve(),
+        name=name,
+        task_dir=task_dir,
+        fixture=fixture,
+        skill=skill,
+        golden=(eval_dir / GOLDENS / golden_name).resolve(),
+    )

@@ -1,0 +1,92 @@
+"""One item's run: forecast it (``--dry-run``), skip it with the fix (its CLI missing or not
+signed in, the cap reached), or run it as a trial and hand its output to the case function.
+
+The case function's verdict is written back into the trial's ``result.json``, so the results
+store (and ``harnessdrive report``) says what pytest says.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from harnessdrive.pytest_plugin.cell_run import SpendCapReached, discard_workspace, run_cell
+from harnessdrive.pytest_plugin.cell_task import cell_suite
+from harnessdrive.pytest_plugin.collection import FORECAST, PROPERTY, forecast_property
+from harnessdrive.pytest_plugin.output import CannotEvaluate, CaseOutput
+from harnessdrive.pytest_plugin.replay import write_cell_file
+from harnessdrive.pytest_plugin.skills import coverage
+from harnessdrive.pytest_plugin.state import EvalState
+from harnessdrive.pytest_plugin.verdicts import record_case_verdict
+
+if TYPE_CHECKING:
+    from harnessdrive.pytest_plugin.collection import EvalItem
+
+
+def run_item(item: EvalItem, state: EvalState) -> None:
+    cell, files, case = item.cell, item.files, item.case
+    if state.dry_run:
+        forecast = forecast_property(item, state)
+        item.user_properties.append((FORECAST, forecast))
+        pytest.skip(f"dry-run: forecast ${forecast['low']:.4f}-${forecast['high']:.4f}")
+    harness = state.harness(cell.variant.harness)
+    info = harness.info()
+    if not info.installed:
+        fix = info.found or info.detail or f"install {info.name}"
+        pytest.skip(f"{cell.variant.harness} is not installed: {fix}")
+    suite, installed = cell_suite(case, files, cell, state.build)
+    try:
+        run = run_cell(suite, cell, state.settings, tuple(files.secrets()), case.timeout)
+    except SpendCapReached as exc:
+        pytest.skip(str(exc))
+    result = run.result
+    write_cell_file(run.folder, suite.tasks[0])
+    if result.status == "could_not_run":
+        agent = result.agent
+        pytest.skip(f"{cell.variant.harness} could not run: {agent.hint or agent.error}")
+    skill = None
+    if files.skill is not None:
+        events = _events(run.folder)
+        skill = coverage(files.skill, cell.variant.harness, installed, events)
+    output = CaseOutput(
+        cell=cell,
+        result=result,
+        folder=run.folder,
+        workspace=run.workspace,
+        skill=skill,
+        golden=files.golden,
+        facts={"record_goldens": state.record_goldens},
+    )
+    verdict, note = "pass", None
+    try:
+        item.function(output)
+    except AssertionError as exc:
+        verdict, note = "fail", str(exc).splitlines()[0] if str(exc) else "AssertionError"
+        raise
+    except CannotEvaluate as exc:
+        verdict, note = "error", str(exc)
+        raise
+    except Exception as exc:
+        verdict, note = "error", f"{type(exc).__name__}: {exc}"
+        raise
+    finally:
+        final = record_case_verdict(state.settings.results, run.folder, result, verdict, note)
+        props = {**output.properties(), "result": json.loads(final.to_json())}
+        props["scope"] = state.scopes.get(files.name, "")
+        props["case_verdict"] = verdict
+        item.user_properties.append((PROPERTY, props))
+        discard_workspace(run)
+
+
+def _events(folder: Path) -> list[tuple[str, str]]:
+    path = folder / "transcript.json"
+    if not path.is_file():
+        return []
+    data = json.loads(path.read_text())
+    return [
+        (str(e.get("kind", "")), f"{e.get('text', '')} {json.dumps(e.get('data', {}))}")
+        for e in data.get("events", [])
+    ]

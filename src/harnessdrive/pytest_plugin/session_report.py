@@ -1,0 +1,67 @@
+"""At session end: the session's ``report.json`` and single-file HTML report, built from the
+results every item carried on its ``user_properties`` (so xdist workers' cells are all there),
+with the same builder and reporters as ``harnessdrive report``; and the dry-run forecast."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harnessdrive.report.details import trial_details
+from harnessdrive.report.renderers import reporters
+from harnessdrive.report.scoreboard import build_report
+from harnessdrive.store.results import TrialResult
+
+HTML_REPORTER = "html"
+
+
+@dataclass(frozen=True)
+class Written:
+    json_path: Path
+    html_path: Path | None
+    missing: str | None
+    """Why there is no HTML report (no reporter of that name is registered)."""
+
+
+def write_reports(folder: Path, session: str, properties: Sequence[dict[str, Any]]) -> Written:
+    trials = [TrialResult.model_validate(p["result"]) for p in properties]
+    labels = list(dict.fromkeys(t.variant_label for t in trials))
+    report = build_report(trials, variants=labels, run_id=session, suite="pytest-evals")
+    # Each worker recorded into its own folder: the drill-down of a trial is read from its own.
+    by_worker: dict[Path, list[TrialResult]] = {}
+    for props, trial in zip(properties, trials, strict=True):
+        by_worker.setdefault(_worker_folder(Path(str(props["folder"]))), []).append(trial)
+    details = tuple(d for where, ts in by_worker.items() for d in trial_details(where, ts))
+    report = report.model_copy(update={"details": details})
+    folder.mkdir(parents=True, exist_ok=True)
+    found = reporters()
+    json_path = folder / "report.json"
+    json_text = found["json"].render(report)
+    json_path.write_text(str(json_text) + "\n")
+    html = found.get(HTML_REPORTER)
+    if html is None:
+        return Written(json_path, None, f"no {HTML_REPORTER!r} reporter is registered")
+    html_path = folder / "report.html"
+    html_path.write_text(str(html.render(report)))
+    return Written(json_path, html_path, None)
+
+
+def _worker_folder(trial_folder: Path) -> Path:
+    """The results folder that holds ``trial_folder`` (``<results>/trials/...``)."""
+    for parent in trial_folder.parents:
+        if parent.name == "trials":
+            return parent.parent
+    return trial_folder.parent
+
+
+def forecast_lines(forecasts: Sequence[dict[str, Any]]) -> list[str]:
+    lines = []
+    low = high = 0.0
+    for f in sorted(forecasts, key=lambda f: str(f["node"])):
+        lines.append(f"  forecast ${f['low']:.4f}-${f['high']:.4f}  ({f['basis']})  {f['node']}")
+        low += float(f["low"])
+        high += float(f["high"])
+    lines.append(f"  total forecast: ${low:.4f}-${high:.4f} across {len(forecasts)} cell(s)")
+    return lines

@@ -1,0 +1,224 @@
+"""The pytest entry point of harnessdrive's eval plugin (``pytest11``).
+
+Installed with harnessdrive, it is loaded by every pytest run in the environment, so it imports
+nothing of harnessdrive until an eval file is collected: an ordinary test run pays for a few
+option definitions and nothing else. The plugin itself is :mod:`harnessdrive.pytest_plugin`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+PROPERTY = "harnessdrive"
+FORECAST = "harnessdrive_forecast"
+_SESSION = pytest.StashKey[str]()
+_SEEN = pytest.StashKey[list[tuple[str, dict[str, Any]]]]()
+
+
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    _keep_harnessdrive_unrewritten(pluginmanager)
+    group = parser.getgroup("harnessdrive", "harnessdrive evals (eval_*.py cases)")
+    add = group.addoption
+    add(
+        "--harness",
+        action="append",
+        dest="eval_harness",
+        default=[],
+        metavar="NAME",
+        help="Run only these harnesses' cells (repeatable, or a,b).",
+    )
+    add(
+        "--model",
+        action="append",
+        dest="eval_model",
+        default=[],
+        metavar="TEXT",
+        help="Run only cells whose model contains TEXT, or the exact cell (repeatable).",
+    )
+    add(
+        "--effort",
+        action="append",
+        dest="eval_effort",
+        default=[],
+        metavar="RUNG",
+        help="Run only cells at this resolved effort rung (repeatable).",
+    )
+    add(
+        "--treatment",
+        action="append",
+        dest="eval_treatment",
+        default=[],
+        metavar="NAME",
+        help="Run only this arm: control or a treatment's name (repeatable).",
+    )
+    add(
+        "--eval-repeat",
+        dest="eval_repeat",
+        type=int,
+        default=None,
+        metavar="N",
+        help="Run every cell N times (overrides the cases' repeat=).",
+    )
+    add(
+        "--dry-run",
+        dest="eval_dry_run",
+        action="store_true",
+        default=False,
+        help="List every cell with its cost forecast; run nothing.",
+    )
+    add(
+        "--max-usd",
+        dest="eval_max_usd",
+        type=float,
+        default=None,
+        metavar="USD",
+        help="Spend cap across the whole session; required when a cell spends money.",
+    )
+    add(
+        "--prices",
+        dest="eval_prices",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="A price override file (docs/pricing.md); repeatable.",
+    )
+    add(
+        "--eval-results",
+        dest="eval_results",
+        default=None,
+        metavar="DIR",
+        help="Root of the eval results (default: the harnessdrive_results ini key).",
+    )
+    add(
+        "--eval-sandbox",
+        dest="eval_sandbox",
+        default="auto",
+        metavar="KIND",
+        help="The trials' sandbox: auto | bwrap | none.",
+    )
+    add(
+        "--eval-network",
+        dest="eval_network",
+        default="host",
+        metavar="KIND",
+        help="The agents' network: host | loopback | none.",
+    )
+    add(
+        "--record-goldens",
+        dest="record_goldens",
+        action="store_true",
+        default=False,
+        help="Record each case's golden from this run instead of comparing against it.",
+    )
+    parser.addini(
+        "harnessdrive_matrix",
+        "Matrix entries harness/model[/effort], one a line.",
+        type="linelist",
+        default=[],
+    )
+    parser.addini(
+        "harnessdrive_skills_dir", "Where skills live (relative to the rootdir).", default="skills"
+    )
+    parser.addini(
+        "harnessdrive_results",
+        "Root of the eval results (relative to the rootdir).",
+        default=".harnessdrive/evals",
+    )
+    parser.addini(
+        "harnessdrive_prices", "Price override files, one a line.", type="linelist", default=[]
+    )
+
+
+def _keep_harnessdrive_unrewritten(pluginmanager: pytest.PytestPluginManager) -> None:
+    """pytest marks every package of a distribution with a ``pytest11`` entry point for assert
+    rewriting, so harnessdrive itself (a few hundred modules, none of them tests) would be
+    recompiled on import under every pytest run: seconds, for nothing. Only this entry point
+    needs to be a plugin."""
+    hook = getattr(pluginmanager, "rewrite_hook", None)
+    marked = getattr(hook, "_must_rewrite", None)
+    if isinstance(marked, set):
+        marked.discard("harnessdrive")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    workerinput = getattr(config, "workerinput", None)
+    session = workerinput.get("harnessdrive_session") if workerinput else None
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    config.stash[_SESSION] = str(session or f"{stamp}-{os.getpid()}")
+    config.stash[_SEEN] = []
+    config.pluginmanager.register(_Gatherer(config.stash[_SEEN]), "harnessdrive-gatherer")
+    config.addinivalue_line("markers", "eval: a harnessdrive eval cell")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist: every worker records into the controller's session."""
+    node.workerinput["harnessdrive_session"] = node.config.stash[_SESSION]
+
+
+def is_eval_file(file_path: Path, config: pytest.Config) -> bool:
+    """``eval_*.py`` inside an ``evals/`` folder, or named on the command line."""
+    if not (file_path.name.startswith("eval_") and file_path.suffix == ".py"):
+        return False
+    if "evals" in file_path.parent.parts:
+        return True
+    named = {Path(str(arg).split("::", 1)[0]).absolute() for arg in config.args}
+    return file_path.absolute() in named
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if not is_eval_file(file_path, parent.config):
+        return None
+    from harnessdrive.pytest_plugin.hooks import eval_file
+
+    return eval_file(file_path, parent, parent.config.stash[_SESSION])
+
+
+class _Gatherer:
+    """Keeps what each cell's report carries, on the controller as in a single process."""
+
+    def __init__(self, seen: list[tuple[str, dict[str, Any]]]) -> None:
+        self.seen = seen
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":
+            return  # the setup and teardown reports carry the same properties again
+        for name, value in report.user_properties:
+            if name in (PROPERTY, FORECAST) and isinstance(value, dict):
+                self.seen.append((name, value))
+
+
+def pytest_report_teststatus(
+    report: pytest.TestReport, config: pytest.Config
+) -> tuple[str, str, tuple[str, dict[str, bool]]] | None:
+    """With ``-v``, a cell's line says its verdict, cost, tokens, seconds, turns and tools."""
+    if report.when != "call":
+        return None
+    props = dict(report.user_properties).get(PROPERTY)
+    if not isinstance(props, dict):
+        return None
+    from harnessdrive_pytest.status import status_line
+
+    word = "PASSED" if report.passed else "FAILED"
+    category = "passed" if report.passed else "failed"
+    letter = "." if report.passed else "F"
+    return (
+        category,
+        letter,
+        (f"{word}  {status_line(props)}", {"green" if report.passed else "red": True}),
+    )
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    seen = config.stash.get(_SEEN, [])
+    if getattr(config, "workerinput", None) or not seen:
+        return
+    from harnessdrive.pytest_plugin.hooks import summarize
+
+    for line in summarize(config, config.stash[_SESSION], seen):
+        terminalreporter.write_line(line)

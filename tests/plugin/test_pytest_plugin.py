@@ -1,0 +1,142 @@
+"""The pytest plugin with scripted agents: cells run as trials, the session report, the secrets
+an agent cannot read, replay, the dry-run forecast, and collection that stops on bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harnessdrive.pytest_plugin.replay import replay
+from harnessdrive.store.results import TrialResult
+from tests.plugin.evalproject import spy, write_matrix_case, write_project
+
+pytest_plugins = ["pytester"]
+
+
+def session_folder(root: Path) -> Path:
+    (folder,) = [p for p in (root / ".harnessdrive" / "evals").iterdir() if p.name[0].isdigit()]
+    return folder
+
+
+def test_cells_run_as_trials_and_the_session_is_reported(pytester: pytest.Pytester) -> None:
+    root = write_project(pytester.path, greet_models=[spy(pytester.path)])
+
+    run = pytester.runpytest("skills/greet/evals", "-v")
+
+    run.assert_outcomes(passed=2, failed=1)
+    out = run.stdout.str()
+    # One readable node id per cell; the live line says verdict, cost, tokens, time, turns, tools.
+    assert "eval_greet.py::eval_hello[spy] PASSED  pass" in out
+    assert "eval_greet.py::eval_add[reference] PASSED  pass" in out
+    assert "eval_greet.py::eval_add[noop] FAILED  fail" in out
+    assert "the task's grader says fail" in out
+    assert "matrix scope = case" in out
+    folder = session_folder(root)
+    report = json.loads((folder / "report.json").read_text())
+    html = (folder / "report.html").read_text()
+    assert html.startswith("<!DOCTYPE html>") and "eval_greet.eval_add" in html
+    assert len(report["details"]) == 3
+    assert report["run_id"] == folder.name
+    assert sorted((t["variant"], t["outcome"]) for t in report["trials"]) == [
+        ("noop", "fail"),
+        ("reference", "pass"),
+        ("spy", "pass"),
+    ]
+    # Every cell is a trial in the session's results store, with the case's verdict in it.
+    results = {
+        r.variant_label: (r, p.parent)
+        for p in (folder / "main" / "trials").rglob("result.json")
+        if (r := TrialResult.model_validate_json(p.read_text()))
+    }
+    assert {label: r.outcome for label, (r, _) in results.items()} == {
+        "spy": "pass",
+        "reference": "pass",
+        "noop": "fail",
+    }
+    spy_result, spy_folder = results["spy"]
+    assert spy_result.base_commit  # the workspace was a git repository
+    assert spy_result.sandbox == "bwrap"
+    # The skill went in the prompt (the command harness has no skills of its own).
+    prompt = (spy_folder / "prompt.md").read_text()
+    assert "Use the skill 'greet'" in prompt and prompt.endswith("Task: say hello")
+    # Replay: no agent, the same grader verdict on the stored final workspace.
+    reference_folder = results["reference"][1]
+    replayed = replay(reference_folder)
+    assert replayed.grader_outcome == replayed.stored_grader_outcome == "pass"
+    noop_again = replay(results["noop"][1])
+    assert noop_again.grader_outcome == "fail"
+
+
+PRICED = [
+    "claude/claude-sonnet-4-5",
+    "claude/claude-sonnet-4-5/high",
+    "claude/claude-haiku-4-5/min",
+    "codex/gpt-5.5/max",
+    "codex/gpt-5.5/mid",
+]
+
+
+def test_dry_run_forecasts_every_cell_and_runs_nothing(pytester: pytest.Pytester) -> None:
+    write_matrix_case(pytester.path, PRICED, repeat=10, name="terse")
+
+    run = pytester.runpytest("evals", "--dry-run", "-q")
+
+    run.assert_outcomes(skipped=100)
+    out = run.stdout.str()
+    forecasts = json.loads((session_folder(pytester.path) / "forecast.json").read_text())
+    assert len(forecasts) == 100
+    assert all(0 < f["low"] <= f["high"] for f in forecasts), forecasts[0]
+    # Aliases resolve by position on each harness's own ladder; the node id carries the rung.
+    cells = {f["cell"].split("#")[0] for f in forecasts}
+    assert "claude/claude-haiku-4-5/low" in cells and "codex/gpt-5.5/xhigh+terse" in cells
+    assert "total forecast: $" in out and "across 100 cell(s)" in out
+    assert "forecast computed in" in out
+    assert not (session_folder(pytester.path) / "main").exists()  # no trial started
+
+
+def test_bad_input_stops_collection_before_anything_runs(pytester: pytest.Pytester) -> None:
+    bad = {
+        "rung": (["noop", "claude/claude-sonnet-4-5/minimal"], "claude has no effort 'minimal'"),
+        "unpriced": (["noop", "claude/no-such-model-9"], "cannot price"),
+        "unknown": (["noop", "nosuchharness/x"], "nosuchharness"),
+        "uncapped": (
+            ["claude/claude-sonnet-4-5"],
+            "set a spend cap for the session with --max-usd",
+        ),
+    }
+    for name, (models, _) in bad.items():
+        write_matrix_case(pytester.path, models, name=name)
+    write_matrix_case(
+        pytester.path, ["claude/claude-sonnet-4-5"], treatment=["AGENTS.md"], name="treated"
+    )
+
+    run = pytester.runpytest("evals")
+
+    run.assert_outcomes(errors=5)
+    out = run.stdout.str()
+    for name, (_, message) in bad.items():
+        assert f"eval_{name}.py::eval_tidy: " in out and message in out, name
+    assert "treatment 'treated' has no files for claude" in out
+    assert "Interrupted: 5 errors during collection" in out
+
+
+def test_ordinary_runs_stay_inert(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_plain="def test_ok():\n    assert True\n")
+    pytester.makepyfile(eval_stray="raise SystemExit('an eval_ file outside evals/ is not ours')")
+
+    run = pytester.runpytest()
+
+    run.assert_outcomes(passed=1)
+    # Loading the entry point imports nothing of harnessdrive.
+    probe = (
+        "import sys, harnessdrive_pytest; "
+        "print(sorted(m for m in sys.modules if m.startswith('harnessdrive')))"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert shown.stdout.strip() == "['harnessdrive_pytest']"
