@@ -24,6 +24,7 @@ from harnessdrive.cli import (
     report_cmd,
     run_cmd,
 )
+from harnessdrive.cli.cases_cmd import cases_app
 from harnessdrive.cli.flags import error_message
 from harnessdrive.errors import UserError
 
@@ -49,6 +50,7 @@ app.command()(info_cmd.doctor)
 app.command("install-clis")(install_cmd.install_clis)
 app.command()(report_cmd.index)
 app.command()(info_cmd.schema)
+app.add_typer(cases_app, name="cases")
 
 
 def _version(value: bool) -> None:
