@@ -253,6 +253,7 @@ def test_the_task_schema_is_a_union_of_every_registered_kind(
     assert grade_schema["discriminator"]["propertyName"] == "kind"
     assert grade_schema["discriminator"]["mapping"] == {
         "tests": "#/$defs/TestsGradeSpec",
+        "differential": "#/$defs/DifferentialGradeSpec",
         "files": "#/$defs/FilesGradeSpec",
     }
     files = schema["$defs"]["FilesGradeSpec"]

@@ -8,16 +8,25 @@ Recognised claims (case-insensitive):
 - ``handles-rule``: "handles|supports|implements X" where X names a rule the grader scored per
   rule (its id, or a word the task lists for it); true when that rule's cases all passed.
 
-Each recognised claim is recorded with its sentence and whether it held; the verdict's metrics
-count ``claims_made``, ``claims_true`` and ``claims_false``.
+Each recognised claim is recorded in the verdict's ``claims`` with its sentence and whether it
+held; a ``differential`` verdict's metrics also count ``claims_made``, ``claims_true`` and
+``claims_false``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from harnessdrive.grading.verdict import Verdict
+    from harnessdrive.tasks.loading import Task
+
+INVALID = "invalid: "
+"""How a verdict's ``error`` starts when the machinery, not the agent, spoiled the trial."""
 
 _MATCHES = re.compile(
     r"\b(identical|match(es|ed|ing)?|agree(s|d)?|same (answers?|output|results?))\b"
@@ -100,3 +109,36 @@ def _rules_named(
         if any(re.search(rf"\b{re.escape(term.lower())}\b", lowered) for term in terms):
             named.append(rule)
     return named
+
+
+def with_claims(verdict: Verdict, message: str | None, task: Task) -> Verdict:
+    """``verdict`` with the claims of the agent's final ``message`` checked against it."""
+    if verdict.outcome == "not_graded":
+        return verdict
+    rates = {
+        name[len("rule.") : -len(".rate")]: value
+        for name, value in verdict.metrics.items()
+        if name.startswith("rule.") and name.endswith(".rate")
+    }
+    oracle = getattr(task.spec.grade, "oracle", None)
+    words: Mapping[str, Sequence[str]] = getattr(oracle, "rule_words", None) or {}
+    claims = check_claims(
+        message,
+        passed=verdict.outcome == "pass",
+        score=verdict.score,
+        rule_rates=rates,
+        rule_words=words,
+    )
+    if not (verdict.grader is not None and verdict.grader.kind == "differential"):
+        return verdict.model_copy(update={"claims": claims})
+    # A differential verdict also counts them, for the report's "confident and wrong".
+    metrics = {**verdict.metrics, **claim_metrics(claims)}
+    return verdict.model_copy(update={"claims": claims, "metrics": metrics})
+
+
+def invalid_verdict(reason: str) -> Verdict:
+    """The verdict of a trial the machinery disturbed: not graded, with the reason, so it is
+    left out of every score."""
+    from harnessdrive.grading.verdict import Verdict
+
+    return Verdict(outcome="not_graded", error=INVALID + reason)

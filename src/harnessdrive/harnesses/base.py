@@ -7,6 +7,7 @@ runner does both.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
@@ -103,6 +104,9 @@ class AgentRequest:
     """Spend left under the cap, for harnesses that take a cap of their own."""
     readonly: tuple[Path, ...] = ()
     """Folders the agent may read but not change: the task's view (tasks/view.py)."""
+    services: Mapping[str, str] = field(default_factory=dict)
+    """Variables naming services run for this trial alone (a differential task's oracle, on
+    127.0.0.1), set in the environment of the agent and its commands."""
 
     @property
     def stdout(self) -> Path:

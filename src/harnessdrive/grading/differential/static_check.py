@@ -213,7 +213,8 @@ def _attribute_module(node: ast.AST, bound: dict[str, str], allow: frozenset[str
     """``name.attr`` on a bound allowed module that reaches a module not on the allowlist."""
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
         module = bound.get(node.value.id)
-        if module is not None and _stdlib_module(module) is not None:
+        # A module not on the allowlist was reported where it was imported.
+        if module is not None and _listed(module, allow) and _stdlib_module(module) is not None:
             return _module_reached(f"{module}.{node.attr}", allow)
     if (
         isinstance(node, ast.Call)
