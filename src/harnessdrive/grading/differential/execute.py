@@ -15,15 +15,15 @@ import json
 import shutil
 import threading
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from harnessdrive.grading.differential.compare import canonical
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.process import ProcessResult, StopToken
-from harnessdrive.sandbox.runner import Isolation, PlainSandbox, Sandbox
+from harnessdrive.sandbox.runner import Isolation, Network, PlainSandbox, Sandbox
 
 WORKER = Path(__file__).with_name("worker_main.py")
 _POLL_SECONDS = 0.001
@@ -68,6 +68,9 @@ class Candidate:
     case_timeout: float
     stop: StopToken | None = None
     hide: tuple[Path, ...] = ()
+    network: Network = "none"
+    """Grading never changes it; only ``check``'s oracle-wrapper baseline reaches the oracle."""
+    env: Mapping[str, str] = field(default_factory=dict)
 
 
 def run_cases(candidate: Candidate, inputs: Sequence[Any]) -> CandidateRun:
@@ -165,11 +168,12 @@ class _Worker:
             "TMPDIR": str(candidate.tmp),
             "LANG": "C.UTF-8",
             "PYTHONHASHSEED": "0",
+            **candidate.env,
         }
         isolation = Isolation(
             writable=(self.results.parent, candidate.home, candidate.tmp),
             readonly=(candidate.root, self.inputs, work / WORKER.name),
-            network="none",
+            network=candidate.network,
         )
         log = work / f"worker-{number}.log"
 

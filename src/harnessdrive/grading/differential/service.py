@@ -56,7 +56,7 @@ def agent_run_watch(task: Task) -> Iterator[AgentRunWatch]:
     server: ThreadingHTTPServer | None = None
     thread: threading.Thread | None = None
     if isinstance(spec, DifferentialGradeSpec) and spec.oracle.serve:
-        server = _server(Oracle(task.folder, spec.oracle), watch)
+        server = oracle_server(Oracle(task.folder, spec.oracle), watch)
         thread = threading.Thread(target=server.serve_forever, name="oracle", daemon=True)
         thread.start()
         watch.env[URL_VARIABLE] = f"http://127.0.0.1:{server.server_address[1]}/"
@@ -75,7 +75,8 @@ def agent_run_watch(task: Task) -> Iterator[AgentRunWatch]:
             watch.problem = f"the wall clock jumped {jump:.0f}s during the agent's run"
 
 
-def _server(oracle: Oracle, watch: AgentRunWatch) -> ThreadingHTTPServer:
+def oracle_server(oracle: Oracle, watch: AgentRunWatch) -> ThreadingHTTPServer:
+    """A server (not yet serving) on a free loopback port that answers with ``oracle``."""
     lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
