@@ -32,20 +32,20 @@ def test_demo_scoreboard_reference_passes_all_others_none(
 ) -> None:
     report = report_json(demo_results, capsys)
     rows = {row["variant"]: row for row in report["harnesses"]}  # type: ignore[index]
-    assert report["tasks_compared"] == 4
-    assert (rows["reference"]["passed"], rows["reference"]["trials"]) == (4, 4)
+    assert report["tasks_compared"] == 5
+    assert (rows["reference"]["passed"], rows["reference"]["trials"]) == (5, 5)
     for variant in ("noop", "breaker", "tamperer"):
         assert rows[variant]["passed"] == 0
-    assert rows["tamperer"]["tampered"] == 4
+    assert rows["tamperer"]["tampered"] == 5
     tamperer = [t for t in report["trials"] if t["variant"] == "tamperer"]  # type: ignore[union-attr]
-    assert len(tamperer) == 4 and all(t["outcome"] == "tampered" for t in tamperer)
+    assert len(tamperer) == 5 and all(t["outcome"] == "tampered" for t in tamperer)
     # Its root conftest.py lies outside the demo's scope (tally/**): reported, counted apart.
     assert all("out-of-scope" in {f["code"] for f in t["findings"]} for t in tamperer)
     assert {v: rows[v]["out_of_scope"] for v in rows} == {
         "reference": 0,
         "noop": 0,
         "breaker": 0,
-        "tamperer": 4,
+        "tamperer": 5,
     }
 
 
@@ -53,7 +53,7 @@ def test_report_json_lists_every_trial_with_its_facts(
     demo_results: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     trials = report_json(demo_results, capsys)["trials"]
-    assert len(trials) == 16  # type: ignore[arg-type]
+    assert len(trials) == 20  # type: ignore[arg-type]
     needed = {
         "task",
         "harness",
@@ -71,9 +71,11 @@ def test_report_json_lists_every_trial_with_its_facts(
     }
     for trial in trials:  # type: ignore[union-attr]
         assert needed <= set(trial)
-        assert trial["hidden_total"] > 0
+        # A differential task has no hidden test run: its cases give a score instead.
+        assert trial["hidden_total"] > 0 or trial["task"] == "skiplist"
     reference = [t for t in trials if t["harness"] == "reference"]  # type: ignore[union-attr]
     assert all(t["hidden_passed"] == t["hidden_total"] for t in reference)
+    assert [t["score"] for t in reference if t["task"] == "skiplist"] == [1.0]
     assert all(t["lines_added"] > 0 for t in reference)
 
 
@@ -99,11 +101,11 @@ def test_demo_rerun_resumes_without_running_anything(
     before = {p: p.stat().st_mtime_ns for p in demo_results.rglob("result.json")}
     capsys.readouterr()
     assert run_cli(["demo", "--results", str(demo_results)]) == 0
-    assert "16 of 16 trials already recorded" in capsys.readouterr().err
+    assert "20 of 20 trials already recorded" in capsys.readouterr().err
     assert {p: p.stat().st_mtime_ns for p in demo_results.rglob("result.json")} == before
 
 
-@pytest.mark.timeout(900)  # 29 gradings: the built-in cases and 13 fixtures on four tasks
+@pytest.mark.timeout(900)  # 34 gradings: the built-in cases and 15 fixtures on five tasks
 def test_check_runs_every_demo_fixture_and_all_agree(capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
     assert run_cli(["check", str(DEMO_SUITE), "--json"]) == 0
@@ -115,8 +117,11 @@ def test_check_runs_every_demo_fixture_and_all_agree(capsys: pytest.CaptureFixtu
         assert {"untouched", "reference", "noop"} <= set(cases)
         fixtures = [case for case in item["cases"] if case["kind"] == "fixture"]
         assert [case["name"] for case in fixtures] == declared[item["task"]]
-        assert {case["expected"] for case in fixtures} >= {"pass", "fail", "tampered"}
+        if item["task"] != "skiplist":
+            assert {case["expected"] for case in fixtures} >= {"pass", "fail", "tampered"}
         assert all(case["ok"] and case["outcome"] == case["expected"] for case in fixtures)
+        if item["task"] == "skiplist":  # the differential task's fixtures are attempts, no more
+            continue
         rewritten = cases["rewritten"]
         assert rewritten["lines"] > cases["reference"]["lines"]
         assert cases["naive"]["visible"] == "pass"
@@ -140,7 +145,7 @@ def test_check_names_a_broken_task(tmp_path: Path, capsys: pytest.CaptureFixture
     assert run_cli(["check", str(copy)]) == 1
     out = capsys.readouterr().out
     assert "weekly-totals: the hidden tests already pass on the untouched repository" in out
-    assert "1 of 4 task(s) broken: weekly-totals" in out
+    assert "1 of 5 task(s) broken: weekly-totals" in out
 
 
 WRONG_FIXTURES = """
