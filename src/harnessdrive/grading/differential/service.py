@@ -44,6 +44,11 @@ class AgentRunWatch:
 
     env: dict[str, str] = field(default_factory=dict)
     served: int = 0
+    server: ThreadingHTTPServer | None = None
+    thread: threading.Thread | None = None
+    """The server's thread; it ends before the run does only when the server died."""
+    thread: threading.Thread | None = None
+    """The server's thread; it ends before the run does only when the server died."""
     problem: str | None = None
 
 
@@ -59,16 +64,17 @@ def agent_run_watch(task: Task) -> Iterator[AgentRunWatch]:
         server = oracle_server(Oracle(task.folder, spec.oracle), watch)
         thread = threading.Thread(target=server.serve_forever, name="oracle", daemon=True)
         thread.start()
+        watch.server, watch.thread = server, thread
         watch.env[URL_VARIABLE] = f"http://127.0.0.1:{server.server_address[1]}/"
     try:
         yield watch
     finally:
         if server is not None and thread is not None:
-            alive = thread.is_alive()
+            died = not thread.is_alive()
             server.shutdown()
             server.server_close()
             thread.join()
-            if not alive:
+            if died:
                 watch.problem = "the oracle server died during the agent's run"
         jump = abs((time.time() - wall) - (now() - mono))
         if jump > CLOCK_JUMP_SECONDS and watch.problem is None:
