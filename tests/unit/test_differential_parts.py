@@ -18,7 +18,6 @@ from harnessdrive.grading.differential.casesets import CaseBuildError, CaseRow, 
 from harnessdrive.grading.differential.minimise import shrink
 from harnessdrive.grading.differential.service import URL_VARIABLE, agent_run_watch
 from harnessdrive.grading.differential.static_check import check_candidate
-from harnessdrive.report.scoreboard import finished
 from harnessdrive.tasks.loading import load_task
 
 TASK = DEMO_SUITE / "tasks" / "skiplist"

@@ -47,8 +47,6 @@ class AgentRunWatch:
     server: ThreadingHTTPServer | None = None
     thread: threading.Thread | None = None
     """The server's thread; it ends before the run does only when the server died."""
-    thread: threading.Thread | None = None
-    """The server's thread; it ends before the run does only when the server died."""
     problem: str | None = None
 
 
