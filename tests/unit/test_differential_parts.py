@@ -17,8 +17,14 @@ from harnessdrive.grading.claims import check_claims, invalid_verdict
 from harnessdrive.grading.differential.casesets import CaseBuildError, CaseRow, fill_buckets
 from harnessdrive.grading.differential.minimise import shrink
 from harnessdrive.grading.differential.service import URL_VARIABLE, agent_run_watch
+from harnessdrive.grading.differential.spec import (
+    DifferentialGradeSpec,
+    GeneratorSpec,
+    OracleSpec,
+)
 from harnessdrive.grading.differential.static_check import check_candidate
 from harnessdrive.tasks.loading import load_task
+from harnessdrive.tasks.models import GradeSpec
 
 TASK = DEMO_SUITE / "tasks" / "skiplist"
 
@@ -199,3 +205,10 @@ def test_an_oracle_that_dies_makes_the_trial_invalid_and_uncounted() -> None:
     assert watch.problem == "the oracle server died during the agent's run"
     verdict = invalid_verdict(watch.problem)
     assert verdict.outcome == "not_graded" and verdict.error == f"invalid: {watch.problem}"
+
+
+@pytest.mark.parametrize("model", [DifferentialGradeSpec, OracleSpec, GeneratorSpec])
+def test_every_differential_key_is_documented(model) -> None:
+    text = (Path(__file__).resolve().parents[2] / "docs" / "differential.md").read_text()
+    own = [name for name in model.model_fields if name not in GradeSpec.model_fields]
+    assert [name for name in own if f"{name} =" not in text] == []
