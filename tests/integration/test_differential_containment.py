@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from harnessdrive.demo import DEMO_SUITE
+from harnessdrive.grading.differential.baselines import differential_baselines
 from harnessdrive.grading.differential.casesets import CaseRow, read_case_set
+from harnessdrive.grading.differential.execute import Candidate, run_cases
 from harnessdrive.grading.differential.kind import grade_candidate
 from harnessdrive.grading.differential.oracle import Oracle
 from harnessdrive.grading.differential.service import AgentRunWatch, oracle_server
@@ -199,3 +201,55 @@ def test_a_crash_on_one_case_costs_that_case_alone(tmp_path, task, cases, sandbo
     verdict = grade(tmp_path, task, cases, sandbox, {"skiplist/rules.py": crashes}, static="report")
     assert verdict.metrics["cases_passed"] == CASES - 1
     assert verdict.metrics["workers"] == 2
+
+
+def test_hide_covers_a_host_binary_the_candidate_could_run(tmp_path, sandbox) -> None:
+    git = shutil.which("git")
+    assert git is not None
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "peek.py").write_text(
+        "def look(path):\n    with open(path, 'rb') as f:\n        return f.read(4).hex()\n"
+    )
+
+    def peek(label: str, hide: tuple[Path, ...]) -> str:
+        candidate = Candidate(
+            sandbox=sandbox,
+            python=sys.executable,
+            root=root,
+            module="peek",
+            function="look",
+            work=tmp_path / label,
+            home=tmp_path,
+            tmp=tmp_path,
+            case_timeout=5,
+            hide=hide,
+        )
+        (answer,) = run_cases(candidate, [git]).answers
+        return str(answer.answer)
+
+    assert peek("shown", ()) == "7f454c46"  # PATH="" alone leaves the binary there
+    assert peek("hidden", (Path(git).resolve(),)) in ("", "None")  # empty, or not there at all
+
+
+def test_check_baselines_hold_and_catch_a_rule_switch_that_does_nothing(tmp_path, sandbox):
+    found = differential_baselines(load_task(TASK_FOLDER), sandbox=sandbox, python=sys.executable)
+    assert [(b.name, b.ok) for b in found] == [
+        ("oracle-wrapper, oracle reachable", True),
+        ("oracle-wrapper, as graded", True),
+        ("rule comments off, on its bucket", True),
+        ("rule braces off, on its bucket", True),
+        ("rule nocase off, on its bucket", True),
+        ("starter", True),
+        ("naive", True),
+    ]
+    broken = tmp_path / "skiplist"
+    shutil.copytree(TASK_FOLDER, broken)
+    oracle = broken / "oracle" / "skiplist_oracle.py"
+    oracle.write_text(oracle.read_text().replace('"braces" not in off', "True"))
+    rules = {
+        b.name: b
+        for b in differential_baselines(load_task(broken), sandbox=sandbox, python=sys.executable)
+    }
+    assert not rules["rule braces off, on its bucket"].ok
+    assert rules["rule braces off, on its bucket"].score == 1.0

@@ -8,9 +8,7 @@ from typing import Annotated
 import typer
 
 from harnessdrive.cli.output import stdout
-from harnessdrive.errors import TaskFormatError
-from harnessdrive.grading.differential.casesets import freeze_cases
-from harnessdrive.grading.differential.spec import DifferentialGradeSpec
+from harnessdrive.grading.differential.casesets import freeze_task_cases
 from harnessdrive.tasks.loading import load_task
 
 cases_app = typer.Typer(help="Case sets of differential tasks.", no_args_is_help=True)
@@ -29,19 +27,8 @@ def build(
 ) -> None:
     """Generate cases, answer and tag them with the oracle, fill one bucket per rule and freeze
     them (JSONL and a meta file) into the task's hidden files."""
-    loaded = load_task(task)
-    spec = loaded.spec.grade
-    if not isinstance(spec, DifferentialGradeSpec):
-        raise TaskFormatError(f"task {loaded.id} is not a differential task")
-    frozen = freeze_cases(
-        loaded.folder,
-        loaded.repo_path,
-        spec,
-        pool=pool,
-        per_rule=per_rule,
-        seed=seed,
-        profile=profile,
-        dev=dev,
+    frozen = freeze_task_cases(
+        load_task(task), pool=pool, per_rule=per_rule, seed=seed, profile=profile, dev=dev
     )
     buckets = ", ".join(f"{name} {count}" for name, count in frozen.buckets.items())
     console = stdout()

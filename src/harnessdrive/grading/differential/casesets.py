@@ -19,6 +19,7 @@ from harnessdrive.errors import TaskFormatError, UserError
 from harnessdrive.grading.differential.loading import task_callable
 from harnessdrive.grading.differential.oracle import Oracle
 from harnessdrive.grading.differential.spec import DifferentialGradeSpec
+from harnessdrive.tasks.loading import Task
 
 BASE_BUCKET = "base"
 """The bucket of cases no switchable rule changes: what the documented behaviour alone decides."""
@@ -207,3 +208,28 @@ def freeze_cases(
     path = task_folder / spec.cases
     write_case_set(path, case_set)
     return FrozenSet(path, len(case_set.rows), case_set.meta.buckets, dev_path, dev)
+
+
+def freeze_task_cases(
+    task: Task,
+    *,
+    pool: int,
+    per_rule: int,
+    seed: int,
+    profile: str | None = None,
+    dev: int = 0,
+) -> FrozenSet:
+    """:func:`freeze_cases` for a loaded task; a task of another kind is refused."""
+    spec = task.spec.grade
+    if not isinstance(spec, DifferentialGradeSpec):
+        raise TaskFormatError(f"task {task.id} is not a differential task (its kind: {spec.kind})")
+    return freeze_cases(
+        task.folder,
+        task.repo_path,
+        spec,
+        pool=pool,
+        per_rule=per_rule,
+        seed=seed,
+        profile=profile,
+        dev=dev,
+    )
