@@ -100,7 +100,9 @@ def grade_candidate(
         metrics = _metrics(cases, passed)
         metrics["case_seconds"] = round(run.seconds, 3)
         counterexamples: tuple[Counterexample, ...] = ()
-        if spec.minimise and spec.parts and not all(passed):
+        blocked = bool(findings) and spec.static == "fail"
+        # A candidate the static check refuses scores 0 whatever it answers: nothing to shrink.
+        if spec.minimise and spec.parts and not all(passed) and not blocked:
             oracle = Oracle(task_folder, spec.oracle)
             counterexamples = _counterexamples(spec, cases, passed, session, oracle)
             metrics["counterexamples"] = float(len(counterexamples))
@@ -108,7 +110,6 @@ def grade_candidate(
         metrics["workers"] = float(session.workers)
     metrics["static_findings"] = float(len(findings))
     score = metrics["pass_rate"]
-    blocked = bool(findings) and spec.static == "fail"
     if blocked:
         score = 0.0
     outcome = "pass" if score >= spec.threshold and not blocked else "fail"
