@@ -233,23 +233,20 @@ def test_hide_covers_a_host_binary_the_candidate_could_run(tmp_path, sandbox) ->
 
 
 def test_check_baselines_hold_and_catch_a_rule_switch_that_does_nothing(tmp_path, sandbox):
-    found = differential_baselines(load_task(TASK_FOLDER), sandbox=sandbox, python=sys.executable)
-    assert [(b.name, b.ok) for b in found] == [
-        ("oracle-wrapper, oracle reachable", True),
-        ("oracle-wrapper, as graded", True),
-        ("rule comments off, on its bucket", True),
-        ("rule braces off, on its bucket", True),
-        ("rule nocase off, on its bucket", True),
-        ("starter", True),
-        ("naive", True),
-    ]
+    # One run on a copy whose oracle ignores the braces switch: that baseline must be caught,
+    # and every other one still holds.
     broken = tmp_path / "skiplist"
     shutil.copytree(TASK_FOLDER, broken)
     oracle = broken / "oracle" / "skiplist_oracle.py"
     oracle.write_text(oracle.read_text().replace('"braces" not in off', "True"))
-    rules = {
-        b.name: b
-        for b in differential_baselines(load_task(broken), sandbox=sandbox, python=sys.executable)
-    }
-    assert not rules["rule braces off, on its bucket"].ok
-    assert rules["rule braces off, on its bucket"].score == 1.0
+    found = differential_baselines(load_task(broken), sandbox=sandbox, python=sys.executable)
+    assert [(b.name, b.ok) for b in found] == [
+        ("oracle-wrapper, oracle reachable", True),
+        ("oracle-wrapper, as graded", True),
+        ("rule comments off, on its bucket", True),
+        ("rule braces off, on its bucket", False),
+        ("rule nocase off, on its bucket", True),
+        ("starter", True),
+        ("naive", True),
+    ]
+    assert found[3].score == 1.0 and found[0].score == 1.0 and found[1].score == 0.0
