@@ -50,7 +50,7 @@ def test_demo_scoreboard_reference_passes_all_others_none(
         "reference": 0,
         "noop": 0,
         "breaker": 0,
-        "tamperer": 4,
+        "tamperer": 5,
     }
 
 
@@ -89,9 +89,11 @@ def test_report_json_lists_every_trial_with_its_facts(
     }
     for trial in trials:  # type: ignore[union-attr]
         assert needed <= set(trial)
-        assert trial["hidden_total"] > 0
+        # A differential task has no hidden test run: its cases give a score instead.
+        assert trial["task"] == "skiplist" or trial["hidden_total"] > 0
     reference = [t for t in trials if t["harness"] == "reference"]  # type: ignore[union-attr]
     assert all(t["hidden_passed"] == t["hidden_total"] for t in reference)
+    assert [t["score"] for t in reference if t["task"] == "skiplist"] == [1.0]
     assert all(t["lines_added"] > 0 for t in reference)
 
 
@@ -143,8 +145,11 @@ def test_check_runs_every_demo_fixture_and_all_agree(capsys: pytest.CaptureFixtu
         assert {"untouched", "reference", "noop"} <= set(cases)
         fixtures = [case for case in item["cases"] if case["kind"] == "fixture"]
         assert [case["name"] for case in fixtures] == declared[item["task"]]
-        assert {case["expected"] for case in fixtures} >= {"pass", "fail", "tampered"}
+        if item["task"] != "skiplist":
+            assert {case["expected"] for case in fixtures} >= {"pass", "fail", "tampered"}
         assert all(case["ok"] and case["outcome"] == case["expected"] for case in fixtures)
+        if item["task"] == "skiplist":  # the differential task's fixtures are attempts, no more
+            continue
         rewritten = cases["rewritten"]
         assert rewritten["lines"] > cases["reference"]["lines"]
         assert cases["naive"]["visible"] == "pass"
@@ -169,7 +174,7 @@ def test_check_names_a_broken_task(tmp_path: Path, capsys: pytest.CaptureFixture
     assert run_cli(["check", str(copy)]) == 1
     out = capsys.readouterr().out
     assert "weekly-totals: the hidden tests already pass on the untouched repository" in out
-    assert "1 of 4 task(s) broken: weekly-totals" in out
+    assert "1 of 5 task(s) broken: weekly-totals" in out
 
 
 WRONG_FIXTURES = """

@@ -31,7 +31,10 @@ PROJECT = SUITE / "project"
 ALL_TASK_FOLDERS = sorted(path.parent for path in SUITE.glob("tasks/*/task.toml"))
 # The improvement task has a project and rounds of its own (tests/integration/test_improve.py).
 IMPROVE_TASK = SUITE / "tasks" / "fewer-comparisons"
-TASK_FOLDERS = [folder for folder in ALL_TASK_FOLDERS if folder != IMPROVE_TASK]
+# The differential task (skiplist) has no test command; tests/integration/test_differential.py
+# proves its promises.
+DIFFERENTIAL_TASK = SUITE / "tasks" / "skiplist"
+TASK_FOLDERS = [f for f in ALL_TASK_FOLDERS if f not in (IMPROVE_TASK, DIFFERENTIAL_TASK)]
 TASK_IDS = [folder.name for folder in TASK_FOLDERS]
 
 # Whether the task's visible tests already pass on the untouched project. A bug fix must
@@ -210,7 +213,7 @@ def test_suite_file_lists_every_task_folder_and_the_built_in_variants():
     assert suite["description"] and "\n" not in suite["description"]
     assert suite["variants"] == ["reference", "noop", "breaker", "tamperer"]
     matched = {path for pattern in suite["tasks"] for path in SUITE.glob(pattern) if path.is_dir()}
-    assert matched == set(ALL_TASK_FOLDERS) and IMPROVE_TASK in matched
+    assert matched == set(ALL_TASK_FOLDERS) and IMPROVE_TASK in matched and DIFFERENTIAL_TASK in matched
     assert set(TASK_IDS) == set(VISIBLE_PASSES_AT_BASE)
 
 

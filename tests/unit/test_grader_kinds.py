@@ -254,6 +254,7 @@ def test_the_task_schema_is_a_union_of_every_registered_kind(
     assert grade_schema["discriminator"]["mapping"] == {
         "tests": "#/$defs/TestsGradeSpec",
         "improve": "#/$defs/ImproveGradeSpec",
+        "differential": "#/$defs/DifferentialGradeSpec",
         "files": "#/$defs/FilesGradeSpec",
     }
     files = schema["$defs"]["FilesGradeSpec"]

@@ -26,6 +26,7 @@ from harnessdrive.cli import (
     run_cmd,
     show_cmd,
 )
+from harnessdrive.cli.cases_cmd import cases_app
 from harnessdrive.cli.flags import error_message
 from harnessdrive.errors import UserError
 
@@ -54,6 +55,7 @@ app.command()(report_cmd.index)
 app.command()(info_cmd.schema)
 app.command()(show_cmd.show)
 app.command()(show_cmd.review)
+app.add_typer(cases_app, name="cases")
 
 
 def _version(value: bool) -> None:

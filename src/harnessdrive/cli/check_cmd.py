@@ -10,6 +10,7 @@ from rich.table import Table
 
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
+from harnessdrive.grading.differential.baselines import Baseline, suite_baselines
 from harnessdrive.grading.selftest.cases import CheckCase, TaskCheck, checks_json, new_logs_folder
 from harnessdrive.grading.selftest.suite import self_test
 from harnessdrive.tasks.loading import load_suite
@@ -43,13 +44,26 @@ def check(
         python=sys.executable,
         repeat=opt.positive(repeat, "--repeat"),
     )
+    baselines = suite_baselines(loaded, sandbox=opt.sandbox_kind(sandbox), python=sys.executable)
+    wrong = [
+        f"{task}: {b.name} scored {b.score:.0%}, not {b.expected}"
+        for task, found in baselines.items()
+        for b in found
+        if not b.ok
+    ]
     broken = [item for item in checks if not item.ok]
     if json_output:
         print(checks_json(checks))
-        if broken:
+        if broken or wrong:
             raise typer.Exit(1)
         return
     console = stdout()
+    if baselines:
+        console.print(_baseline_table(baselines))
+    for line in wrong:
+        console.print(line)
+    if wrong and not broken:
+        raise typer.Exit(1)
     console.print(_builtin_table(loaded.name, checks))
     if any(item.fixtures for item in checks):
         console.print(_fixture_table(checks))
@@ -115,3 +129,14 @@ def _fixture_table(checks: list[TaskCheck]) -> Table:
 
 def _mark(case: CheckCase) -> str:
     return f"{case.outcome}{'' if case.ok else ' ✗'}"
+
+
+def _baseline_table(baselines: dict[str, list[Baseline]]) -> Table:
+    table = Table(title="Differential baselines", title_justify="left")
+    for name in ("Task", "Baseline", "Expected", "Scored", ""):
+        table.add_column(name)
+    for task, found in baselines.items():
+        for item in found:
+            mark = "ok" if item.ok else "WRONG"
+            table.add_row(task, item.name, item.expected, f"{item.score:.0%}", mark)
+    return table

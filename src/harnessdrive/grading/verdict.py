@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harnessdrive.grading.claims import Claim
+from harnessdrive.grading.differential.results import Counterexample
 from harnessdrive.sandbox.output import StreamRecord
 from harnessdrive.workspace.names import NameText
 
@@ -129,6 +131,10 @@ class Verdict(_Model):
     """A score in [0, 1] where the grader kind gives one (``tests`` gives none)."""
     metrics: dict[str, float] = Field(default_factory=dict)
     """Named numbers the grader kind measured beside the outcome (``tests`` gives none)."""
+    counterexamples: tuple[Counterexample, ...] = ()
+    """Failing cases shrunk to minimal ones (the ``differential`` kind), ordered by rule tags."""
+    claims: tuple[Claim, ...] = ()
+    """Checkable claims of the agent's final message, each checked against this verdict."""
 
     @property
     def command_seconds(self) -> float:

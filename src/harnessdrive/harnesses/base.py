@@ -7,6 +7,7 @@ runner does both.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
@@ -106,6 +107,9 @@ class AgentRequest:
     """Folders the agent may read but not change: the task's view (tasks/view.py)."""
     repetition: int = 1
     """N of ``--repeat``: which repeat of this task and variant this run is."""
+    services: Mapping[str, str] = field(default_factory=dict)
+    """Variables naming services run for this trial alone (a differential task's oracle, on
+    127.0.0.1), set in the environment of the agent and its commands."""
 
     @property
     def stdout(self) -> Path:

@@ -19,14 +19,25 @@ from harnessdrive.harnesses.qwen import QwenCode
 from harnessdrive.harnesses.scripted import (
     BreakerAgent,
     CrasherAgent,
+    NaiveAgent,
     NoopAgent,
+    ReadmeOnlyAgent,
     ReferenceAgent,
     SleeperAgent,
     TampererAgent,
 )
 from harnessdrive.plugins.hookspecs import hookimpl
 
-_SCRIPTED = (ReferenceAgent, NoopAgent, BreakerAgent, TampererAgent, CrasherAgent, SleeperAgent)
+_SCRIPTED = (
+    ReferenceAgent,
+    NoopAgent,
+    BreakerAgent,
+    TampererAgent,
+    CrasherAgent,
+    SleeperAgent,
+    ReadmeOnlyAgent,
+    NaiveAgent,
+)
 _CLIS: tuple[type[AgentCli], ...] = (
     ClaudeCode,
     Codex,

@@ -98,7 +98,10 @@ class CommandHarness:
             request.home,
             request.tmp,
             passthrough=(options.env,) if isinstance(options.env, str) else options.env,
-            extra={name: str(value) for name, value in options.set_env.items()},
+            extra={
+                **request.services,
+                **{name: str(value) for name, value in options.set_env.items()},
+            },
         )
         started = now()
         request.logs.mkdir(parents=True, exist_ok=True)

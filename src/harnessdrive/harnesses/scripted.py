@@ -8,7 +8,9 @@ Each behaves the same way on every task, so each has a known right verdict:
 - ``tamperer`` rewrites the visible tests and plants a conftest.py that forces passes (must be
   ``tampered``);
 - ``crasher`` makes a partial edit, then exits non-zero (``crashed``, graded on what it left);
-- ``sleeper`` never finishes (``timeout``).
+- ``sleeper`` never finishes (``timeout``);
+- ``readme-only`` and ``naive`` play the attempts a task ships in ``agents/<name>/`` (the demo's
+  differential task: what its README documents, and a naive one).
 """
 
 from __future__ import annotations
@@ -25,9 +27,10 @@ from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.process import ProcessResult
 from harnessdrive.sandbox.runner import Isolation
 from harnessdrive.tasks.globs import matches
+from harnessdrive.tasks.loading import Solution
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Event, Transcript
-from harnessdrive.workspace.solution import apply_solution, solution_files
+from harnessdrive.workspace.solution import apply_change, apply_solution, solution_files
 
 FORCING_CONFTEST = """import pytest
 
@@ -72,19 +75,24 @@ class _ScriptedAgent:
                 error=str(exc),
                 version="builtin",
             )
-        request.stdout.write_text(self.claim + "\n")
+        claim = self.claim_for(request)
+        request.stdout.write_text(claim + "\n")
         events = [Event(kind="file_change", text=path) for path in touched]
-        events.append(Event(kind="message", text=self.claim))
+        events.append(Event(kind="message", text=claim))
         return AgentRun(
             exit_code=0,
             timed_out=False,
             seconds=now() - started,
-            transcript=Transcript(events=tuple(events), final_message=self.claim),
+            transcript=Transcript(events=tuple(events), final_message=claim),
             version="builtin",
         )
 
     def edit(self, request: AgentRequest) -> list[str]:
         return []
+
+    def claim_for(self, request: AgentRequest) -> str:
+        """Its closing message on ``request``'s task."""
+        return self.claim
 
 
 class ReferenceAgent(_ScriptedAgent):
@@ -148,6 +156,35 @@ class TampererAgent(_ScriptedAgent):
         return touched
 
 
+class PlaybookAgent(_ScriptedAgent):
+    """Plays a scripted attempt the task ships: copies ``agents/<name>/`` over the workspace
+    and ends with the claim in ``agents/<name>.claim``. A task without one cannot run it."""
+
+    name = "playbook"
+
+    def claim_for(self, request: AgentRequest) -> str:
+        claim = request.task.folder / "agents" / f"{self.name}.claim"
+        return claim.read_text(encoding="utf-8").strip() if claim.is_file() else self.claim
+
+    def edit(self, request: AgentRequest) -> list[str]:
+        overlay = request.task.folder / "agents" / self.name
+        if not overlay.is_dir():
+            raise HarnessError(f"task {request.task.id} has no scripted {self.name} attempt")
+        return apply_change(Solution(overlay=overlay), request.workspace)
+
+
+class ReadmeOnlyAgent(PlaybookAgent):
+    """Implements what the task's README documents, nothing more (a differential task's)."""
+
+    name = "readme-only"
+
+
+class NaiveAgent(PlaybookAgent):
+    """A quick, naive attempt the task ships (a differential task's)."""
+
+    name = "naive"
+
+
 class CrasherAgent(_ScriptedAgent):
     """Makes a partial edit, then exits with an error."""
 
@@ -204,7 +241,7 @@ def run_as_agent(request: AgentRequest, argv: list[str]) -> ProcessResult:
     return request.sandbox.run(
         argv,
         cwd=request.workspace,
-        env=base_environment(request.home, request.tmp),
+        env=base_environment(request.home, request.tmp, extra=request.services),
         timeout=request.timeout,
         stdout=request.stdout,
         stderr=request.stderr,

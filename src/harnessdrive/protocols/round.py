@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from harnessdrive.errors import ChangeError, GradingError, HarnessdriveError, SetupFailedError
+from harnessdrive.grading.claims import invalid_verdict, with_claims
+from harnessdrive.grading.differential.service import agent_run_watch
 from harnessdrive.grading.grader import GradingSetup, grade
 from harnessdrive.grading.verdict import Finding, Verdict
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, Harness
@@ -30,8 +33,8 @@ def run_round(
 ) -> RoundOutcome:
     """The agent's run on ``request``, its change against ``base`` (kept at ``diff_path``) and
     the verdict, unless the run never got to work or was stopped."""
-    with stage(f"harness {harness.name}"):
-        agent = harness.run(request)
+    with stage(f"harness {harness.name}"), agent_run_watch(request.task) as watch:
+        agent = harness.run(replace(request, services={**request.services, **watch.env}))
     max_file_bytes = request.task.spec.limits.diff_file_mb * MIB
     with stage("change capture"):
         try:
@@ -42,7 +45,9 @@ def run_round(
     status = agent_status(agent, changes)
     if status in ("interrupted", "could_not_run"):
         return RoundOutcome(agent, changes, status, Verdict(outcome="not_graded"))
-    verdict = grade_change(changes)
+    if watch.problem is not None:  # the machinery disturbed the run: invalid, never scored
+        return RoundOutcome(agent, changes, status, invalid_verdict(watch.problem))
+    verdict = with_claims(grade_change(changes), agent.transcript.final_message, request.task)
     if stop is not None and stop.stopped:
         return RoundOutcome(agent, changes, "interrupted", Verdict(outcome="not_graded"))
     return RoundOutcome(agent, changes, status, verdict)

@@ -6,6 +6,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from harnessdrive.report.rules import differential_parts
 from harnessdrive.report.scoreboard import HarnessRow, Report
 from harnessdrive.report.verdicts import versus_best_lines
 from harnessdrive.workspace.names import encodable, shown
@@ -30,6 +31,7 @@ def render_report(report: Report) -> RenderableType:
         parts.append(_broken_table(report.could_not_run))
     if report.tasks:
         parts.append(_task_table(report))
+    parts.extend(differential_parts(report))
     for note in report.notes:
         parts.append(Text(f"- {encodable(note)}", style="dim"))
     parts.extend(_path_lines(report))

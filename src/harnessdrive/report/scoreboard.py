@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harnessdrive.grading.claims import Claim
+from harnessdrive.grading.differential.results import Counterexample
 from harnessdrive.grading.scope import OUT_OF_SCOPE
 from harnessdrive.grading.verdict import Finding
 from harnessdrive.report.details import TrialDetail
@@ -138,6 +140,10 @@ class TrialRow(_Model):
     metrics: dict[str, float] = Field(default_factory=dict)
     rounds: int = 1
     """How many rounds the trial ran; the last one decided its verdict."""
+    counterexamples: tuple[Counterexample, ...] = ()
+    """A differential grading's shrunk counterexamples (docs/differential.md)."""
+    claims: tuple[Claim, ...] = ()
+    """The agent's checkable claims, each checked against the verdict."""
 
 
 class Report(_Model):
@@ -360,6 +366,8 @@ def _trial_row(result: TrialResult) -> TrialRow:
         score=result.score,
         metrics=result.metrics,
         rounds=len(result.rounds),
+        counterexamples=grading.counterexamples if grading else (),
+        claims=grading.claims if grading else (),
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from harnessdrive.grading.differential.kind import DifferentialKind
 from harnessdrive.grading.kinds.base import GraderKind
 from harnessdrive.grading.kinds.improve import ImproveKind
 from harnessdrive.grading.kinds.tests import TestsKind
@@ -12,4 +13,4 @@ from harnessdrive.plugins.hookspecs import hookimpl
 
 @hookimpl
 def harnessdrive_grader_kinds() -> list[GraderKind[Any]]:
-    return [TestsKind(), ImproveKind()]
+    return [TestsKind(), ImproveKind(), DifferentialKind()]

@@ -268,7 +268,8 @@ class AgentCli:
         passthrough = (*launch.passthrough, *run.options.env)
         if run.endpoint is None:
             passthrough = (*passthrough, *self.auth_env)
-        env = base_environment(request.home, request.tmp, passthrough=passthrough, extra=launch.env)
+        extra = {**request.services, **launch.env}
+        env = base_environment(request.home, request.tmp, passthrough=passthrough, extra=extra)
         readonly = (run.prompt_file, *request.readonly)
         return request.sandbox.run(
             launch.argv,

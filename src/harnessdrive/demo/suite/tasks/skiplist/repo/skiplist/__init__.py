@@ -1,0 +1,1 @@
+"""Which files of a tree a skip list skips."""

@@ -1,0 +1,196 @@
+"""``check``'s baselines of a differential task: proof that its grader measures what it says.
+
+- ``oracle-wrapper``: a candidate that forwards every case to the oracle server scores 100%
+  when the server runs and its sandbox may reach it (the plumbing works) and 0% in grading's
+  sandbox with no server (the no-oracle rule holds);
+- ``rule-off:<rule>``: the oracle with one rule switched off scores 0 on that rule's bucket
+  (the tags and frozen answers agree with the oracle);
+- ``starter``: the untouched repository scores 0;
+- ``naive``: the task's naive attempt (``agents/naive/``), when it ships one, scores low.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from harnessdrive.grading.differential.casesets import CaseRow, read_case_set
+from harnessdrive.grading.differential.compare import same
+from harnessdrive.grading.differential.execute import Candidate, CaseAnswer, run_cases
+from harnessdrive.grading.differential.kind import grade_candidate
+from harnessdrive.grading.differential.oracle import Oracle
+from harnessdrive.grading.differential.service import URL_VARIABLE, AgentRunWatch, oracle_server
+from harnessdrive.grading.differential.spec import DifferentialGradeSpec
+from harnessdrive.sandbox.runner import Sandbox, SandboxKind, get_sandbox
+from harnessdrive.tasks.loading import Suite, Task
+
+NAIVE_AT_MOST = 0.5
+WRAPPER_MODULE = "harnessdrive_oracle_wrapper"
+WRAPPER = '''"""Forwards each case to the oracle server: a baseline, never a solution."""
+import json, os, urllib.request
+
+
+def answer(case):
+    url = os.environ.get("HARNESSDRIVE_ORACLE_URL", "http://127.0.0.1:9/")
+    data = json.dumps(case).encode()
+    with urllib.request.urlopen(urllib.request.Request(url, data=data), timeout=5) as reply:
+        return json.loads(reply.read())
+'''
+
+
+@dataclass(frozen=True)
+class Baseline:
+    name: str
+    expected: str
+    score: float
+    ok: bool
+
+
+def differential_baselines(
+    task: Task, *, sandbox: Sandbox, python: str, scratch: Path | None = None
+) -> list[Baseline]:
+    """Every baseline of ``task`` (a differential task), measured."""
+    spec = task.spec.grade
+    assert isinstance(spec, DifferentialGradeSpec)
+    cases = read_case_set(task.folder / spec.cases, spec).rows
+    with _scratch(scratch) as work:
+        found = [
+            *_wrapper(task, spec, cases, sandbox, python, work),
+            *_rules_off(task, spec, cases),
+            _attempt("starter", task, spec, cases, None, sandbox, python, work),
+        ]
+        naive = task.folder / "agents" / "naive"
+        if naive.is_dir():
+            found.append(_attempt("naive", task, spec, cases, naive, sandbox, python, work))
+    return found
+
+
+def _wrapper(
+    task: Task,
+    spec: DifferentialGradeSpec,
+    cases: tuple[CaseRow, ...],
+    sandbox: Sandbox,
+    python: str,
+    work: Path,
+) -> list[Baseline]:
+    root = work / "wrapper"
+    root.mkdir()
+    (root / f"{WRAPPER_MODULE}.py").write_text(WRAPPER, encoding="utf-8")
+    inputs = [row.input for row in cases]
+
+    def candidate(label: str, url: str | None) -> Candidate:
+        return Candidate(
+            sandbox=sandbox,
+            python=python,
+            root=root,
+            module=WRAPPER_MODULE,
+            function="answer",
+            work=work / label,
+            home=_folder(work / f"{label}-home"),
+            tmp=_folder(work / f"{label}-tmp"),
+            case_timeout=spec.case_timeout,
+            network="loopback" if url else "none",
+            env={URL_VARIABLE: url} if url else {},
+        )
+
+    server = oracle_server(Oracle(task.folder, spec.oracle), AgentRunWatch())
+    thread = threading.Thread(target=server.serve_forever, name="oracle", daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        with_access = _score(cases, run_cases(candidate("with", url), inputs).answers, spec)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+    without = _score(cases, run_cases(candidate("without", None), inputs).answers, spec)
+    return [
+        Baseline("oracle-wrapper, oracle reachable", "100%", with_access, with_access == 1.0),
+        Baseline("oracle-wrapper, as graded", "0%", without, without == 0.0),
+    ]
+
+
+def _rules_off(
+    task: Task, spec: DifferentialGradeSpec, cases: tuple[CaseRow, ...]
+) -> list[Baseline]:
+    oracle = Oracle(task.folder, spec.oracle)
+    found = []
+    for rule in spec.oracle.rules:
+        bucket = [row for row in cases if row.bucket == rule]
+        good = sum(
+            same(row.expected, oracle.answer(row.input, {rule}), spec.comparator) for row in bucket
+        )
+        score = good / len(bucket) if bucket else 1.0
+        found.append(Baseline(f"rule {rule} off, on its bucket", "0%", score, score == 0.0))
+    return found
+
+
+def _attempt(
+    name: str,
+    task: Task,
+    spec: DifferentialGradeSpec,
+    cases: tuple[CaseRow, ...],
+    overlay: Path | None,
+    sandbox: Sandbox,
+    python: str,
+    work: Path,
+) -> Baseline:
+    root = work / name / "repo"
+    shutil.copytree(task.repo_path, root, ignore=shutil.ignore_patterns(".git"))
+    if overlay is not None:
+        shutil.copytree(overlay, root, dirs_exist_ok=True)
+    quick = spec.model_copy(update={"minimise": False})
+    verdict = grade_candidate(
+        quick,
+        cases,
+        task_folder=task.folder,
+        root=root,
+        work=work / name / "work",
+        sandbox=sandbox,
+        python=python,
+    )
+    score = verdict.score or 0.0
+    if name == "naive":
+        return Baseline(name, f"at most {NAIVE_AT_MOST:.0%}", score, score <= NAIVE_AT_MOST)
+    return Baseline(name, "0%", score, score == 0.0)
+
+
+def _score(
+    cases: tuple[CaseRow, ...], answers: tuple[CaseAnswer, ...], spec: DifferentialGradeSpec
+) -> float:
+    good = sum(
+        a.error is None and same(row.expected, a.answer, spec.comparator)
+        for row, a in zip(cases, answers, strict=True)
+    )
+    return good / len(cases)
+
+
+def _folder(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@contextmanager
+def _scratch(folder: Path | None) -> Iterator[Path]:
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        yield folder
+        return
+    with tempfile.TemporaryDirectory(prefix="harnessdrive-baselines-") as made:
+        yield Path(made)
+
+
+def suite_baselines(
+    suite: Suite, *, sandbox: SandboxKind, python: str
+) -> dict[str, list[Baseline]]:
+    """The baselines of every differential task of ``suite``, by task id."""
+    tasks = [t for t in suite.tasks if isinstance(t.spec.grade, DifferentialGradeSpec)]
+    if not tasks:
+        return {}
+    runner = get_sandbox(sandbox, hidden=[suite.folder, *(t.folder for t in tasks)])
+    return {t.id: differential_baselines(t, sandbox=runner, python=python) for t in tasks}

@@ -1,0 +1,235 @@
+"""Frozen case sets: generated from a seed, answered and tagged by the oracle, filled into one
+bucket per rule, written as JSONL beside a meta file.
+
+A case row is ``{"id", "input", "expected", "rules", "bucket"}``; the meta file
+(``<name>.meta.json``) holds the seed, profile, oracle version and the bucket sizes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from harnessdrive.errors import TaskFormatError, UserError
+from harnessdrive.grading.differential.loading import task_callable
+from harnessdrive.grading.differential.oracle import Oracle
+from harnessdrive.grading.differential.spec import DifferentialGradeSpec
+from harnessdrive.tasks.loading import Task
+
+BASE_BUCKET = "base"
+"""The bucket of cases no switchable rule changes: what the documented behaviour alone decides."""
+
+
+class CaseRow(BaseModel):
+    """One frozen case."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    input: Any
+    expected: Any
+    rules: tuple[str, ...] = ()
+    bucket: str = BASE_BUCKET
+
+
+class CaseSetMeta(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    seed: int
+    profile: str
+    oracle_version: str
+    pool: int
+    per_rule: int
+    buckets: dict[str, int]
+
+
+@dataclass(frozen=True)
+class CaseSet:
+    rows: tuple[CaseRow, ...]
+    meta: CaseSetMeta
+
+
+class CaseBuildError(UserError):
+    """A case set cannot be built as asked."""
+
+
+def meta_path(path: Path) -> Path:
+    return path.with_name(path.name.removesuffix(".jsonl") + ".meta.json")
+
+
+def build_case_set(
+    folder: Path,
+    spec: DifferentialGradeSpec,
+    *,
+    pool: int,
+    per_rule: int,
+    seed: int,
+    profile: str | None = None,
+) -> tuple[CaseSet, list[CaseRow]]:
+    """``pool`` cases made from ``seed``, answered and tagged, and ``per_rule`` of them per rule
+    bucket (and the base bucket). Returns the set and the pool cases it left unused."""
+    if pool < 1 or per_rule < 1:
+        raise CaseBuildError("the pool and the cases per rule must be at least 1")
+    chosen_profile = profile or spec.generator.profile
+    generate = task_callable(folder, spec.generator.function, "generator")
+    oracle = Oracle(folder, spec.oracle)
+    tagged: list[CaseRow] = []
+    for index in range(pool):
+        case = generate(index, seed, chosen_profile)
+        tagged.append(
+            CaseRow(
+                id=f"{chosen_profile}-{seed}-{index}",
+                input=case,
+                expected=oracle.answer(case),
+                rules=oracle.rules_of(case),
+            )
+        )
+    rows, unused = fill_buckets(tagged, spec.oracle.rules, per_rule)
+    meta = CaseSetMeta(
+        seed=seed,
+        profile=chosen_profile,
+        oracle_version=spec.oracle.version,
+        pool=pool,
+        per_rule=per_rule,
+        buckets={bucket: per_rule for bucket in (*spec.oracle.rules, BASE_BUCKET)},
+    )
+    return CaseSet(rows=tuple(rows), meta=meta), unused
+
+
+def fill_buckets(
+    tagged: Sequence[CaseRow], rules: Sequence[str], per_rule: int
+) -> tuple[list[CaseRow], list[CaseRow]]:
+    """``per_rule`` cases for each rule's bucket (cases tagged with that rule, those tagged with
+    it alone first) and for the base bucket (untagged cases); no case is used twice."""
+    taken: set[str] = set()
+    chosen: list[CaseRow] = []
+    # The rule with the fewest cases chooses first, so a plentiful rule never takes them.
+    order = sorted(rules, key=lambda rule: sum(rule in row.rules for row in tagged))
+    for rule in (*order, BASE_BUCKET):
+        if rule == BASE_BUCKET:
+            fits = [row for row in tagged if not row.rules and row.id not in taken]
+        else:
+            fits = [row for row in tagged if rule in row.rules and row.id not in taken]
+            fits.sort(key=lambda row: len(row.rules))  # stable: single-rule cases first
+        if len(fits) < per_rule:
+            raise CaseBuildError(
+                f"the bucket {rule!r} has only {len(fits)} of the {per_rule} cases it needs in "
+                f"a pool of {len(tagged)}; raise the pool or lower the cases per rule"
+            )
+        for row in fits[:per_rule]:
+            taken.add(row.id)
+            chosen.append(row.model_copy(update={"bucket": rule}))
+    unused = [row for row in tagged if row.id not in taken]
+    return chosen, unused
+
+
+def write_case_set(path: Path, case_set: CaseSet) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [row.model_dump_json() for row in case_set.rows]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    meta_path(path).write_text(case_set.meta.model_dump_json(indent=2) + "\n", encoding="utf-8")
+
+
+def read_case_set(path: Path, spec: DifferentialGradeSpec) -> CaseSet:
+    """The frozen set at ``path``; refused when it is missing, malformed or frozen with another
+    oracle version."""
+    try:
+        meta = CaseSetMeta.model_validate_json(meta_path(path).read_text(encoding="utf-8"))
+        rows = tuple(
+            CaseRow.model_validate_json(line)
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        )
+    except (OSError, ValidationError, ValueError) as exc:
+        raise TaskFormatError(
+            f"case set {path.name}: cannot read it ({type(exc).__name__}); build it with "
+            "`harnessdrive cases build`"
+        ) from None
+    if meta.oracle_version != spec.oracle.version:
+        raise TaskFormatError(
+            f"case set {path.name} was frozen with oracle version {meta.oracle_version!r}, the "
+            f"task's oracle is {spec.oracle.version!r}; build it again"
+        )
+    if not rows:
+        raise TaskFormatError(f"case set {path.name} holds no cases")
+    return CaseSet(rows=rows, meta=meta)
+
+
+def dev_rows(unused: Sequence[CaseRow], count: int) -> list[dict[str, Any]]:
+    """``count`` visible cases (inputs and answers) from what the hidden set left unused."""
+    if count > len(unused):
+        raise CaseBuildError(f"only {len(unused)} unused cases are left for a dev set of {count}")
+    return [json.loads(row.model_dump_json()) for row in unused[:count]]
+
+
+@dataclass(frozen=True)
+class FrozenSet:
+    """What ``cases build`` wrote."""
+
+    path: Path
+    cases: int
+    buckets: dict[str, int]
+    dev_path: Path | None
+    dev_cases: int
+
+
+def freeze_cases(
+    task_folder: Path,
+    repo_folder: Path,
+    spec: DifferentialGradeSpec,
+    *,
+    pool: int,
+    per_rule: int,
+    seed: int,
+    profile: str | None = None,
+    dev: int = 0,
+) -> FrozenSet:
+    """Build the task's hidden case set (and, with ``dev``, a visible one of unused cases in
+    the repository at ``dev_cases``) and write them with their meta files."""
+    case_set, unused = build_case_set(
+        task_folder, spec, pool=pool, per_rule=per_rule, seed=seed, profile=profile
+    )
+    dev_path: Path | None = None
+    if dev:
+        if spec.dev_cases is None:
+            raise CaseBuildError("a dev set needs 'dev_cases' in the task's [grade] table")
+        rows = dev_rows(unused, dev)
+        dev_path = repo_folder / spec.dev_cases
+        dev_set = CaseSet(
+            rows=tuple(CaseRow.model_validate(row) for row in rows),
+            meta=case_set.meta.model_copy(update={"buckets": {}}),
+        )
+        write_case_set(dev_path, dev_set)
+    path = task_folder / spec.cases
+    write_case_set(path, case_set)
+    return FrozenSet(path, len(case_set.rows), case_set.meta.buckets, dev_path, dev)
+
+
+def freeze_task_cases(
+    task: Task,
+    *,
+    pool: int,
+    per_rule: int,
+    seed: int,
+    profile: str | None = None,
+    dev: int = 0,
+) -> FrozenSet:
+    """:func:`freeze_cases` for a loaded task; a task of another kind is refused."""
+    spec = task.spec.grade
+    if not isinstance(spec, DifferentialGradeSpec):
+        raise TaskFormatError(f"task {task.id} is not a differential task (its kind: {spec.kind})")
+    return freeze_cases(
+        task.folder,
+        task.repo_path,
+        spec,
+        pool=pool,
+        per_rule=per_rule,
+        seed=seed,
+        profile=profile,
+        dev=dev,
+    )

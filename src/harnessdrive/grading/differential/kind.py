@@ -1,0 +1,231 @@
+"""The ``differential`` grader kind: the candidate against the frozen, oracle-answered cases."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections import Counter
+from collections.abc import Sequence
+from itertools import zip_longest
+from pathlib import Path
+from typing import Any
+
+from harnessdrive.errors import GradingError, TaskFormatError
+from harnessdrive.grading.differential.casesets import CaseRow, read_case_set
+from harnessdrive.grading.differential.compare import same
+from harnessdrive.grading.differential.execute import (
+    Candidate,
+    CandidateRun,
+    CandidateSession,
+    CaseAnswer,
+)
+from harnessdrive.grading.differential.minimise import shrink
+from harnessdrive.grading.differential.oracle import Oracle
+from harnessdrive.grading.differential.results import Counterexample
+from harnessdrive.grading.differential.spec import KIND, DifferentialGradeSpec
+from harnessdrive.grading.differential.static_check import check_candidate
+from harnessdrive.grading.kinds.base import GradingCopy
+from harnessdrive.grading.verdict import Finding, Verdict
+from harnessdrive.sandbox.process import StopToken
+from harnessdrive.sandbox.runner import Sandbox
+
+
+class DifferentialKind:
+    """Pass when the candidate answers (by default) every frozen case as the oracle did."""
+
+    name = KIND
+    spec_model = DifferentialGradeSpec
+
+    def grade(self, copy: GradingCopy, spec: DifferentialGradeSpec) -> Verdict:
+        cases = read_case_set(copy.task.folder / spec.cases, spec).rows
+        return grade_candidate(
+            spec,
+            cases,
+            task_folder=copy.task.folder,
+            root=copy.root,
+            work=copy.scratch / "differential",
+            sandbox=copy.setup.sandbox,
+            python=copy.setup.python,
+            stop=copy.setup.stop,
+            logs=copy.logs,
+        )
+
+
+def grade_candidate(
+    spec: DifferentialGradeSpec,
+    cases: tuple[CaseRow, ...],
+    *,
+    task_folder: Path,
+    root: Path,
+    work: Path,
+    sandbox: Sandbox,
+    python: str,
+    stop: StopToken | None = None,
+    logs: Path | None = None,
+) -> Verdict:
+    """The verdict on the candidate in ``root`` (a grading copy, or any folder for ``check``)."""
+    module, _, function = spec.candidate.partition(":")
+    static, _ = check_candidate(root, module, spec.allowed_modules)
+    findings = tuple(
+        Finding(
+            code="forbidden-import",
+            path=f.path,
+            detail=f"line {f.line}: {f.detail}",
+            severity="report",
+        )
+        for f in static
+    )
+    _remove_bytecode(root)
+    home, tmp = work / "home", work / "tmp"
+    for folder in (home, tmp):
+        folder.mkdir(parents=True, exist_ok=True)
+    candidate = Candidate(
+        sandbox=sandbox,
+        python=python,
+        root=root,
+        module=module,
+        function=function,
+        work=work / "cases",
+        home=home,
+        tmp=tmp,
+        case_timeout=spec.case_timeout,
+        stop=stop,
+        hide=tuple(Path(p) for p in spec.hide),
+    )
+    with CandidateSession(candidate) as session:
+        run = _answered(session, [row.input for row in cases])
+        answers = {a.index: a for a in run.answers}
+        passed = [_agrees(row, answers[i], spec) for i, row in enumerate(cases)]
+        metrics = _metrics(cases, passed)
+        metrics["case_seconds"] = round(run.seconds, 3)
+        counterexamples: tuple[Counterexample, ...] = ()
+        blocked = bool(findings) and spec.static == "fail"
+        # A candidate the static check refuses scores 0 whatever it answers: nothing to shrink.
+        if spec.minimise and spec.parts and not all(passed) and not blocked:
+            oracle = Oracle(task_folder, spec.oracle)
+            counterexamples = _counterexamples(spec, cases, passed, session, oracle)
+            metrics["counterexamples"] = float(len(counterexamples))
+            metrics["minimiser_oracle_calls"] = float(oracle.calls)
+        metrics["workers"] = float(session.workers)
+    metrics["static_findings"] = float(len(findings))
+    score = metrics["pass_rate"]
+    if blocked:
+        score = 0.0
+    outcome = "pass" if score >= spec.threshold and not blocked else "fail"
+    verdict = Verdict(
+        outcome=outcome,
+        score=score,
+        metrics=metrics,
+        findings=findings,
+        counterexamples=counterexamples,
+    )
+    if logs is not None:
+        _write_report(logs / "differential.json", cases, passed, answers, counterexamples)
+    return verdict
+
+
+def _agrees(row: CaseRow, answer: CaseAnswer, spec: DifferentialGradeSpec) -> bool:
+    return answer.error is None and same(row.expected, answer.answer, spec.comparator)
+
+
+def _metrics(cases: tuple[CaseRow, ...], passed: list[bool]) -> dict[str, float]:
+    total, good = Counter[str](), Counter[str]()
+    for row, ok in zip(cases, passed, strict=True):
+        total[row.bucket] += 1
+        good[row.bucket] += ok
+    metrics = {
+        "cases": float(len(cases)),
+        "cases_passed": float(sum(passed)),
+        "pass_rate": round(sum(passed) / len(cases), 6),
+    }
+    for bucket in sorted(total):
+        metrics[f"rule.{bucket}.cases"] = float(total[bucket])
+        metrics[f"rule.{bucket}.passed"] = float(good[bucket])
+        metrics[f"rule.{bucket}.rate"] = round(good[bucket] / total[bucket], 6)
+    return metrics
+
+
+def _answered(session: CandidateSession, inputs: list[Any]) -> CandidateRun:
+    run = session.answer(inputs)
+    if run.disturbed is not None:
+        raise GradingError(f"invalid: {run.disturbed}")
+    return run
+
+
+def _counterexamples(
+    spec: DifferentialGradeSpec,
+    cases: tuple[CaseRow, ...],
+    passed: list[bool],
+    session: CandidateSession,
+    oracle: Oracle,
+) -> tuple[Counterexample, ...]:
+    # Each bucket's first failures first, so every broken rule gets its counterexample.
+    by_bucket: dict[str, list[int]] = {}
+    for i, ok in enumerate(passed):
+        if not ok:
+            by_bucket.setdefault(cases[i].bucket, []).append(i)
+    failing = [i for rank in zip_longest(*by_bucket.values()) for i in rank if i is not None]
+
+    def disagrees(reduced: Sequence[Any]) -> list[bool]:
+        tried = _answered(session, list(reduced))
+        return [
+            answer.error is not None
+            or not same(oracle.answer(case), answer.answer, spec.comparator)
+            for case, answer in zip(reduced, tried.answers, strict=True)
+        ]
+
+    found = []
+    for index in failing[: spec.max_counterexamples]:
+        row = cases[index]
+        shrunk = shrink(row.input, spec.parts, disagrees)
+        final = _answered(session, [shrunk.case]).answers[0]
+        found.append(
+            Counterexample(
+                case=row.id,
+                bucket=row.bucket,
+                rules=oracle.rules_of(shrunk.case),
+                input=shrunk.case,
+                expected=oracle.answer(shrunk.case),
+                actual=final.answer,
+                error=final.error,
+                size_before=shrunk.size_before,
+                size_after=shrunk.size_after,
+            )
+        )
+    return tuple(sorted(found, key=lambda c: (c.rules, c.size_after, c.case)))
+
+
+def _remove_bytecode(root: Path) -> None:
+    # Bytecode left by the agent must never stand in for the source the static check read.
+    for dirpath, dirnames, _ in os.walk(root):
+        if "__pycache__" in dirnames:
+            shutil.rmtree(Path(dirpath) / "__pycache__", ignore_errors=True)
+            dirnames.remove("__pycache__")
+        if ".git" in dirnames:
+            dirnames.remove(".git")
+
+
+def _write_report(
+    path: Path,
+    cases: tuple[CaseRow, ...],
+    passed: list[bool],
+    answers: dict[int, CaseAnswer],
+    counterexamples: tuple[Counterexample, ...],
+) -> None:
+    rows = [
+        {"id": row.id, "bucket": row.bucket, "pass": ok, "error": answers[i].error}
+        for i, (row, ok) in enumerate(zip(cases, passed, strict=True))
+    ]
+    groups: dict[str, list[str]] = {}
+    for example in counterexamples:
+        groups.setdefault("+".join(example.rules) or "documented", []).append(example.case)
+    report = {
+        "rows": rows,
+        "counterexample_groups": groups,
+        "counterexamples": [c.model_dump(mode="json") for c in counterexamples],
+    }
+    try:
+        path.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise TaskFormatError(f"cannot write {path.name}: {exc}") from None

@@ -1,0 +1,42 @@
+"""The oracle as the grader calls it: on the host, with rules switched off, answers cached."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harnessdrive.errors import GradingError
+from harnessdrive.grading.differential.compare import canonical
+from harnessdrive.grading.differential.loading import task_callable
+from harnessdrive.grading.differential.spec import OracleSpec
+
+
+@dataclass
+class Oracle:
+    """Answers cases; each distinct (case, rules off) is asked once."""
+
+    folder: Path
+    spec: OracleSpec
+    calls: int = 0
+    """How many times the oracle itself ran (cache misses)."""
+    _cache: dict[tuple[str, frozenset[str]], Any] = field(default_factory=dict)
+
+    def answer(self, case: Any, off: Iterable[str] = ()) -> Any:
+        key = (canonical(case), frozenset(off))
+        if key not in self._cache:
+            function = task_callable(self.folder, self.spec.function, "oracle")
+            self.calls += 1
+            try:
+                answer = function(case, key[1])
+                canonical(answer)  # an answer must be JSON
+            except Exception as exc:  # the oracle's own failure: the grader cannot evaluate
+                raise GradingError(f"the oracle failed on a case: {type(exc).__name__}") from exc
+            self._cache[key] = answer
+        return self._cache[key]
+
+    def rules_of(self, case: Any) -> tuple[str, ...]:
+        """The rules whose switching-off changes the answer to ``case``."""
+        base = canonical(self.answer(case))
+        return tuple(r for r in self.spec.rules if canonical(self.answer(case, {r})) != base)

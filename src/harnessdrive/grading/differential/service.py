@@ -1,0 +1,121 @@
+"""The oracle as a loopback server for the agent's run, stopped before grading.
+
+A differential task whose oracle says ``serve = true`` gets one HTTP server on 127.0.0.1 per
+trial: ``POST`` a case as JSON, get the oracle's answer as JSON (every rule on). Bodies are
+limited in size and every error is a plain ``400``/``500`` with no detail, so probing it tells
+the agent nothing about the host. The server stops when the agent's run ends, so an untouched
+starter that calls it can never score in grading, where nothing listens and the sandbox has
+no network.
+
+The agent learns the address from ``HARNESSDRIVE_ORACLE_URL``; a sandbox in ``loopback`` mode
+lets it through because the value names a loopback port.
+
+:class:`AgentRunWatch` also tells whether the machinery disturbed the agent's run (the oracle
+server died, the wall clock jumped against the monotonic clock): such a trial is recorded invalid.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from harnessdrive.errors import GradingError
+from harnessdrive.grading.differential.oracle import Oracle
+from harnessdrive.grading.differential.spec import DifferentialGradeSpec
+from harnessdrive.sandbox.clock import now
+from harnessdrive.tasks.loading import Task
+
+URL_VARIABLE = "HARNESSDRIVE_ORACLE_URL"
+MAX_BODY = 1024 * 1024
+CLOCK_JUMP_SECONDS = 60.0
+"""A wall clock that moved this much more or less than the monotonic clock: a suspended
+machine, a clock step; the run's timing cannot be trusted."""
+
+
+@dataclass
+class AgentRunWatch:
+    """What the agent's run is given (``env``) and what disturbed it (``problem``)."""
+
+    env: dict[str, str] = field(default_factory=dict)
+    served: int = 0
+    server: ThreadingHTTPServer | None = None
+    thread: threading.Thread | None = None
+    """The server's thread; it ends before the run does only when the server died."""
+    problem: str | None = None
+
+
+@contextmanager
+def agent_run_watch(task: Task) -> Iterator[AgentRunWatch]:
+    """Around the agent's run: the oracle server when the task has one, and the clocks."""
+    watch = AgentRunWatch()
+    wall, mono = time.time(), now()
+    spec = task.spec.grade
+    server: ThreadingHTTPServer | None = None
+    thread: threading.Thread | None = None
+    if isinstance(spec, DifferentialGradeSpec) and spec.oracle.serve:
+        server = oracle_server(Oracle(task.folder, spec.oracle), watch)
+        thread = threading.Thread(target=server.serve_forever, name="oracle", daemon=True)
+        thread.start()
+        watch.server, watch.thread = server, thread
+        watch.env[URL_VARIABLE] = f"http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        yield watch
+    finally:
+        if server is not None and thread is not None:
+            died = not thread.is_alive()
+            server.shutdown()
+            server.server_close()
+            thread.join()
+            if died:
+                watch.problem = "the oracle server died during the agent's run"
+        jump = abs((time.time() - wall) - (now() - mono))
+        if jump > CLOCK_JUMP_SECONDS and watch.problem is None:
+            watch.problem = f"the wall clock jumped {jump:.0f}s during the agent's run"
+
+
+def oracle_server(oracle: Oracle, watch: AgentRunWatch) -> ThreadingHTTPServer:
+    """A server (not yet serving) on a free loopback port that answers with ``oracle``."""
+    lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                length = -1
+            if not 0 < length <= MAX_BODY:
+                self._reply(400, {"error": "bad request"})
+                return
+            try:
+                case: Any = json.loads(self.rfile.read(length))
+            except ValueError:
+                self._reply(400, {"error": "bad request"})
+                return
+            try:
+                with lock:
+                    answer = oracle.answer(case)
+                    watch.served += 1
+            except GradingError:
+                # Probing with malformed cases is the agent's right; it never makes a run invalid.
+                self._reply(400, {"error": "bad request"})
+                return
+            self._reply(200, answer)
+
+        def _reply(self, status: int, value: Any) -> None:
+            body = json.dumps(value).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return  # nothing of a request goes to our output
+
+    return ThreadingHTTPServer(("127.0.0.1", 0), Handler)

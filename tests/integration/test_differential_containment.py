@@ -1,0 +1,252 @@
+"""Hostile candidates on the demo's differential task: each is contained and scored as the
+rules say (acceptance 2 of the differential work). Graded in bubblewrap, as a trial is."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from harnessdrive.demo import DEMO_SUITE
+from harnessdrive.grading.differential.baselines import differential_baselines
+from harnessdrive.grading.differential.casesets import CaseRow, read_case_set
+from harnessdrive.grading.differential.execute import Candidate, run_cases
+from harnessdrive.grading.differential.kind import grade_candidate
+from harnessdrive.grading.differential.oracle import Oracle
+from harnessdrive.grading.differential.service import AgentRunWatch, oracle_server
+from harnessdrive.grading.differential.spec import DifferentialGradeSpec
+from harnessdrive.grading.verdict import Verdict
+from harnessdrive.sandbox.runner import Sandbox
+from harnessdrive.tasks.loading import Task, load_task
+from tests.sandboxes import sandbox_of
+
+TASK_FOLDER = DEMO_SUITE / "tasks" / "skiplist"
+CASES = 12
+SOLUTION = (TASK_FOLDER / "solution" / "skiplist" / "rules.py").read_text()
+
+
+@pytest.fixture(scope="module")
+def task() -> Task:
+    return load_task(TASK_FOLDER)
+
+
+@pytest.fixture(scope="module")
+def cases(task: Task) -> tuple[CaseRow, ...]:
+    spec = task.spec.grade
+    assert isinstance(spec, DifferentialGradeSpec)
+    return read_case_set(task.folder / spec.cases, spec).rows[:CASES]
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Sandbox:
+    # As a run hides them: the suite and its task folders (oracle, frozen answers).
+    return sandbox_of("bwrap", hidden=(DEMO_SUITE,))
+
+
+def grade(
+    tmp_path: Path,
+    task: Task,
+    cases: tuple[CaseRow, ...],
+    sandbox: Sandbox,
+    files: dict[str, str],
+    **spec_changes: object,
+) -> Verdict:
+    root = tmp_path / "repo"
+    shutil.copytree(task.repo_path, root)
+    for rel, text in files.items():
+        (root / rel).write_text(text)
+    spec = task.spec.grade
+    assert isinstance(spec, DifferentialGradeSpec)
+    changed = spec.model_copy(update={"case_timeout": 1.0, "minimise": False, **spec_changes})
+    return grade_candidate(
+        changed,
+        cases,
+        task_folder=task.folder,
+        root=root,
+        work=tmp_path / "work",
+        sandbox=sandbox,
+        python=sys.executable,
+    )
+
+
+def test_the_solution_scores_every_case(tmp_path, task, cases, sandbox) -> None:
+    verdict = grade(tmp_path, task, cases, sandbox, {"skiplist/rules.py": SOLUTION})
+    assert (verdict.outcome, verdict.score, verdict.findings) == ("pass", 1.0, ())
+
+
+SHELLS_OUT = f"""
+import json, subprocess, sys
+
+ORACLE = {str(TASK_FOLDER / "oracle")!r}
+PROGRAM = "import json, sys; sys.path.insert(0, sys.argv[1]); import skiplist_oracle as o; " \\
+    "print(json.dumps(o.answer(json.loads(sys.argv[2]))))"
+
+
+def skipped(case):
+    for binary in ("python3", {sys.executable!r}, "/usr/bin/python3"):
+        try:
+            out = subprocess.run([binary, "-c", PROGRAM, ORACLE, json.dumps(case)],
+                                 capture_output=True, text=True, timeout=5)
+        except OSError:
+            continue
+        if out.returncode == 0:
+            return json.loads(out.stdout)
+    raise RuntimeError("no oracle")
+"""
+
+
+def test_a_candidate_that_shells_out_to_the_oracle_gets_nothing(
+    tmp_path, task, cases, sandbox
+) -> None:
+    # Even with the static check only reporting, the sandbox gives it no oracle to run.
+    few = cases[:4]  # each try starts interpreters: a few cases show it
+    verdict = grade(
+        tmp_path, task, few, sandbox, {"skiplist/rules.py": SHELLS_OUT}, static="report"
+    )
+    assert verdict.score == 0.0 and verdict.outcome == "fail"
+    assert any("subprocess" in f.detail for f in verdict.findings)
+
+
+@pytest.fixture
+def live_oracle(task: Task) -> Iterator[str]:
+    """An oracle server left running by mistake: grading still must not reach it."""
+    spec = task.spec.grade
+    assert isinstance(spec, DifferentialGradeSpec)
+    server = oracle_server(Oracle(task.folder, spec.oracle), AgentRunWatch())
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+def test_the_starter_calling_the_oracle_scores_zero_even_with_one_listening(
+    tmp_path, task, cases, sandbox, live_oracle
+) -> None:
+    starter = (task.repo_path / "skiplist" / "rules.py").read_text()
+    calling = starter.replace('"http://127.0.0.1:9"', repr(live_oracle))
+    verdict = grade(tmp_path, task, cases, sandbox, {"skiplist/rules.py": calling}, static="report")
+    assert verdict.score == 0.0
+
+
+READS_ANSWERS = f"""
+import json
+
+def skipped(case):
+    with open({str(TASK_FOLDER / "cases" / "hidden.jsonl")!r}) as rows:
+        for line in rows:
+            row = json.loads(line)
+            if row["input"] == case:
+                return row["expected"]
+    return []
+"""
+
+
+def test_a_candidate_that_reads_the_answer_file_cannot(tmp_path, task, cases, sandbox) -> None:
+    verdict = grade(tmp_path, task, cases, sandbox, {"skiplist/rules.py": READS_ANSWERS})
+    assert verdict.score == 0.0 and verdict.findings == ()  # open() is allowed; the file is not
+    assert verdict.metrics["cases_passed"] == 0
+
+
+INDIRECT = "from skiplist.helper import run\n\ndef skipped(case):\n    return run(case)\n"
+HELPER_SYSTEM = "from os import system\n" + SOLUTION.replace("def skipped", "def run")
+HELPER_CTYPES = "from . import deeper\n" + SOLUTION.replace("def skipped", "def run")
+
+
+@pytest.mark.parametrize(
+    ("helper", "offender", "what"),
+    [
+        ({"skiplist/helper.py": HELPER_SYSTEM}, "skiplist/helper.py", "os.system"),
+        (
+            {"skiplist/helper.py": HELPER_CTYPES, "skiplist/deeper.py": "import ctypes\n"},
+            "skiplist/deeper.py",
+            "ctypes",
+        ),
+    ],
+)
+def test_a_forbidden_import_hidden_in_the_candidates_own_modules_is_found(
+    tmp_path, task, cases, sandbox, helper, offender, what
+) -> None:
+    files = {"skiplist/rules.py": INDIRECT, **helper}
+    verdict = grade(tmp_path, task, cases, sandbox, files)
+    assert [(f.code, f.path) for f in verdict.findings] == [("forbidden-import", offender)]
+    assert what in verdict.findings[0].detail
+    # Its answers are right, but a forbidden import scores 0 unless the task only reports it.
+    assert (verdict.outcome, verdict.score, verdict.metrics["pass_rate"]) == ("fail", 0.0, 1.0)
+
+
+def _on_one_case(cases: tuple[CaseRow, ...], action: str, imports: str = "") -> str:
+    chosen = cases[3].input
+    return (
+        f"{imports}\n{SOLUTION}\n\n_real = skipped\n\ndef skipped(case):\n"
+        f"    if case == {chosen!r}:\n        {action}\n    return _real(case)\n"
+    )
+
+
+def test_a_hang_on_one_case_costs_that_case_alone(tmp_path, task, cases, sandbox) -> None:
+    hangs = _on_one_case(cases, "while True: pass")
+    verdict = grade(tmp_path, task, cases, sandbox, {"skiplist/rules.py": hangs})
+    assert verdict.metrics["cases_passed"] == CASES - 1
+    assert verdict.score == pytest.approx((CASES - 1) / CASES)
+    assert verdict.metrics["workers"] == 2  # restarted once, at the next case
+
+
+def test_a_crash_on_one_case_costs_that_case_alone(tmp_path, task, cases, sandbox) -> None:
+    crashes = _on_one_case(cases, "os._exit(7)", imports="import os")
+    verdict = grade(tmp_path, task, cases, sandbox, {"skiplist/rules.py": crashes}, static="report")
+    assert verdict.metrics["cases_passed"] == CASES - 1
+    assert verdict.metrics["workers"] == 2
+
+
+def test_hide_covers_a_host_binary_the_candidate_could_run(tmp_path, sandbox) -> None:
+    git = shutil.which("git")
+    assert git is not None
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "peek.py").write_text(
+        "def look(path):\n    with open(path, 'rb') as f:\n        return f.read(4).hex()\n"
+    )
+
+    def peek(label: str, hide: tuple[Path, ...]) -> str:
+        candidate = Candidate(
+            sandbox=sandbox,
+            python=sys.executable,
+            root=root,
+            module="peek",
+            function="look",
+            work=tmp_path / label,
+            home=tmp_path,
+            tmp=tmp_path,
+            case_timeout=5,
+            hide=hide,
+        )
+        (answer,) = run_cases(candidate, [git]).answers
+        return str(answer.answer)
+
+    assert peek("shown", ()) == "7f454c46"  # PATH="" alone leaves the binary there
+    assert peek("hidden", (Path(git).resolve(),)) in ("", "None")  # empty, or not there at all
+
+
+def test_check_baselines_hold_and_catch_a_rule_switch_that_does_nothing(tmp_path, sandbox):
+    # One run on a copy whose oracle ignores the braces switch: that baseline must be caught,
+    # and every other one still holds.
+    broken = tmp_path / "skiplist"
+    shutil.copytree(TASK_FOLDER, broken)
+    oracle = broken / "oracle" / "skiplist_oracle.py"
+    oracle.write_text(oracle.read_text().replace('"braces" not in off', "True"))
+    found = differential_baselines(load_task(broken), sandbox=sandbox, python=sys.executable)
+    assert [(b.name, b.ok) for b in found] == [
+        ("oracle-wrapper, oracle reachable", True),
+        ("oracle-wrapper, as graded", True),
+        ("rule comments off, on its bucket", True),
+        ("rule braces off, on its bucket", False),
+        ("rule nocase off, on its bucket", True),
+        ("starter", True),
+        ("naive", True),
+    ]
+    assert found[3].score == 1.0 and found[0].score == 1.0 and found[1].score == 0.0
