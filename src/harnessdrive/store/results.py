@@ -95,6 +95,18 @@ class RoundRecord(_Model):
     note: str | None = None
 
 
+class RetryEvent(_Model):
+    """A try of the trial that did not count: the provider refused for load, or the machine
+    running it was lost. Neither is the agent's failure; the trial was run again."""
+
+    reason: Literal["rate_limited", "worker_lost"]
+    detail: str = ""
+    """What was seen (the log line with the provider's answer, the executor's error)."""
+    waited_seconds: float = 0.0
+    """The pause before the next try (backoff with jitter)."""
+    at: str = ""
+
+
 class Totals(_Model):
     """Sums over a trial's rounds."""
 
@@ -158,6 +170,8 @@ class TrialResult(_Model):
     suite_version: str | None = None
     """A hash of the suite's spec and its tasks' fingerprints when the trial was planned."""
     harnessdrive_version: str | None = None
+    retries: tuple[RetryEvent, ...] = ()
+    """Tries that did not count (rate limits, lost workers), oldest first."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 

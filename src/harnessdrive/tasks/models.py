@@ -208,6 +208,9 @@ class SuiteSpec(_Spec):
     """Task folders, as paths or globs relative to the suite folder."""
     variants: tuple[str | VariantSpec, ...] = ()
     """Default arms when ``run`` gets no ``--harness``: harness names or full variant tables."""
+    concurrency: dict[str, int] = Field(default_factory=dict)
+    """At most N trials at once of a harness, a variant label or ``provider:NAME``
+    (running/concurrency.py); ``--limit`` overrides."""
 
     def variant_specs(self) -> tuple[VariantSpec, ...]:
         return tuple(VariantSpec(harness=v) if isinstance(v, str) else v for v in self.variants)

@@ -1,0 +1,140 @@
+"""One trial on a Ray worker: check the host, unpack the task, run the trial core, pack the files.
+
+This module never imports Ray: Ray calls :func:`run_shipped` in a worker process (one trial at
+a time per process) and carries its arguments and its :class:`Shipped` answer. The worker
+process keeps one :class:`WorkerContext` (sandbox, scratch root, snapshot cache) for the run
+it last served; a trial of another run replaces it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import shutil
+import socket
+import sys
+import tarfile
+import threading
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from harnessdrive.accounting.trial_cost import NO_MODEL
+from harnessdrive.executors.base import TrialJob, WorkerSettings
+from harnessdrive.executors.task_bundle import unpack_task
+from harnessdrive.executors.worker import WorkerContext
+from harnessdrive.store.results import AgentSummary, RoundRecord, TrialResult
+from harnessdrive.store.store import utc_now
+
+_LOCK = threading.Lock()
+_CURRENT: dict[WorkerSettings, WorkerContext] = {}
+_INFO: dict[str, str | None] = {}
+"""Per harness name: why it cannot run on this host (None: it can). Asked once per process."""
+
+
+@dataclass(frozen=True)
+class Shipped:
+    """What a worker hands back: the result, and its files as a tar archive."""
+
+    result: TrialResult
+    files: bytes
+    host: str
+    refused: str | None = None
+    """Why this worker refused the trial (a missing requirement); nothing ran."""
+
+
+def harnessdrive_version() -> str:
+    try:
+        return version("harnessdrive")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def worker_problem(job: TrialJob, settings: WorkerSettings, driver_version: str) -> str | None:
+    """Why this host cannot run ``job`` as the driver asks (None when it can)."""
+    here = harnessdrive_version()
+    if here != driver_version:
+        return f"harnessdrive {here} is installed here, the driver runs {driver_version}"
+    if settings.sandbox == "bwrap":
+        from harnessdrive.sandbox.bwrap import bwrap_problem
+
+        problem = bwrap_problem()
+        if problem is not None:
+            return f"the bwrap sandbox cannot run here: {problem}"
+    name = job.harness.name
+    if name not in _INFO:
+        info = job.harness.info()
+        _INFO[name] = None if info.installed else (info.detail or f"{name} is not installed")
+    return _INFO[name]
+
+
+def run_shipped(
+    job: TrialJob, archive: bytes, settings: WorkerSettings, driver_version: str
+) -> Shipped:
+    """Run ``job`` here; ``archive`` holds its task's files (executors/task_bundle.py)."""
+    from harnessdrive.running.trial import run_job  # the core imports the seam
+
+    host = socket.gethostname()
+    problem = worker_problem(job, settings, driver_version)
+    if problem is not None:
+        return Shipped(_refused(job, host, problem), b"", host, refused=problem)
+    worker = _context(settings)
+    key = hashlib.sha256(job.task.fingerprint.encode()).hexdigest()[:16]
+    task = unpack_task(job.task, archive, worker.paths.root / "tasks" / key)
+    done = run_job(dataclasses.replace(job, task=task), worker)
+    try:
+        files = pack_folder(done.artifacts)
+    finally:
+        shutil.rmtree(done.artifacts, ignore_errors=True)
+    return Shipped(done.result, files, host)
+
+
+def pack_folder(folder: Path) -> bytes:
+    """``folder``'s tree as a tar archive, links as links (the receiver refuses them)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        for entry in sorted(folder.iterdir()):
+            archive.add(entry, arcname=entry.name)
+    return buffer.getvalue()
+
+
+def _context(settings: WorkerSettings) -> WorkerContext:
+    with _LOCK:
+        found = _CURRENT.get(settings)
+        if found is not None:
+            return found
+        for old in _CURRENT.values():
+            old.close()  # another run's: one trial at a time runs in this process
+        _CURRENT.clear()
+        local = _on_this_host(settings)
+        context = WorkerContext(local)
+        _CURRENT[settings] = context
+        return context
+
+
+def _on_this_host(settings: WorkerSettings) -> WorkerSettings:
+    """The driver's settings, with what this host lacks of its paths left out."""
+    python = settings.python if Path(settings.python).exists() else sys.executable
+    return dataclasses.replace(
+        settings,
+        hidden=tuple(p for p in settings.hidden if p.exists()),
+        private=tuple(p for p in settings.private if p.exists()),
+        shown=tuple(p for p in settings.shown if p.exists()),
+        python=python,
+    )
+
+
+def _refused(job: TrialJob, host: str, problem: str) -> TrialResult:
+    hint = f"worker {host} refused it: {problem}; install what it lacks on every worker"
+    return job.identity.model_copy(
+        update={
+            "status": "could_not_run",
+            "finished": utc_now(),
+            "rounds": (
+                RoundRecord(status="could_not_run", agent=AgentSummary(error=problem, hint=hint)),
+            ),
+            "cost": NO_MODEL,
+            "note": f"refused by a worker without a requirement ({problem}); nothing ran",
+        }
+    )
