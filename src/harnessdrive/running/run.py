@@ -33,7 +33,7 @@ from harnessdrive.executors.base import (
     TrialSettings,
     WorkerSettings,
 )
-from harnessdrive.executors.registry import create_executor
+from harnessdrive.executors.registry import create_executor, executor_entry
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.running.concurrency import ConcurrencyLimits, Slots
 from harnessdrive.running.plan import Plan, run_identity
@@ -135,6 +135,7 @@ class RunDriver:
 
     def run(self) -> RunSummary:
         plan, options, progress = self.plan, self.options, self.progress
+        executor_entry(options.executor)  # an unknown name stops here, before anything is written
         check_for_writing(options.results)
         refuse_unsandboxed(options.sandbox, plan.harnesses)
         shown = checked_shows(options.show, plan.variants, plan.suite, options.results)

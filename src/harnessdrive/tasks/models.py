@@ -8,7 +8,7 @@ These are boundary models: unknown keys are errors, and their JSON Schema is pub
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -208,7 +208,7 @@ class SuiteSpec(_Spec):
     """Task folders, as paths or globs relative to the suite folder."""
     variants: tuple[str | VariantSpec, ...] = ()
     """Default arms when ``run`` gets no ``--harness``: harness names or full variant tables."""
-    concurrency: dict[str, int] = Field(default_factory=dict)
+    concurrency: dict[str, Annotated[int, Field(ge=1)]] = Field(default_factory=dict)
     """At most N trials at once of a harness, a variant label or ``provider:NAME``
     (running/concurrency.py); ``--limit`` overrides."""
 

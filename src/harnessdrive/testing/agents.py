@@ -29,13 +29,15 @@ Options (all optional):
 - ``rate_limited``: its first N runs of each task and variant in this process fail as a CLI
   does when its provider answers 429 (for the rate-limit retries).
 
-It writes ``spender.json`` into the trial folder with the budget it was offered.
+It writes ``spender.json`` into the trial folder with the budget it was offered and when it
+began and ended its work (``time.time()``, to check how many ran at once).
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
@@ -170,7 +172,8 @@ class SpendingAgent:
         started = now()
         options = spender_options(request.variant)
         request.logs.mkdir(parents=True, exist_ok=True)
-        (request.logs / SPENDER_LOG).write_text(json.dumps({"budget_usd": request.budget_usd}))
+        log = {"budget_usd": request.budget_usd, "began": time.time()}
+        (request.logs / SPENDER_LOG).write_text(json.dumps(log))
         if options.could_not_run:
             request.stderr.write_text("error: not logged in\n")
             return AgentRun(
@@ -198,6 +201,7 @@ class SpendingAgent:
         if options.solve and not cut_off:
             touched = apply_solution(request.task, request.workspace)
         request.stdout.write_text("spent some tokens\n")
+        (request.logs / SPENDER_LOG).write_text(json.dumps({**log, "ended": time.time()}))
         return AgentRun(
             exit_code=None if cut_off else options.exit_code,
             timed_out=timed_out,
