@@ -30,6 +30,7 @@ from harnessdrive.running.run import RunDriver, RunOptions, RunSummary
 from harnessdrive.store.results import TrialResult
 from harnessdrive.store.store import Store
 from harnessdrive.tasks.loading import load_suite
+from harnessdrive.testing.ray_cluster import LocalRayCluster
 from tests.integration.spending import (
     SMALL_HIGH,
     make_suite,
@@ -38,7 +39,6 @@ from tests.integration.spending import (
     spender,
     write_prices,
 )
-from tests.ray_cluster import LocalRayCluster
 from tests.trial_results import trial_folder
 from tests.waiting import trials_under_way, wait_until
 
@@ -177,11 +177,13 @@ def test_a_worker_killed_mid_trial_is_rerun_and_the_loss_recorded(
     assert [r.attempt for r in summary.trials] == [1, 1]  # rerun inside the one attempt
 
 
-def _running_a_trial(cluster: LocalRayCluster) -> psutil.Process | None:
-    """The Ray worker process whose trial's agent is at work (a ``sleep 4``)."""
+def _running_a_trial(
+    cluster: LocalRayCluster, agent: tuple[str, ...] = ("sleep", "4")
+) -> psutil.Process | None:
+    """The Ray worker process whose trial's agent is at work (``agent``, its command line)."""
     workers = {p.pid: p for p in cluster.trial_workers()}
     for proc in psutil.process_iter(["name", "cmdline"]):
-        if proc.info["cmdline"] != ["sleep", "4"]:
+        if tuple(proc.info["cmdline"] or ()) != agent:
             continue
         try:
             parents = proc.parents()
@@ -191,6 +193,38 @@ def _running_a_trial(cluster: LocalRayCluster) -> psutil.Process | None:
             if parent.pid in workers:
                 return workers[parent.pid]
     return None
+
+
+def test_a_stopped_run_records_the_trials_on_the_cluster_as_interrupted(
+    tmp_path: Path, cluster: LocalRayCluster
+) -> None:
+    suite = make_suite(tmp_path, [spender("stuck", "mock-small", hang=True)], tasks=3)
+    loaded = load_suite(suite)
+    plan = make_plan(loaded, resolve_variants(loaded, []), 1)
+    options = RunOptions(
+        results=tmp_path / "results",
+        sandbox="none",
+        jobs=2,
+        executor="ray",
+        address=cluster.address,
+        price_files=(write_prices(tmp_path),),
+        max_usd=10,
+    )
+    driver = RunDriver(plan, options)
+    summaries: list[RunSummary] = []
+    runner = threading.Thread(target=lambda: summaries.append(driver.run()))
+    runner.start()
+    try:
+        wait_until(lambda: _running_a_trial(cluster, ("sleep", "86400")), "a trial's agent at work")
+    finally:
+        driver.stop()
+        runner.join(timeout=180)
+    (summary,) = summaries
+    assert summary.interrupted
+    assert [r.status for r in summary.trials] == ["interrupted", "interrupted"]
+    assert wait_until(
+        lambda: _running_a_trial(cluster, ("sleep", "86400")) is None, "the agents gone"
+    )
 
 
 class _OlderDriver:

@@ -22,6 +22,7 @@ import shutil
 import tarfile
 import tempfile
 import threading
+import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -39,6 +40,9 @@ from harnessdrive.store.store import utc_now
 LOST_TRIES = 3
 """Tries of a trial whose worker is lost each time before it counts as a machinery failure."""
 POLL_SECONDS = 0.2
+STOP_GRACE_SECONDS = 30.0
+"""How long a stopped trial has to hand back its interrupted result before its worker process
+is killed."""
 
 
 @dataclass
@@ -133,16 +137,22 @@ class RayExecutor:
     def _collect(self) -> None:
         ray = self._ray
         cancelled: set[Any] = set()
+        killed: set[Any] = set()
+        stopped_at: float | None = None
         while True:
             with self._lock:
                 refs = list(self._in_flight)
                 if not refs and self._closed:
                     return
             if self._stopping.is_set():
+                stopped_at = stopped_at or time.monotonic()
+                forced = time.monotonic() - stopped_at > STOP_GRACE_SECONDS
                 for ref in refs:
-                    if ref not in cancelled:
-                        cancelled.add(ref)
-                        ray.cancel(ref, force=True)
+                    if ref not in cancelled or (forced and ref not in killed):
+                        # First as a stop the trial answers (interrupted, with its files);
+                        # a worker that does not answer in time loses its process.
+                        ray.cancel(ref, force=forced)
+                        (killed if forced else cancelled).add(ref)
             if not refs:
                 self._wake.wait(POLL_SECONDS)
                 self._wake.clear()

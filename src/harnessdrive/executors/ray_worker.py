@@ -1,7 +1,9 @@
 """One trial on a Ray worker: check the host, unpack the task, run the trial core, pack the files.
 
 This module never imports Ray: Ray calls :func:`run_shipped` in a worker process (one trial at
-a time per process) and carries its arguments and its :class:`Shipped` answer. The worker
+a time per process) and carries its arguments and its :class:`Shipped` answer. Ray's cancel
+arrives as KeyboardInterrupt: the trial is then stopped like any stopped trial (its processes
+ended, its result ``interrupted``) and still handed back. The worker
 process keeps one :class:`WorkerContext` (sandbox, scratch root, snapshot cache) for the run
 it last served; a trial of another run replaces it.
 """
@@ -21,12 +23,14 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from harnessdrive.accounting.trial_cost import NO_MODEL
-from harnessdrive.executors.base import TrialJob, WorkerSettings
+from harnessdrive.executors.base import JobResult, TrialJob, WorkerSettings
 from harnessdrive.executors.task_bundle import unpack_task
 from harnessdrive.executors.worker import WorkerContext
 from harnessdrive.store.results import AgentSummary, RoundRecord, TrialResult
 from harnessdrive.store.store import utc_now
 
+POLL_SECONDS = 0.1
+"""How often the waiting thread looks up, so Ray's cancel reaches it."""
 _LOCK = threading.Lock()
 _CURRENT: dict[WorkerSettings, WorkerContext] = {}
 _INFO: dict[str, str | None] = {}
@@ -82,12 +86,39 @@ def run_shipped(
     worker = _context(settings)
     key = hashlib.sha256(job.task.fingerprint.encode()).hexdigest()[:16]
     task = unpack_task(job.task, archive, worker.paths.root / "tasks" / key)
-    done = run_job(dataclasses.replace(job, task=task), worker)
+    finished: list[JobResult] = []
+    trial = threading.Thread(
+        target=lambda: finished.append(run_job(dataclasses.replace(job, task=task), worker)),
+        name="harnessdrive-trial",
+    )
+    trial.start()
+    stopped = False
     try:
-        files = pack_folder(done.artifacts)
+        while trial.is_alive():
+            trial.join(POLL_SECONDS)
+    except KeyboardInterrupt:  # Ray's cancel: end the trial as a stopped run ends its own
+        stopped = True
+        worker.stop.stop()
+        trial.join()
+    try:
+        if not finished:
+            raise RuntimeError("the trial core ended without a result")
+        done = finished[0]
+        try:
+            files = pack_folder(done.artifacts)
+        finally:
+            shutil.rmtree(done.artifacts, ignore_errors=True)
     finally:
-        shutil.rmtree(done.artifacts, ignore_errors=True)
+        if stopped:
+            _forget(settings)  # its stop token stays set: the next trial gets a new context
     return Shipped(done.result, files, host)
+
+
+def _forget(settings: WorkerSettings) -> None:
+    with _LOCK:
+        context = _CURRENT.pop(settings, None)
+    if context is not None:
+        context.close()
 
 
 def pack_folder(folder: Path) -> bytes:

@@ -218,7 +218,6 @@ class SpendingAgent:
             version="scripted",
         )
 
-
     @staticmethod
     def _refused(request: AgentRequest, times: int) -> bool:
         if times <= 0:

@@ -1,4 +1,5 @@
-"""A real Ray cluster on 127.0.0.1 for the tests: a head that runs nothing and N worker nodes.
+"""A real Ray cluster on 127.0.0.1 for tests and benchmarks: a head that runs nothing and N
+worker nodes (needs the ``harnessdrive[ray]`` extra).
 
 Started with ``ray start`` like a real one, on free ports, in a private temp folder, with no
 dashboard and no usage statistics, and torn down by killing every process that names the
@@ -22,6 +23,8 @@ import psutil
 
 OBJECT_STORE_BYTES = 100 * 1024 * 1024
 RAY = str(Path(sys.executable).with_name("ray"))
+START_SECONDS = 300
+"""Starting a node takes seconds, but minutes on a loaded machine; past this it will not come."""
 
 
 def free_port() -> int:
@@ -47,6 +50,7 @@ def _node_ports() -> list[str]:
 class LocalRayCluster:
     def __init__(self, workers: int = 2, cpus_per_worker: int = 1) -> None:
         # Ray's socket paths must stay short: a folder right in the temp dir.
+        self.cpus_per_worker = cpus_per_worker
         self.folder = Path(tempfile.mkdtemp(prefix="hd-ray-"))
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
@@ -54,12 +58,13 @@ class LocalRayCluster:
         self.env = {
             **os.environ,
             "RAY_USAGE_STATS_ENABLED": "0",
-            "RAY_raylet_start_wait_time_s": "180",
+            "RAY_raylet_start_wait_time_s": str(START_SECONDS),
         }
         common = [
             "--node-ip-address",
             "127.0.0.1",
             "--disable-usage-stats",
+            "--include-log-monitor=false",  # trials' output comes back in their files
             f"--object-store-memory={OBJECT_STORE_BYTES}",
         ]
         try:
@@ -85,7 +90,7 @@ class LocalRayCluster:
             env=self.env,
             capture_output=True,
             text=True,
-            timeout=180,
+            timeout=START_SECONDS,
         )
         if done.returncode != 0:
             raise RuntimeError(f"ray start {' '.join(args)} failed:\n{done.stderr[-2000:]}")
