@@ -42,8 +42,6 @@ from tests.integration.spending import (
 from tests.trial_results import trial_folder
 from tests.waiting import trials_under_way, wait_until
 
-ray = pytest.importorskip("ray")  # the test extra installs it; never skipped in CI
-
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray-cluster")]
 
 

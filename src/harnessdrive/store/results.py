@@ -15,7 +15,7 @@ from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Usage
 from harnessdrive.workspace.names import NameText, model_json
 
-RESULT_SCHEMA = "harnessdrive-result-3"
+RESULT_SCHEMA = "harnessdrive-result-4"
 """2 added the suite's identity and version and harnessdrive's version; 3 holds the agent run,
 diff and grading in ``rounds`` and adds the trial's score, metrics and totals. Files of 1 and 2
 still load: their one attempt becomes round 1."""
