@@ -220,6 +220,9 @@ def test_a_stopped_run_records_the_trials_on_the_cluster_as_interrupted(
     (summary,) = summaries
     assert summary.interrupted
     assert [r.status for r in summary.trials] == ["interrupted", "interrupted"]
+    for result in summary.trials:
+        # The stop reached each trial as a stop: it ended its agent and sent its files back.
+        assert (folder_of(options.results, result) / "agent.stdout").is_file()
     assert wait_until(
         lambda: _running_a_trial(cluster, ("sleep", "86400")) is None, "the agents gone"
     )

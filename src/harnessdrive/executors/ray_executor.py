@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 import shutil
 import tarfile
 import tempfile
@@ -37,6 +38,7 @@ from harnessdrive.sandbox.scratch import make_scratch_root
 from harnessdrive.store.results import AgentSummary, RetryEvent, RoundRecord, TrialResult
 from harnessdrive.store.store import utc_now
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 LOST_TRIES = 3
 """Tries of a trial whose worker is lost each time before it counts as a machinery failure."""
 POLL_SECONDS = 0.2
@@ -172,7 +174,10 @@ class RayExecutor:
             self._answer(flight, _interrupted(job))
             return
         except exceptions.RayTaskError as exc:  # raised in the worker: not a lost worker
-            self._answer(flight, _machinery_failure(job, flight.lost, _first_line(exc)))
+            if self._stopping.is_set():  # the stop reached it outside the trial
+                self._answer(flight, _interrupted(job))
+            else:
+                self._answer(flight, _machinery_failure(job, flight.lost, _cause(exc)))
             return
         except exceptions.RayError as exc:  # the worker process or its node is gone
             if self._stopping.is_set():
@@ -205,8 +210,16 @@ class RayExecutor:
         return folder
 
 
+def _cause(exc: Any) -> str:
+    """What went wrong in the worker (a RayTaskError's first line only names the task)."""
+    cause = getattr(exc, "cause", None)
+    if isinstance(cause, BaseException):
+        return f"{type(cause).__name__}: {_first_line(cause)}"
+    return _first_line(exc)
+
+
 def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
+    text = _ANSI.sub("", str(exc)).strip().splitlines()
     return (text[0] if text else type(exc).__name__)[:300]
 
 

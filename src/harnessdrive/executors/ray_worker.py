@@ -87,22 +87,31 @@ def run_shipped(
     key = hashlib.sha256(job.task.fingerprint.encode()).hexdigest()[:16]
     task = unpack_task(job.task, archive, worker.paths.root / "tasks" / key)
     finished: list[JobResult] = []
-    trial = threading.Thread(
-        target=lambda: finished.append(run_job(dataclasses.replace(job, task=task), worker)),
-        name="harnessdrive-trial",
-    )
-    trial.start()
+    failed: list[BaseException] = []
+    ended = threading.Event()
+
+    def run() -> None:
+        try:
+            finished.append(run_job(dataclasses.replace(job, task=task), worker))
+        except BaseException as exc:  # a bug below the trial boundary
+            failed.append(exc)
+        finally:
+            ended.set()
+
+    # The trial runs in a thread of its own so that Ray's cancel, a KeyboardInterrupt in this
+    # thread, can stop it as a stopped run does. An event, not Thread.join, is awaited: an
+    # interrupted join can leave the thread looking finished while it runs.
+    threading.Thread(target=run, name="harnessdrive-trial", daemon=True).start()
     stopped = False
-    try:
-        while trial.is_alive():
-            trial.join(POLL_SECONDS)
-    except KeyboardInterrupt:  # Ray's cancel: end the trial as a stopped run ends its own
-        stopped = True
-        worker.stop.stop()
-        trial.join()
+    while not ended.is_set():
+        try:
+            ended.wait(POLL_SECONDS)
+        except KeyboardInterrupt:  # Ray's cancel, perhaps more than once
+            stopped = True
+            worker.stop.stop()
     try:
         if not finished:
-            raise RuntimeError("the trial core ended without a result")
+            raise RuntimeError(f"the trial core ended without a result: {failed!r}")
         done = finished[0]
         try:
             files = pack_folder(done.artifacts)
