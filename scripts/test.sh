@@ -65,13 +65,14 @@ check "ruff format" .venv/bin/ruff format --check src tests benchmarks scripts
 check "mypy" .venv/bin/mypy
 
 if [ "$#" -gt 0 ]; then
-  check "pytest $*" .venv/bin/python -m pytest -n 2 "$@"
+  check "pytest $*" .venv/bin/python -m pytest -n 2 --dist loadgroup "$@"
 else
   # Everything in parallel, then alone the tests that starve the whole machine for a moment (a
   # fork bomb), so that they cannot slow or break their neighbours. Both must pass, and the
   # solo step must find its tests: they are the only check that a fork bomb is contained.
-  # The slowest tests are listed: the whole run has to stay within CI's time budget.
-  check "tests" .venv/bin/python -m pytest -n 2 -m "not solo" --durations=25
+  # The slowest tests are listed: the whole run has to stay within CI's time budget. Tests of
+  # one xdist group (the Ray cluster's) share one worker, so only one cluster ever starts.
+  check "tests" .venv/bin/python -m pytest -n 2 --dist loadgroup -m "not solo" --durations=25
   check "solo tests" .venv/bin/python -m pytest -m solo
 fi
 

@@ -84,6 +84,9 @@ BAD_INPUTS = [
         "the repeat count must be at least 1, not -1 (--repeat)",
     ),
     (["run", "{suite}", "-H", "reference", "--allow-unpriced", "refrence"], "(did you mean"),
+    (["run", "{suite}", "-H", "noop", "--executor", "rya"], "no executor named 'rya'"),
+    (["run", "{suite}", "-H", "noop", "--limit", "noop=0"], "bad concurrency limit 'noop=0'"),
+    (["run", "{suite}", "-H", "noop", "--limit", "noop"], "expected NAME=N"),
 ]
 
 

@@ -16,6 +16,7 @@ from harnessdrive.cli.signals import stop_on_signals
 from harnessdrive.cli.variants import matrix_variants, resolve_variants, split_names
 from harnessdrive.report.render import render_report
 from harnessdrive.report.scoreboard import build_report
+from harnessdrive.running.concurrency import parse_limit
 from harnessdrive.running.never_ran import harnesses_that_never_ran
 from harnessdrive.running.plan import Plan, make_plan
 from harnessdrive.running.run import RunDriver, RunOptions, RunSummary
@@ -95,6 +96,32 @@ def run(
             "repeatable.",
         ),
     ] = None,
+    executor: Annotated[
+        str,
+        typer.Option(
+            "--executor",
+            metavar="NAME",
+            help="Where trials run: local (this machine) or ray (a Ray cluster, with the "
+            "harnessdrive[ray] extra).",
+        ),
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option(
+            "--address",
+            metavar="ADDRESS",
+            help="The cluster to join with --executor ray: auto or ray://host:port.",
+        ),
+    ] = None,
+    limit: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--limit",
+            metavar="NAME=N",
+            help="At most N trials at once of a harness, a variant or provider:NAME, whatever "
+            "--jobs says; repeatable.",
+        ),
+    ] = None,
 ) -> None:
     """Run harnesses on a suite and print the scoreboard. The same command resumes."""
     loaded = load_suite(suite)
@@ -118,6 +145,9 @@ def run(
         allow_unpriced=frozenset(split_names(allow_unpriced or [])),
         price_files=tuple(prices or ()),
         show=tuple(show or ()),
+        executor=executor,
+        address=address,
+        limits=dict(parse_limit(each) for each in limit or ()),
     )
     plan = make_plan(loaded, variants, repeat if repeat is not None else (sweep_repeat or 1))
     _execute_and_report(plan, options, json_output)

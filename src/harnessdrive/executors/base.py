@@ -32,6 +32,23 @@ DEFAULT_EXECUTOR = "local"
 
 
 @dataclass(frozen=True)
+class RetryPolicy:
+    """How a trial whose provider answered rate-limited or overloaded is tried again."""
+
+    tries: int = 4
+    """Tries in all; the last one's result stands."""
+    base_seconds: float = 10.0
+    """The pause before the second try; it doubles before each later one."""
+    max_seconds: float = 120.0
+
+    def pause(self, retry: int, jitter: float) -> float:
+        """The pause before retry number ``retry`` (1 for the second try), ``jitter`` in [0, 1]:
+        between half and all of the doubled pause, so trials refused together spread out."""
+        doubled = min(self.max_seconds, self.base_seconds * 2.0 ** (retry - 1))
+        return float(doubled * (0.5 + jitter / 2))
+
+
+@dataclass(frozen=True)
 class TrialSettings:
     """How one trial runs, beyond its task and variant."""
 
@@ -48,6 +65,8 @@ class TrialSettings:
     record_folder: Path | None = None
     """Where the receiver will put the job's files. A message that names one of them (a setup
     log, say) names it there, so it still points at the file once the trial is recorded."""
+    retry: RetryPolicy = RetryPolicy()
+    """Tries of a trial refused by its provider for load (running/rate_limits.py)."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +123,9 @@ class WorkerSettings:
     keep: bool = False
     """Keep every trial's scratch folder (workspaces, private HOMEs) instead of removing it."""
     scratch_prefix: str = PREFIX
+    address: str | None = None
+    """The cluster to join, for an executor that runs trials elsewhere (``auto``,
+    ``ray://host:port``); None lets it choose (a local one)."""
 
 
 class Executor(Protocol):

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from harnessdrive.executors.base import ExecutorEntry
+from harnessdrive.executors.base import Executor, ExecutorEntry, WorkerSettings
 from harnessdrive.executors.local import create_local
 from harnessdrive.plugins.hookspecs import hookimpl
+
+
+def create_ray(settings: WorkerSettings) -> Executor:
+    from harnessdrive.executors.ray_executor import RayExecutor  # imports Ray only when used
+
+    return RayExecutor(settings)
 
 
 @hookimpl
@@ -14,5 +20,10 @@ def harnessdrive_executors() -> list[ExecutorEntry]:
             name="local",
             create=create_local,
             description="a pool of --jobs threads on this machine",
-        )
+        ),
+        ExecutorEntry(
+            name="ray",
+            create=create_ray,
+            description="Ray tasks on a cluster (--address); needs harnessdrive[ray]",
+        ),
     ]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,12 +28,14 @@ from harnessdrive.executors.base import (
     DEFAULT_EXECUTOR,
     Executor,
     JobResult,
+    RetryPolicy,
     TrialJob,
     TrialSettings,
     WorkerSettings,
 )
-from harnessdrive.executors.registry import create_executor
+from harnessdrive.executors.registry import create_executor, executor_entry
 from harnessdrive.harnesses.base import Harness
+from harnessdrive.running.concurrency import ConcurrencyLimits, Slots
 from harnessdrive.running.plan import Plan, run_identity
 from harnessdrive.running.progress import Progress, SilentProgress
 from harnessdrive.running.recording import ClaimedTrial, Recorder
@@ -50,6 +53,7 @@ from harnessdrive.store.lock import ResultsLock
 from harnessdrive.store.manifest import RunManifest, created_at
 from harnessdrive.store.results import TrialResult
 from harnessdrive.store.store import Store, utc_now
+from harnessdrive.tasks.models import VariantSpec
 
 __all__ = ["RunDriver", "RunOptions", "RunSummary", "execute", "is_done"]
 
@@ -80,6 +84,12 @@ class RunOptions:
     """Where trials run: a registered executor's name (executors/builtin.py)."""
     hide: tuple[Path, ...] = ()
     """More paths no sandboxed process may see (an eval file and its goldens, say)."""
+    address: str | None = None
+    """The cluster an executor that runs elsewhere joins (``auto``, ``ray://host:port``)."""
+    limits: Mapping[str, int] = field(default_factory=dict)
+    """Concurrency limits by harness, variant label or ``provider:NAME``, over the suite's."""
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    """How a trial refused by its provider for load is tried again."""
 
 
 @dataclass
@@ -127,6 +137,7 @@ class RunDriver:
 
     def run(self) -> RunSummary:
         plan, options, progress = self.plan, self.options, self.progress
+        executor_entry(options.executor)  # an unknown name stops here, before anything is written
         check_for_writing(options.results)
         refuse_unsandboxed(options.sandbox, plan.harnesses)
         shown = checked_shows(options.show, plan.variants, plan.suite, options.results)
@@ -163,7 +174,8 @@ class RunDriver:
             summary.sandbox = executor.sandbox
             recorder = Recorder(store, plan.run_id, executor.sandbox, Costing(pricing, book))
             try:
-                self._drive(Schedule(plan, store, gate), recorder, executor, summary)
+                slots = _slots(plan, options, pricing)
+                self._drive(Schedule(plan, store, gate, slots), recorder, executor, summary)
             except BaseException:
                 self.stop()  # closing waits for running trials: end them first
                 raise
@@ -240,6 +252,7 @@ class RunDriver:
                 budget_usd=claimed.budget_usd,
                 costing=costing,
                 record_folder=claimed.paths.root,
+                retry=options.retry,
             ),
             on_round=Recorder.on_round(claimed),
             resume=claimed.resume,
@@ -258,7 +271,21 @@ def _worker_settings(plan: Plan, options: RunOptions, shown: tuple[Path, ...]) -
         shown=shown,
         python=options.python,
         keep=options.keep,
+        address=options.address,
     )
+
+
+def _slots(plan: Plan, options: RunOptions, pricing: PlanPricing) -> Slots:
+    limits = ConcurrencyLimits(plan.suite.spec.concurrency).merged(options.limits)
+
+    def providers(variant: VariantSpec) -> list[str]:
+        found = pricing.for_variant(variant)
+        if found is None:
+            return []
+        named = (m.provider or (m.record.provider if m.record else None) for m in found.prices)
+        return [str(p) for p in named if p]
+
+    return Slots(limits, providers)
 
 
 def _plan_pricing(

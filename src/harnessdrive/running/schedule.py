@@ -12,6 +12,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from harnessdrive.accounting.spend_gate import SpendGate
+from harnessdrive.running.concurrency import ConcurrencyLimits, Slots
 from harnessdrive.running.plan import Plan, PlannedTrial
 from harnessdrive.store.results import TrialResult
 from harnessdrive.store.store import Store
@@ -38,8 +39,11 @@ class Next:
 
 
 class Schedule:
-    def __init__(self, plan: Plan, store: Store, gate: SpendGate) -> None:
+    def __init__(
+        self, plan: Plan, store: Store, gate: SpendGate, slots: Slots | None = None
+    ) -> None:
         self.gate = gate
+        self.slots = slots or Slots(ConcurrencyLimits())
         self.total = len(plan.trials)
         self.already_done = 0
         self._queue: deque[PlannedTrial] = deque()
@@ -57,22 +61,32 @@ class Schedule:
 
     def next(self, *, in_flight: int) -> Next | None:
         """The next trial, or None while the trials in flight hold the rest of the cap."""
-        if not self._queue:
+        # The first trial in plan order whose concurrency limits have room (a skip needs none).
+        trial = next(
+            (
+                t
+                for t in self._queue
+                if t.variant.label in self.skipped_harnesses or self.slots.free(t.variant)
+            ),
+            None,
+        )
+        if trial is None:
             return None
-        trial = self._queue[0]
         spend = self.gate.before(trial)
         if spend.action == "wait" and in_flight:
             return None  # a running trial may cost less than its reservation
-        self._queue.popleft()
+        self._queue.remove(trial)
         skip = self.skipped_harnesses.get(trial.variant.label) or spend.reason
         if skip is None:
             self.gate.started(trial)
+            self.slots.take(trial.variant)
         return Next(trial, budget_usd=spend.budget_usd, skip=skip)
 
     def finished(self, trial: PlannedTrial, result: TrialResult) -> str | None:
         """A started trial is recorded: release its reservation. Returns a message when its
         harness turns out unable to run here (its other trials will be skipped)."""
         self.gate.finished(trial)
+        self.slots.give_back(trial.variant)
         hint = result.agent.hint
         label = result.variant_label
         if result.status != "could_not_run" or not hint or label in self.skipped_harnesses:

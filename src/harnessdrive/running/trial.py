@@ -33,6 +33,7 @@ from harnessdrive.protocols.stages import StageFailed, describe, stage
 from harnessdrive.running.outcome import priced_run, round_records, trial_timing
 from harnessdrive.running.provenance import trial_provenance
 from harnessdrive.running.treatments import trial_snapshot
+from harnessdrive.running.rate_limits import with_retries
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.limits import Limits
@@ -72,15 +73,19 @@ def run_job(job: TrialJob, worker: WorkerContext) -> JobResult:
         stopped = job.identity.model_copy(update={"finished": utc_now()})
         return JobResult(stopped, artifacts)
     began = now()
-    scratch: TrialScratch | None = None
-    try:
-        scratch = worker.new_trial()
-        result = _run(job, worker, scratch, TrialPaths(artifacts), began)
-    except Exception as exc:  # the trial boundary: record, never crash the run
-        result = _infrastructure_failure(job, exc, began)
-    finally:
-        if scratch is not None:
-            worker.discard(scratch)
+
+    def one_try() -> TrialResult:
+        scratch: TrialScratch | None = None
+        try:
+            scratch = worker.new_trial()
+            return _run(job, worker, scratch, TrialPaths(artifacts), began)
+        except Exception as exc:  # the trial boundary: record, never crash the run
+            return _infrastructure_failure(job, exc, began)
+        finally:
+            if scratch is not None:
+                worker.discard(scratch)
+
+    result = with_retries(one_try, artifacts, job.settings.retry, worker.stop)
     return JobResult(_named_where_recorded(result, artifacts, job), artifacts)
 
 

@@ -82,6 +82,10 @@ class StopToken:
     def stopped(self) -> bool:
         return self._event.is_set()
 
+    def wait(self, seconds: float) -> bool:
+        """Sleep up to ``seconds``, waking at a stop; True when stopped."""
+        return self._event.wait(seconds)
+
 
 @dataclass(frozen=True)
 class Launch:

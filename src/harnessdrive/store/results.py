@@ -16,7 +16,7 @@ from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Usage
 from harnessdrive.workspace.names import NameText, model_json
 
-RESULT_SCHEMA = "harnessdrive-result-3"
+RESULT_SCHEMA = "harnessdrive-result-4"
 """2 added the suite's identity and version and harnessdrive's version; 3 holds the agent run,
 diff and grading in ``rounds`` and adds the trial's score, metrics and totals. Files of 1 and 2
 still load: their one attempt becomes round 1."""
@@ -96,6 +96,18 @@ class RoundRecord(_Model):
     note: str | None = None
 
 
+class RetryEvent(_Model):
+    """A try of the trial that did not count: the provider refused for load, or the machine
+    running it was lost. Neither is the agent's failure; the trial was run again."""
+
+    reason: Literal["rate_limited", "worker_lost"]
+    detail: str = ""
+    """What was seen (the log line with the provider's answer, the executor's error)."""
+    waited_seconds: float = 0.0
+    """The pause before the next try (backoff with jitter)."""
+    at: str = ""
+
+
 class Totals(_Model):
     """Sums over a trial's rounds."""
 
@@ -162,6 +174,8 @@ class TrialResult(_Model):
     provenance: Provenance | None = None
     """What made this trial's arm what it was (CLI version, config and instruction hashes, tool
     allow-list, reported models, sandbox); None in files written before it was recorded."""
+    retries: tuple[RetryEvent, ...] = ()
+    """Tries that did not count (rate limits, lost workers), oldest first."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 

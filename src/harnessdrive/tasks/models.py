@@ -8,7 +8,7 @@ These are boundary models: unknown keys are errors, and their JSON Schema is pub
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -243,6 +243,9 @@ class SuiteSpec(_Spec):
     """Default arms when ``run`` gets no ``--harness``: harness names or full variant tables."""
     matrix: MatrixSpec | None = None
     """A sweep over the default arms (docs/matrix.md); ``run`` without arms runs it."""
+    concurrency: dict[str, Annotated[int, Field(ge=1)]] = Field(default_factory=dict)
+    """At most N trials at once of a harness, a variant label or ``provider:NAME``
+    (running/concurrency.py); ``--limit`` overrides."""
 
     def variant_specs(self) -> tuple[VariantSpec, ...]:
         return tuple(VariantSpec(harness=v) if isinstance(v, str) else v for v in self.variants)

@@ -25,14 +25,19 @@ Options (all optional):
   record);
 - ``solve`` (default true): apply the task's reference solution; false changes nothing;
 - ``exit_code`` (default 0); ``could_not_run``: fail at once like a missing login;
-- ``uses_model`` (default true).
+- ``uses_model`` (default true);
+- ``rate_limited``: its first N runs of each task and variant in this process fail as a CLI
+  does when its provider answers 429 (for the rate-limit retries).
 
-It writes ``spender.json`` into the trial folder with the budget it was offered.
+It writes ``spender.json`` into the trial folder with the budget it was offered and when it
+began and ended its work (``time.time()``, to check how many ran at once).
 """
 
 from __future__ import annotations
 
 import json
+import threading
+import time
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
@@ -52,6 +57,13 @@ from harnessdrive.transcript.models import Event, ModelCall, Transcript, Usage
 from harnessdrive.workspace.solution import apply_solution
 
 SPENDER_LOG = "spender.json"
+RATE_LIMIT_ANSWER = (
+    'API Error: 429 {"type":"error","error":{"type":"rate_limit_error",'
+    '"message":"Number of requests has exceeded your rate limit"}}'
+)
+"""What a CLI prints when its provider's 429 outlasts its own retries."""
+_REFUSED: dict[tuple[str, str], int] = {}
+_REFUSED_LOCK = threading.Lock()
 _FOREVER = 86_400
 
 
@@ -101,6 +113,7 @@ class SpenderOptions(_Options):
     exit_code: int = 0
     could_not_run: bool = False
     uses_model: bool = True
+    rate_limited: int = 0
 
     @field_validator("models", mode="before")
     @classmethod
@@ -159,7 +172,8 @@ class SpendingAgent:
         started = now()
         options = spender_options(request.variant)
         request.logs.mkdir(parents=True, exist_ok=True)
-        (request.logs / SPENDER_LOG).write_text(json.dumps({"budget_usd": request.budget_usd}))
+        log = {"budget_usd": request.budget_usd, "began": time.time()}
+        (request.logs / SPENDER_LOG).write_text(json.dumps(log))
         if options.could_not_run:
             request.stderr.write_text("error: not logged in\n")
             return AgentRun(
@@ -169,6 +183,11 @@ class SpendingAgent:
                 error="not logged in",
                 could_not_run=True,
                 version="scripted",
+            )
+        if self._refused(request, options.rate_limited):
+            request.stderr.write_text(RATE_LIMIT_ANSWER + "\n")
+            return AgentRun(
+                exit_code=1, timed_out=False, seconds=now() - started, version="scripted"
             )
         timed_out = stopped = False
         if options.hang or options.seconds > 0:
@@ -182,6 +201,7 @@ class SpendingAgent:
         if options.solve and not cut_off:
             touched = apply_solution(request.task, request.workspace)
         request.stdout.write_text("spent some tokens\n")
+        (request.logs / SPENDER_LOG).write_text(json.dumps({**log, "ended": time.time()}))
         return AgentRun(
             exit_code=None if cut_off else options.exit_code,
             timed_out=timed_out,
@@ -197,6 +217,16 @@ class SpendingAgent:
             ),
             version="scripted",
         )
+
+    @staticmethod
+    def _refused(request: AgentRequest, times: int) -> bool:
+        if times <= 0:
+            return False
+        key = (str(request.task.folder), request.variant.label)
+        with _REFUSED_LOCK:
+            seen = _REFUSED.get(key, 0)
+            _REFUSED[key] = seen + 1
+        return seen < times
 
 
 def _main_model(calls: tuple[ModelCall, ...]) -> str | None:
