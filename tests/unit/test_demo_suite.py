@@ -213,7 +213,11 @@ def test_suite_file_lists_every_task_folder_and_the_built_in_variants():
     assert suite["description"] and "\n" not in suite["description"]
     assert suite["variants"] == ["reference", "noop", "breaker", "tamperer"]
     matched = {path for pattern in suite["tasks"] for path in SUITE.glob(pattern) if path.is_dir()}
-    assert matched == set(ALL_TASK_FOLDERS) and IMPROVE_TASK in matched and DIFFERENTIAL_TASK in matched
+    assert (
+        matched == set(ALL_TASK_FOLDERS)
+        and IMPROVE_TASK in matched
+        and DIFFERENTIAL_TASK in matched
+    )
     assert set(TASK_IDS) == set(VISIBLE_PASSES_AT_BASE)
 
 

@@ -32,8 +32,8 @@ from harnessdrive.protocols.round import graded
 from harnessdrive.protocols.stages import StageFailed, describe, stage
 from harnessdrive.running.outcome import priced_run, round_records, trial_timing
 from harnessdrive.running.provenance import trial_provenance
-from harnessdrive.running.treatments import trial_snapshot
 from harnessdrive.running.rate_limits import with_retries
+from harnessdrive.running.treatments import trial_snapshot
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.limits import Limits
