@@ -25,6 +25,8 @@ DEMO_TASKS = {"amount-parsing", "bad-row-errors", "top-products", "weekly-totals
 # Its rounds are checked in test_improve_live.py. Each round's script is one shell command,
 # and aider never runs a command the model suggests, so aider cannot improve it.
 IMPROVE_TASK = "fewer-comparisons"
+# A differential task: no visible tests to run, so the script is the edits and an answer.
+DIFFERENTIAL_TASK = "skiplist"
 # Chat Completions and Gemini have no cache-write field: a client sees those tokens as input.
 FOLDS_CACHE_WRITE = {"gemini", "opencode", "pi", "qwen", "aider", "mini-swe-agent"}
 # aider makes one call (the edits) and runs the tests itself; the others make three.
@@ -60,13 +62,13 @@ def test_demo_with_a_real_cli(
         (TrialResult.model_validate_json(path.read_text()), path.parent)
         for path in sorted(results.glob("trials/*/*/*/r*/result.json"))
     ]
-    assert {result.task for result, _ in trials} == DEMO_TASKS | {IMPROVE_TASK}
+    assert {result.task for result, _ in trials} == DEMO_TASKS | {IMPROVE_TASK, DIFFERENTIAL_TASK}
     improve = next(result for result, _ in trials if result.task == IMPROVE_TASK)
     assert improve.outcome == ("fail" if harness == "aider" else "pass")
-    calls = CALLS.get(harness, 3)
     for result, folder in trials:
         if result.task == IMPROVE_TASK:
             continue
+        calls = CALLS.get(harness, 2 if result.task == DIFFERENTIAL_TASK else 3)
         assert (result.status, result.outcome) == ("completed", "pass"), (result.task, result.agent)
         assert result.variant_label == harness
         assert result.agent.calls == calls
@@ -75,5 +77,8 @@ def test_demo_with_a_real_cli(
         assert {call.provider for call in transcript.calls} == {"scripted"}
         assert transcript.session_log is not None
         assert (folder / transcript.session_log).is_file()
+        if result.task == DIFFERENTIAL_TASK:
+            assert result.grading is not None and result.grading.score == 1.0
+            continue
         # The visible tests ran in the agent's workspace (aider runs them itself).
         assert any(e.kind == "command" and "pytest" in e.text for e in transcript.events)

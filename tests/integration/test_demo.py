@@ -36,21 +36,21 @@ def test_demo_scoreboard_reference_passes_all_others_none(
 ) -> None:
     report = report_json(demo_results, capsys)
     rows = {row["variant"]: row for row in report["harnesses"]}  # type: ignore[index]
-    assert report["tasks_compared"] == 5  # four on tally, one improvement task
-    assert (rows["reference"]["passed"], rows["reference"]["trials"]) == (5, 5)
+    assert report["tasks_compared"] == 6  # four on tally, one improvement, one differential
+    assert (rows["reference"]["passed"], rows["reference"]["trials"]) == (6, 6)
     for variant in ("noop", "breaker", "tamperer"):
         assert rows[variant]["passed"] == 0
-    assert rows["tamperer"]["tampered"] == 5
+    assert rows["tamperer"]["tampered"] == 6
     tamperer = [t for t in report["trials"] if t["variant"] == "tamperer"]  # type: ignore[union-attr]
-    assert len(tamperer) == 5 and all(t["outcome"] == "tampered" for t in tamperer)
-    # Its root conftest.py lies outside the tally tasks' scope (tally/**): reported apart.
+    assert len(tamperer) == 6 and all(t["outcome"] == "tampered" for t in tamperer)
+    # Its root conftest.py lies outside the scope of every task that has one: reported apart.
     scoped = [t for t in tamperer if t["task"] != IMPROVE_TASK]
     assert all("out-of-scope" in {f["code"] for f in t["findings"]} for t in scoped)
     assert {v: rows[v]["out_of_scope"] for v in rows} == {
         "reference": 0,
         "noop": 0,
         "breaker": 0,
-        "tamperer": 5,
+        "tamperer": 5,  # the improvement task names no scope
     }
 
 
@@ -71,7 +71,7 @@ def test_report_json_lists_every_trial_with_its_facts(
     demo_results: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     trials = report_json(demo_results, capsys)["trials"]
-    assert len(trials) == 20  # type: ignore[arg-type]
+    assert len(trials) == 24  # type: ignore[arg-type]
     needed = {
         "task",
         "harness",
@@ -119,11 +119,11 @@ def test_demo_rerun_resumes_without_running_anything(
     before = {p: p.stat().st_mtime_ns for p in demo_results.rglob("result.json")}
     capsys.readouterr()
     assert run_cli(["demo", "--results", str(demo_results)]) == 0
-    assert "20 of 20 trials already recorded" in capsys.readouterr().err
+    assert "24 of 24 trials already recorded" in capsys.readouterr().err
     assert {p: p.stat().st_mtime_ns for p in demo_results.rglob("result.json")} == before
 
 
-@pytest.mark.timeout(900)  # 29 gradings on four tasks, and two improvement trials
+@pytest.mark.timeout(900)  # the built-in cases and fixtures on six tasks, improvement trials too
 def test_check_runs_every_demo_fixture_and_all_agree(capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
     assert run_cli(["check", str(DEMO_SUITE), "--json"]) == 0

@@ -19,7 +19,8 @@ pytestmark = [pytest.mark.security, pytest.mark.slow, pytest.mark.solo]  # has a
 
 TRIAL_FILES = re.compile(
     r"^(result\.json|prompt\.md|agent\.stdout|agent\.stderr|transcript\.json|diff\.patch"
-    r"|setup\.log|grade-[a-z-]+\.log|junit-[a-z-]+\.xml)$"
+    r"|setup\.log|grade-[a-z-]+\.log|junit-[a-z-]+\.xml|junit-[a-z-]+\.canaries\.json"
+    r"|trajectory\.json)$"
 )
 DOCS = Path(__file__).parents[2] / "docs" / "security.md"
 

@@ -89,8 +89,12 @@ def scripted_prices(models: Sequence[str] | None = None) -> tuple[PriceRecord, .
 
 def solution_edits(task: Task) -> tuple[FileEdit, ...]:
     """The task's reference solution as write and edit actions, checked to reproduce it."""
-    if task.solution is None or task.solution.patch is None:
-        raise UserError(f"task {task.id} has no solution.patch to script the demo model with")
+    if task.solution is None:
+        raise UserError(f"task {task.id} has no reference solution to script the demo model with")
+    overlay = task.solution.overlay
+    if overlay is not None:  # a folder of whole files (a differential task's solution)
+        return _overlay_edits(task, overlay)
+    assert task.solution.patch is not None
     with tempfile.TemporaryDirectory(prefix="harnessdrive-demo-") as scratch:
         snapshot = build_snapshot(task.repo_path, task.spec.repo.ref, Path(scratch) / "snap")
         root = snapshot.root
@@ -100,6 +104,23 @@ def solution_edits(task: Task) -> tuple[FileEdit, ...]:
     hunks = _hunks(task.solution.patch.read_text(encoding="utf-8"))
     return tuple(
         FileEdit(rel, _actions(rel, before[rel], after[rel], hunks.get(rel, []))) for rel in before
+    )
+
+
+def _overlay_edits(task: Task, overlay: Path) -> tuple[FileEdit, ...]:
+    # A file the overlay replaces is one edit of its whole text: aider, which edits by answer
+    # text, would otherwise append a written file to the one already there.
+    files = {
+        path.relative_to(overlay).as_posix(): path.read_text(encoding="utf-8")
+        for path in sorted(overlay.rglob("*"))
+        if path.is_file() and "__pycache__" not in path.parts
+    }
+    with tempfile.TemporaryDirectory(prefix="harnessdrive-demo-") as scratch:
+        snapshot = build_snapshot(task.repo_path, task.spec.repo.ref, Path(scratch) / "snap")
+        before = {rel: _read(snapshot.root / rel) for rel in files}
+    return tuple(
+        FileEdit(rel, _actions(rel, before[rel], after, [(before[rel] or "", after)]))
+        for rel, after in files.items()
     )
 
 

@@ -26,6 +26,7 @@ Covers are empty folders (read-only) or /dev/null for files.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 import site
 import stat
@@ -108,11 +109,19 @@ def python_paths() -> tuple[str, ...]:
         os.path.dirname(os.path.realpath(sys.executable)),
         os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))),
         os.path.dirname(harnessdrive.__file__),
+        *_pytest_entry_point(),
         *site.getsitepackages(),
     ]
     if site.ENABLE_USER_SITE and site.USER_SITE:
         candidates.append(site.USER_SITE)
     return tuple(candidates)
+
+
+def _pytest_entry_point() -> list[str]:
+    # Every pytest run in this environment loads our pytest11 entry point; where the package is
+    # installed from a checkout (editable), its folder must be seen or every such run fails.
+    spec = importlib.util.find_spec("harnessdrive_pytest")
+    return [os.path.dirname(spec.origin)] if spec is not None and spec.origin else []
 
 
 def prefix_folders(bin_folder: str | Path) -> list[str]:
