@@ -13,6 +13,8 @@ from harnessdrive.demo import DEMO_SUITE
 from harnessdrive.tasks.loading import load_suite
 from tests.trial_results import trial_folder
 
+pytestmark = pytest.mark.slow  # the demo suite runs and is checked, whole
+
 
 @pytest.fixture(scope="module")
 def demo_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
