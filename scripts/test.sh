@@ -4,43 +4,87 @@
 # Usage: bash scripts/test.sh [pytest arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_PROGRESS_BAR=off
 
-# bubblewrap: the sandbox the security tests run under.
-if ! command -v bwrap >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ]; then
-    apt-get install -y -q bubblewrap >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q bubblewrap >/dev/null; }
-  elif command -v sudo >/dev/null 2>&1; then
-    sudo apt-get install -y -q bubblewrap >/dev/null
-  fi
-fi
+# What the tests need, in one place each.
+# System packages, as "command:package": a package is installed only when its command is missing.
+system_packages=(
+  bwrap:bubblewrap # the sandbox the security tests run under
+  chromium:chromium # the browser the HTML report's tests open it in
+)
+# The extras of this package the tests need, for `pip install -e '.[...]'`.
+python_extras=test
 
-# chromium: the real browser the HTML report's tests open it in (Debian's package).
-if ! command -v chromium >/dev/null 2>&1; then
+# Installs run side by side (they mostly wait on the network and the disk); each is waited for
+# before the first step that needs it, and any failure fails the script.
+background=()
+background_names=()
+in_background() {
+  local name=$1
+  shift
+  "$@" &
+  background+=($!)
+  background_names+=("$name")
+}
+wait_for_installs() {
+  local i code
+  for i in "${!background[@]}"; do
+    code=0
+    wait "${background[$i]}" || code=$?
+    if [ "$code" != 0 ]; then
+      echo "== install ${background_names[$i]}: FAILED ($code)" >&2
+      exit 1
+    fi
+  done
+  background=()
+  background_names=()
+}
+
+as_root() {
   if [ "$(id -u)" = 0 ]; then
-    apt-get install -y -q chromium >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; }
+    "$@"
   elif command -v sudo >/dev/null 2>&1; then
-    sudo apt-get install -y -q chromium >/dev/null
+    sudo -n "$@"
+  else
+    echo "installing system packages needs root or sudo: $*" >&2
+    return 1
   fi
-fi
+}
+
+install_system_packages() {
+  local entry missing=()
+  for entry in "${system_packages[@]}"; do
+    command -v "${entry%%:*}" >/dev/null 2>&1 || missing+=("${entry#*:}")
+  done
+  [ "${#missing[@]}" = 0 ] && return 0
+  # The package lists are fetched only when a package is not found without them.
+  as_root apt-get install -y -q "${missing[@]}" >/dev/null 2>&1 || {
+    as_root apt-get update -q >/dev/null && as_root apt-get install -y -q "${missing[@]}" >/dev/null
+  }
+}
+
+install_python() {
+  [ -x .venv/bin/python ] || python3 -m venv .venv
+  .venv/bin/python -m pip install -q -e ".[$python_extras]"
+}
+
+# The real agent CLIs, pinned, into .cache/clis (skipped when already there). They need the
+# package installed, not the lint or type checks.
+install_clis() {
+  if [ -x scripts/install_clis.sh ]; then
+    scripts/install_clis.sh
+  fi
+}
+
+in_background "system packages" install_system_packages
+install_python
+in_background "agent CLIs" install_clis
 
 # Ubuntu 24.04 lets AppArmor refuse unprivileged user namespaces, which bubblewrap needs when the
 # tests do not run as root. Allow them on test machines where we may.
 restrict=/proc/sys/kernel/apparmor_restrict_unprivileged_userns
 if [ -r "$restrict" ] && [ "$(cat "$restrict")" = 1 ]; then
-  if [ "$(id -u)" = 0 ]; then
-    sysctl -q -w kernel.apparmor_restrict_unprivileged_userns=0 || true
-  elif command -v sudo >/dev/null 2>&1; then
-    sudo -n sysctl -q -w kernel.apparmor_restrict_unprivileged_userns=0 || true
-  fi
-fi
-
-python3 -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip >/dev/null
-.venv/bin/python -m pip install -q -e '.[test]'
-
-# The real agent CLIs, pinned, into .cache/clis (skipped when already there).
-if [ -x scripts/install_clis.sh ]; then
-  scripts/install_clis.sh
+  as_root sysctl -q -w kernel.apparmor_restrict_unprivileged_userns=0 || true
 fi
 
 # Every check runs even when an earlier one failed, so one run reports every problem; the script
@@ -59,20 +103,25 @@ check() {
 }
 
 # The code stays as clean as it is: lint and format (src, tests, benchmarks, scripts, as
-# pyproject.toml configures them) and strict types on src/.
+# pyproject.toml configures them) and strict types on src/. They run while the CLIs install.
 check "ruff check" .venv/bin/ruff check src tests benchmarks scripts
 check "ruff format" .venv/bin/ruff format --check src tests benchmarks scripts
 check "mypy" .venv/bin/mypy
 
+wait_for_installs
+
+# loadgroup keeps the tests that share one expensive fixture (marked xdist_group) on one worker,
+# and tests/conftest.py starts the slow tests first, so no worker is left alone with them at the
+# end.
+parallel=(-n 2 --dist loadgroup)
 if [ "$#" -gt 0 ]; then
-  check "pytest $*" .venv/bin/python -m pytest -n 2 --dist loadgroup "$@"
+  check "pytest $*" .venv/bin/python -m pytest "${parallel[@]}" "$@"
 else
   # Everything in parallel, then alone the tests that starve the whole machine for a moment (a
   # fork bomb), so that they cannot slow or break their neighbours. Both must pass, and the
   # solo step must find its tests: they are the only check that a fork bomb is contained.
-  # The slowest tests are listed: the whole run has to stay within CI's time budget. Tests of
-  # one xdist group (the Ray cluster's) share one worker, so only one cluster ever starts.
-  check "tests" .venv/bin/python -m pytest -n 2 --dist loadgroup -m "not solo" --durations=25
+  # The slowest tests are listed: the whole run has to stay within CI's time budget.
+  check "tests" .venv/bin/python -m pytest "${parallel[@]}" -m "not solo" --durations=25
   check "solo tests" .venv/bin/python -m pytest -m solo
 fi
 

@@ -30,6 +30,17 @@ def add_task(task_id: str = "add", **overrides: object) -> TaskFiles:
     return TaskFiles(task_id, **values)  # type: ignore[arg-type]
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Slow tests and real-CLI tests first (each in its collection order), then the rest.
+
+    pytest-xdist hands tests out in this order: a slow test collected last would keep one worker
+    busy alone at the end while the others sit idle.
+    """
+    items.sort(
+        key=lambda item: not any(item.iter_markers("slow")) and not any(item.iter_markers("cli"))
+    )
+
+
 @pytest.fixture
 def results_dir(tmp_path: Path) -> Path:
     return tmp_path / "results"

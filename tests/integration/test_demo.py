@@ -16,6 +16,7 @@ from tests.conftest import ARTIFACTS
 from tests.trial_results import trial_folder
 
 IMPROVE_TASK = "fewer-comparisons"
+pytestmark = pytest.mark.slow  # the demo suite runs and is checked, whole
 
 
 @pytest.fixture(scope="module")

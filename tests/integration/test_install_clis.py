@@ -120,6 +120,7 @@ def test_a_requested_harness_that_never_ran_fails_the_run_with_the_install_comma
     assert os.path.isdir(tmp_path / "results" / "trials")  # and everything was recorded
 
 
+@pytest.mark.slow
 def test_a_run_where_every_harness_ran_exits_zero(tmp_path: Path) -> None:
     args = ["demo", "--harness", "reference", "--results", str(tmp_path / "results")]
     done = harnessdrive(tmp_path, *args, **{CACHE_ENV: str(tmp_path / "empty")})

@@ -25,6 +25,8 @@ from harnessdrive.tasks.loading import load_suite
 from harnessdrive.testing.repo_builder import RepoBuilder
 from harnessdrive.testing.wheels import make_wheel, wheel_name
 
+pytestmark = pytest.mark.slow  # mines, checks and runs a whole history
+
 TEST_COMMAND = ".venv/bin/python -m unittest discover -s tests -q"
 TEST_TIMEOUT = 5
 

@@ -167,6 +167,7 @@ def test_without_validate_nothing_is_written(
     assert not (tmp_path / "repo" / ".harnessdrive").exists()
 
 
+@pytest.mark.slow
 def test_the_setup_command_wins_and_runs_in_every_copy(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -199,6 +200,7 @@ def test_the_setup_command_wins_and_runs_in_every_copy(
     assert "unknown" not in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_awkward_repositories_mine_without_crashing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -22,6 +22,8 @@ from harnessdrive.testing.wheels import make_wheel, wheel_name
 BACKEND = """\
 import base64, hashlib, os, zipfile
 
+pytestmark = pytest.mark.slow  # builds real environments
+
 NAME, VERSION = "calcpkg", "1.0"
 
 

@@ -49,6 +49,7 @@ def test_a_long_stream_keeps_head_note_and_tail_whatever_the_chunks() -> None:
         assert (record.written, record.kept, record.cut) == (len(data), 500, True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_an_agent_printing_far_past_the_cap_leaves_a_small_log(tmp_path: Path, kind: str) -> None:
     box = box_for_kind(tmp_path, kind, Limits(file_size=4 * MiB))
