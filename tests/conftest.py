@@ -30,6 +30,7 @@ def add_task(task_id: str = "add", **overrides: object) -> TaskFiles:
     return TaskFiles(task_id, **values)  # type: ignore[arg-type]
 
 
+@pytest.hookimpl(trylast=True)  # after pytest-xdist's own, see _keep_xdist_groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Slow tests and real-CLI tests first (each in its collection order), then the rest.
 
@@ -39,6 +40,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(
         key=lambda item: not any(item.iter_markers("slow")) and not any(item.iter_markers("cli"))
     )
+    _keep_xdist_groups(items)
+
+
+def _keep_xdist_groups(items: list[pytest.Item]) -> None:
+    """Make ``--dist loadgroup`` keep an ``xdist_group`` on one worker again.
+
+    pytest-xdist 3.8 names a grouped test ``<id>@<group>`` by setting ``item._nodeid``, which
+    pytest 9.2 no longer reads, so every group was silently spread over the workers (and two
+    Ray clusters started where the tests share one). This copies the grouped id to where pytest
+    reads it; it changes nothing where xdist grouped nothing.
+    """
+    from _pytest.nodeid import coerce_node_id
+
+    for item in items:
+        grouped = item.__dict__.get("_nodeid")
+        if isinstance(grouped, str) and "@" in grouped and item.nodeid != grouped:
+            item._id = coerce_node_id(grouped)
 
 
 @pytest.fixture
