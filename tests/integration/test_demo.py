@@ -269,3 +269,17 @@ def test_the_demo_report_page_works_in_a_real_browser(
     spoiled.write_text(hostile)
     messages = " ".join(chromium.visit(spoiled.as_uri()).messages)
     assert "Content Security Policy" in messages and "cdn.example" in messages
+
+
+def test_demo_runs_only_the_tasks_named_and_refuses_an_unknown_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = tmp_path / "results"
+    args = ["demo", "--harness", "reference", "--results", str(results), "--json"]
+    assert run_cli([*args, "--task", "amount-parsing"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [t["task"] for t in report["trials"]] == ["amount-parsing"]
+    assert run_cli([*args, "--task", "amount-parsin"]) == 2
+    err = capsys.readouterr().err
+    assert "no task 'amount-parsin'" in err and "did you mean 'amount-parsing'" in err
+    assert len(err.strip().splitlines()) == 1

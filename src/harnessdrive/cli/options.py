@@ -34,6 +34,15 @@ HarnessOption = Annotated[
         help="Harnesses or suite variants to compare, comma-separated (default: the suite's).",
     ),
 ]
+TaskOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--task",
+        "-t",
+        metavar="IDS",
+        help="Only these tasks, comma-separated (default: every task).",
+    ),
+]
 CmdOption = Annotated[
     list[str] | None,
     typer.Option(

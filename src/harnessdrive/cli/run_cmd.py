@@ -155,6 +155,7 @@ def run(
 
 def demo(
     harness: opt.HarnessOption = None,
+    task: opt.TaskOption = None,
     jobs: opt.JobsOption = 2,
     results: opt.ResultsOption = opt.DEFAULT_RESULTS,
     sandbox: opt.SandboxOption = "auto",
@@ -169,7 +170,8 @@ def demo(
     from harnessdrive.demo.run import demo_run
 
     names = split_names(harness or [])
-    with demo_run(names, python=sys.executable, resolve=resolve_variants) as demo:
+    tasks = split_names(task or [])
+    with demo_run(names, python=sys.executable, resolve=resolve_variants, tasks=tasks) as demo:
         options = RunOptions(
             results=results.resolve(),
             jobs=opt.positive(jobs, "--jobs"),

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from harnessdrive.accounting.price_records import PriceRecord
 from harnessdrive.demo import DEMO_SUITE
 from harnessdrive.demo.scripted import REAL_CLIS, scripted_demo, scripted_prices
+from harnessdrive.errors import UserError, did_you_mean
 from harnessdrive.running.plan import Plan, make_plan
 from harnessdrive.sandbox.runner import Network
 from harnessdrive.tasks.loading import Suite, load_suite
@@ -30,13 +31,20 @@ VariantsNamed = Callable[[Suite, Sequence[str]], tuple[VariantSpec, ...]]
 
 
 @contextmanager
-def demo_run(names: Sequence[str], *, python: str, resolve: VariantsNamed) -> Iterator[DemoRun]:
-    """The demo's plan for ``names`` (the suite's built-in agents when empty), in that order.
+def demo_run(
+    names: Sequence[str],
+    *,
+    python: str,
+    resolve: VariantsNamed,
+    tasks: Sequence[str] = (),
+) -> Iterator[DemoRun]:
+    """The demo's plan for ``names`` (the suite's built-in agents when empty), in that order,
+    on the demo tasks named in ``tasks`` (every one when empty).
 
     Real CLIs among the names get a scripted model server for the length of the block; the
     others are resolved by ``resolve``.
     """
-    suite = load_suite(DEMO_SUITE)
+    suite = only_tasks(load_suite(DEMO_SUITE), tasks)
     real = [name for name in names if name in REAL_CLIS]
     with scripted_demo(suite, real, python=python) as scripted:
         by_name = {variant.harness: variant for variant in scripted}
@@ -49,3 +57,17 @@ def demo_run(names: Sequence[str], *, python: str, resolve: VariantsNamed) -> It
             network="loopback" if real else "host",
             prices=scripted_prices() if real else (),
         )
+
+
+def only_tasks(suite: Suite, ids: Sequence[str]) -> Suite:
+    """``suite`` with only the tasks ``ids`` names (all of them when it names none)."""
+    known = [task.id for task in suite.tasks]
+    for task_id in ids:
+        if task_id not in known:
+            raise UserError(
+                f"suite {suite.name} has no task {task_id!r}{did_you_mean(task_id, known)}; "
+                f"its tasks: {', '.join(known)}"
+            )
+    if not ids:
+        return suite
+    return replace(suite, tasks=tuple(task for task in suite.tasks if task.id in ids))
