@@ -15,6 +15,9 @@ import pytest
 from harnessdrive.cli.app import run_cli
 from harnessdrive.testing.suites import TaskFiles, write_suite
 
+# One worker runs the module, so its shared fixtures are built once (tests/conftest.py).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("compare")]
+
 CHANCE = "harnessdrive.testing.chance:ChanceAgent"
 TASKS = [f"t{i:02d}" for i in range(12)]
 

@@ -16,7 +16,9 @@ from tests.conftest import ARTIFACTS
 from tests.trial_results import trial_folder
 
 IMPROVE_TASK = "fewer-comparisons"
-pytestmark = pytest.mark.slow  # the demo suite runs and is checked, whole
+# The demo suite runs and is checked, whole; one worker runs the module, so its shared fixtures
+# are built once (tests/conftest.py).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("demo")]
 
 
 @pytest.fixture(scope="module")

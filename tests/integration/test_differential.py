@@ -14,6 +14,9 @@ from harnessdrive.cli.app import run_cli
 from harnessdrive.demo import DEMO_SUITE
 from tests.sandboxes import require_bwrap
 
+# One worker runs the module, so its shared fixtures are built once (tests/conftest.py).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("differential")]
+
 TASK = DEMO_SUITE / "tasks" / "skiplist"
 WRONG_OR_MISSING = {"comments", "braces", "nocase"}  # wrong in the README, or left out
 

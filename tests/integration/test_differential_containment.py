@@ -24,6 +24,9 @@ from harnessdrive.sandbox.runner import Sandbox
 from harnessdrive.tasks.loading import Task, load_task
 from tests.sandboxes import sandbox_of
 
+# One worker runs the module, so its shared fixtures are built once (tests/conftest.py).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("differential-containment")]
+
 TASK_FOLDER = DEMO_SUITE / "tasks" / "skiplist"
 CASES = 12
 SOLUTION = (TASK_FOLDER / "solution" / "skiplist" / "rules.py").read_text()

@@ -14,6 +14,9 @@ from harnessdrive.demo import DEMO_SUITE
 from harnessdrive.store.results import TrialResult
 from tests.trial_results import trial_folder
 
+# One worker runs the module, so its shared fixtures are built once (tests/conftest.py).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("improve")]
+
 TASK = DEMO_SUITE / "tasks" / "fewer-comparisons"
 BASELINE, ROUND1, ROUND2 = 29367.0, 20741.0, 980.0
 AGENTS = ("reference", "noop", "breaker", "tamperer")

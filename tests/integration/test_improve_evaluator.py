@@ -15,6 +15,9 @@ from harnessdrive.demo import DEMO_SUITE
 from harnessdrive.store.results import TrialResult
 from tests.trial_results import trial_folder
 
+# One worker runs the module, so its shared fixtures are built once (tests/conftest.py).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("improve-evaluator")]
+
 ROUND1 = 20741.0  # the demo task's first overlay, measured honestly
 REFUSED = "refused: the budget of 2 measurement(s) per round is spent"
 

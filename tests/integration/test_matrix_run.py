@@ -16,6 +16,9 @@ from harnessdrive.tasks.loading import load_suite
 from harnessdrive.testing.suites import TaskFiles, write_suite
 from harnessdrive.transcript.models import Transcript
 
+# One worker runs the module, so its shared fixtures are built once (tests/conftest.py).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("matrix-run")]
+
 AGENT = "harnessdrive.testing.instructed:InstructedAgent"
 TASK = TaskFiles(
     "fix-add",

@@ -17,7 +17,8 @@ from tests.security.conftest import AttackRun, _run_attacks
 from tests.security.content_attacks import CONTENT_ATTACKS, CONTENT_LIMITS
 from tests.security.test_attacks import check_attack, check_run
 
-pytestmark = [pytest.mark.security, pytest.mark.slow]
+# One worker runs the module, so its shared fixtures are built once (tests/conftest.py).
+pytestmark = [pytest.mark.security, pytest.mark.slow, pytest.mark.xdist_group("content-attacks")]
 
 MiB = 1024 * 1024
 LEFT_OUT = {

@@ -21,7 +21,8 @@ from tests.sandboxes import require_bwrap
 from tests.security.runner_attacks import HONEST, RUNNER_ATTACKS
 from tests.trial_results import trial_folder
 
-pytestmark = [pytest.mark.security, pytest.mark.slow]
+# One worker runs the module, so its shared fixtures are built once (tests/conftest.py).
+pytestmark = [pytest.mark.security, pytest.mark.slow, pytest.mark.xdist_group("runner-attacks")]
 
 UNITTEST_VISIBLE = (
     "import unittest\nfrom calc import add\n\n\nclass TestSmall(unittest.TestCase):\n"

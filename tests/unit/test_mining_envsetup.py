@@ -22,7 +22,8 @@ from harnessdrive.testing.wheels import make_wheel, wheel_name
 BACKEND = """\
 import base64, hashlib, os, zipfile
 
-pytestmark = pytest.mark.slow  # builds real environments
+# Builds real environments; one worker runs the module, so its shared fixtures are built once.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("mining-envsetup")]
 
 NAME, VERSION = "calcpkg", "1.0"
 
