@@ -15,6 +15,7 @@ from scipy import stats as scipy_stats
 
 from harnessdrive.stats import (
     FlakyTask,
+    PairedComparison,
     ParetoPoint,
     benjamini_hochberg,
     cluster_bootstrap,
@@ -253,3 +254,14 @@ def test_the_statistics_need_neither_scipy_nor_numpy_at_run_time() -> None:
     )
     found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert found.stdout.strip() == "[]"
+
+
+def test_a_clean_sweep_needs_the_exact_test_to_agree_not_only_a_spreadless_bootstrap() -> None:
+    def sweep(n: int) -> PairedComparison:
+        tasks = {f"t{i}": [1.0] for i in range(n)}
+        return compare_paired(tasks, {t: [0.0] for t in tasks}, min_tasks=5)
+
+    five, six = sweep(5), sweep(6)
+    assert five.interval is not None and five.interval.excludes(0.0)  # [1, 1]: no spread
+    assert (five.p_value, five.verdict) == (0.0625, "no evidence")
+    assert six.p_value == pytest.approx(0.03125) and six.verdict == "better"

@@ -3,8 +3,11 @@
 Each task's repeats are averaged first, so a task run five times weighs as much as a task run
 once; the interval of the mean difference comes from a cluster bootstrap over tasks and the
 p-value from an exact test on the tasks that went one way or the other. The verdict is
-``better`` or ``worse`` only when the interval excludes 0 *and* at least ``min_tasks`` tasks
-are paired; below that it is ``not enough tasks`` whatever the numbers say.
+``better`` or ``worse`` only when at least ``min_tasks`` tasks are paired, the interval excludes
+0 *and* the exact test agrees (p below 1 - confidence); below ``min_tasks`` it is ``not enough
+tasks`` whatever the numbers say. The test must agree because a bootstrap over a handful of tasks
+that all went the same way has no spread: five wins out of five give an interval of [1, 1], yet
+a sign-test p of 0.0625.
 """
 
 from __future__ import annotations
@@ -92,6 +95,7 @@ def compare_paired(
     differences = [task.difference for task in tasks]
     wins = sum(d > 0 for d in differences)
     losses = sum(d < 0 for d in differences)
+    p_value = sign_test(wins, losses)
     interval = cluster_bootstrap(differences, confidence=confidence, resamples=resamples, seed=seed)
     difference = statistics.fmean(differences) if differences else None
     return PairedComparison(
@@ -103,9 +107,11 @@ def compare_paired(
         wins=wins,
         losses=losses,
         ties=len(tasks) - wins - losses,
-        p_value=sign_test(wins, losses),
+        p_value=p_value,
         test=_test_name(tasks, first, second),
-        verdict=decide(len(tasks), difference, interval, min_tasks),
+        verdict=decide(
+            len(tasks), difference, interval, min_tasks, p_value=p_value, alpha=1 - confidence
+        ),
         unpaired=unpaired,
         confidence=confidence,
         min_tasks=min_tasks,
@@ -114,11 +120,17 @@ def compare_paired(
 
 
 def decide(
-    paired: int, difference: float | None, interval: Interval | None, min_tasks: int
+    paired: int,
+    difference: float | None,
+    interval: Interval | None,
+    min_tasks: int,
+    *,
+    p_value: float,
+    alpha: float,
 ) -> Verdict:
     if paired < max(min_tasks, 2) or difference is None or interval is None:
         return "not enough tasks"
-    if not interval.excludes(0.0):
+    if not interval.excludes(0.0) or p_value >= alpha:
         return "no evidence"
     return "better" if difference > 0 else "worse"
 
