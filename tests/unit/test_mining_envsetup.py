@@ -19,11 +19,11 @@ import pytest
 from harnessdrive.mining import envsetup
 from harnessdrive.testing.wheels import make_wheel, wheel_name
 
-BACKEND = """\
-import base64, hashlib, os, zipfile
-
 # Builds real environments; one worker runs the module, so its shared fixtures are built once.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("mining-envsetup")]
+
+BACKEND = """\
+import base64, hashlib, os, zipfile
 
 NAME, VERSION = "calcpkg", "1.0"
 
