@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -166,3 +167,28 @@ def test_each_trial_keeps_its_trajectory_in_atif(
     args = ["show", "fix-add/InstructedAgent+solve/r1", "--atif", "--results", str(matrix_run)]
     assert run_cli(args) == 0
     assert json.loads(capsys.readouterr().out)["steps"] == recorded["steps"]
+
+
+def test_compare_names_what_differs_beyond_the_variants(
+    matrix_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = tmp_path / "results"
+    shutil.copytree(matrix_run, results)
+    args = ["compare", "InstructedAgent+solve", "InstructedAgent", "--results", str(results)]
+    capsys.readouterr()
+    assert run_cli([*args, "--json"]) == 0
+    # The treatment explains the instruction files and the start: nothing else differs.
+    assert json.loads(capsys.readouterr().out)["provenance"] == []
+    # One arm's CLI at another version: not what the matrix says they differ in.
+    path = _trials(results)["InstructedAgent+solve"][1] / "result.json"
+    data = json.loads(path.read_text())
+    data["provenance"]["cli_version"] = "9.9.9"
+    path.write_text(json.dumps(data))
+    assert run_cli([*args, "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["provenance"]
+    assert [(r["field"], r["first"], r["why"]) for r in rows] == [
+        ("cli_version", ["9.9.9"], "differs between the arms")
+    ]
+    assert run_cli(args) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "differ in: cli_version (differs between the arms): InstructedAgent+solve 9.9.9" in out

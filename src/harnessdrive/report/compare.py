@@ -12,8 +12,9 @@ from rich.text import Text
 
 from harnessdrive.errors import UserError, did_you_mean
 from harnessdrive.report.loading import folder_trials
+from harnessdrive.report.provenance import provenance_differences
 from harnessdrive.report.scoreboard import finished
-from harnessdrive.report.statistics import CONFIDENCE, Comparison, compare_many
+from harnessdrive.report.statistics import CONFIDENCE, Comparison, ProvenanceRow, compare_many
 from harnessdrive.report.verdicts import describe
 from harnessdrive.stats import MIN_PAIRED_TASKS
 from harnessdrive.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -47,7 +48,7 @@ def compare_arms(
                 f"arms here: {', '.join(known) or 'none'}"
             )
     arms = {first: _outcomes(trials, first), second: _outcomes(trials, second)}
-    return compare_many(
+    found = compare_many(
         [(first, second)],
         arms,
         seed=seed,
@@ -55,6 +56,14 @@ def compare_arms(
         min_tasks=min_tasks,
         confidence=confidence,
     )[0]
+    differences = provenance_differences(
+        [t for t in trials if t.variant_label == first],
+        [t for t in trials if t.variant_label == second],
+    )
+    rows = tuple(
+        ProvenanceRow(field=d.field, first=d.a, second=d.b, why=d.why) for d in differences
+    )
+    return found.model_copy(update={"provenance": rows})
 
 
 def _outcomes(trials: Sequence[TrialResult], arm: str) -> dict[str, list[float]]:
@@ -91,6 +100,15 @@ def render_comparison(c: Comparison) -> RenderableType:
     ]
     if c.unpaired:
         lines.append(Text(f"{c.unpaired} task(s) only one of them finished are left out."))
+    if c.provenance:
+        lines.append(Text("Beyond what their variants say, the arms' trials differ in:"))
+        lines.extend(
+            Text(
+                f"  {row.field} ({row.why}): {c.first} {', '.join(row.first) or '-'}; "
+                f"{c.second} {', '.join(row.second) or '-'}"
+            )
+            for row in c.provenance
+        )
     return Group(table, *lines)
 
 

@@ -95,6 +95,13 @@ class PairedTaskRow(_Model):
     difference: float
 
 
+class ProvenanceRow(_Model):
+    field: str
+    first: tuple[str, ...]
+    second: tuple[str, ...]
+    why: str
+
+
 class Comparison(_Model):
     first: str
     second: str
@@ -117,6 +124,8 @@ class Comparison(_Model):
     tasks_needed: int | None
     seed: int = DEFAULT_SEED
     resamples: int = DEFAULT_RESAMPLES
+    provenance: tuple[ProvenanceRow, ...] = ()
+    """Where the two arms' trials differ beyond what their variants say (``compare`` only)."""
 
 
 class FlakyRow(_Model):
