@@ -29,23 +29,30 @@ from harnessdrive.transcript.models import Event, Transcript
 _ROUND = re.compile(r"^## Round (\d+) of \d+$", re.MULTILINE)
 
 
-class SlowImproverOptions(HarnessOptions):
-    seconds: float = 0.0
-    log: str | None = None
+class _ScriptedAgent:
+    """What each scripted agent here shares: its info, and its options checked before a run."""
 
-
-class SlowImprover:
-    """Works a while, then applies the task's next reference overlay."""
-
-    name = "slow-improver"
-    options_model = SlowImproverOptions
+    name: str
+    options_model: type[HarnessOptions]
 
     def info(self) -> HarnessInfo:
         detail = self.__doc__ or ""
         return HarnessInfo(name=self.name, installed=True, version="scripted", detail=detail)
 
     def check_variant(self, variant: VariantSpec) -> None:
-        parse_options(SlowImproverOptions, variant, self.name)
+        parse_options(self.options_model, variant, self.name)
+
+
+class SlowImproverOptions(HarnessOptions):
+    seconds: float = 0.0
+    log: str | None = None
+
+
+class SlowImprover(_ScriptedAgent):
+    """Works a while, then applies the task's next reference overlay."""
+
+    name = "slow-improver"
+    options_model = SlowImproverOptions
 
     def run(self, request: AgentRequest) -> AgentRun:
         started = now()
@@ -80,7 +87,7 @@ class EvaluatorAbuserOptions(HarnessOptions):
     calls: int = 4
 
 
-class EvaluatorAbuser:
+class EvaluatorAbuser(_ScriptedAgent):
     """Applies the next overlay, then tries to cheat the evaluator: calls it ``calls`` times
     (past any budget), looks for the objective's files wherever it can reach, and plants a fake
     objective where the measuring copy would read it. It writes what it saw to ``abuser.json``
@@ -88,13 +95,6 @@ class EvaluatorAbuser:
 
     name = "evaluator-abuser"
     options_model = EvaluatorAbuserOptions
-
-    def info(self) -> HarnessInfo:
-        detail = self.__doc__ or ""
-        return HarnessInfo(name=self.name, installed=True, version="scripted", detail=detail)
-
-    def check_variant(self, variant: VariantSpec) -> None:
-        parse_options(EvaluatorAbuserOptions, variant, self.name)
 
     def run(self, request: AgentRequest) -> AgentRun:
         started = now()
