@@ -179,7 +179,13 @@ def _running_a_trial(
     cluster: LocalRayCluster, agent: tuple[str, ...] = ("sleep", "4")
 ) -> psutil.Process | None:
     """The Ray worker process whose trial's agent is at work (``agent``, its command line)."""
+    return next(iter(_agents_at_work(cluster, agent).values()), None)
+
+
+def _agents_at_work(cluster: LocalRayCluster, agent: tuple[str, ...]) -> dict[int, psutil.Process]:
+    """Each agent (``agent``, its command line) under a Ray worker, with its worker, by pid."""
     workers = {p.pid: p for p in cluster.trial_workers()}
+    found: dict[int, psutil.Process] = {}
     for proc in psutil.process_iter(["name", "cmdline"]):
         if tuple(proc.info["cmdline"] or ()) != agent:
             continue
@@ -189,8 +195,9 @@ def _running_a_trial(
             continue
         for parent in parents:
             if parent.pid in workers:
-                return workers[parent.pid]
-    return None
+                found[proc.pid] = workers[parent.pid]
+                break
+    return found
 
 
 def test_a_stopped_run_records_the_trials_on_the_cluster_as_interrupted(
@@ -213,7 +220,12 @@ def test_a_stopped_run_records_the_trials_on_the_cluster_as_interrupted(
     runner = threading.Thread(target=lambda: summaries.append(driver.run()))
     runner.start()
     try:
-        wait_until(lambda: _running_a_trial(cluster, ("sleep", "86400")), "a trial's agent at work")
+        # Both trials' agents must be at work before the stop, or one is stopped before its agent
+        # ever wrote a file.
+        wait_until(
+            lambda: len(_agents_at_work(cluster, ("sleep", "86400"))) == 2 or None,
+            "both trials' agents at work",
+        )
     finally:
         driver.stop()
         runner.join(timeout=180)
