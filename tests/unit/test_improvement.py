@@ -13,8 +13,9 @@ from harnessdrive.grading.objective import read_value
 from harnessdrive.improvement.acceptance import improvement, ratio
 from harnessdrive.improvement.overlays import apply_next_overlay
 from harnessdrive.improvement.scores import anytime_score, progress, value_score
+from harnessdrive.running.sandbox_choice import secret_paths
 from harnessdrive.tasks.improve_models import ImproveOverrides, ImproveSpec
-from harnessdrive.tasks.loading import load_task
+from harnessdrive.tasks.loading import load_suite, load_task
 
 JITTER = (-0.05, 0.025, 0.05, -0.025, 0.0)
 
@@ -147,3 +148,31 @@ def test_a_variant_overrides_rounds_and_the_evaluator_budget() -> None:
         5,
     )
     assert ImproveOverrides().applied(spec) == spec
+
+
+def test_an_edited_objective_or_overlay_changes_the_task_fingerprint(tmp_path: Path) -> None:
+    # The objective file lies outside the task folder: it is still the task's, and secret.
+    folder = _task(
+        tmp_path / "t",
+        '[improve]\noverlays = ["one"]\n[improve.objective]\ncommand = "x"\n'
+        'inject = [{ source = "../measure.py", target = ".objective/measure.py" }]\n',
+    )
+    (tmp_path / "measure.py").write_text("print(1)\n")
+    (folder / "one").mkdir()
+    (folder / "one" / "a.py").write_text("A = 2\n")
+    seen = [load_task(folder).fingerprint]
+    (tmp_path / "measure.py").write_text("print(2)\n")
+    seen.append(load_task(folder).fingerprint)
+    (folder / "one" / "a.py").write_text("A = 3\n")
+    seen.append(load_task(folder).fingerprint)
+    (folder / "one" / "b.py").write_text("B = 3\n")
+    seen.append(load_task(folder).fingerprint)
+    assert len(set(seen)) == 4
+    (tmp_path / "measure.py").write_text("print(1)\n")
+    (folder / "one" / "b.py").unlink()
+    (folder / "one" / "a.py").write_text("A = 2\n")
+    assert load_task(folder).fingerprint == seen[0]  # the same files, the same task
+    suite = load_suite(folder)
+    secrets = secret_paths(suite, tmp_path / "results", tmp_path / "scratch")
+    assert (tmp_path / "measure.py").resolve() in secrets
+    assert (folder / "one").resolve() in secrets

@@ -18,6 +18,7 @@ from harnessdrive.harnesses.cli.template_paths import show_option
 from harnessdrive.sandbox.mounts import is_inside
 from harnessdrive.sandbox.runner import SandboxKind, sandbox_problem
 from harnessdrive.sandbox.sealed import registered_results_folders
+from harnessdrive.tasks.improve_files import improve_sources
 from harnessdrive.tasks.loading import Suite
 from harnessdrive.tasks.models import VariantSpec
 
@@ -54,6 +55,7 @@ def secret_paths(suite: Suite, results: Path, scratch_root: Path) -> list[Path]:
     for task in suite.tasks:
         paths += [task.folder, task.repo_path]
         paths += [hidden.source for hidden in task.hidden]
+        paths += improve_sources(task.folder, task.spec)  # the objective's files, the overlays
         if task.solution is not None:
             paths += [p for p in (task.solution.patch, task.solution.overlay) if p is not None]
     return paths

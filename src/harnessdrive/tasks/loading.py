@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from harnessdrive.errors import TaskFormatError, UserError
 from harnessdrive.tasks.check_models import FixtureSpec
-from harnessdrive.tasks.improve_files import check_improve_files
+from harnessdrive.tasks.improve_files import check_improve_files, improve_digest, improve_sources
 from harnessdrive.tasks.models import SuiteSpec, TaskSpec, VariantSpec
 from harnessdrive.tasks.problems import describe_validation_error
 
@@ -138,7 +138,7 @@ def load_task(folder: Path) -> Task:
         repo_path=repo_path,
         hidden=hidden,
         solution=solution,
-        fingerprint=_fingerprint(task_file, prompt, repo_path, hidden, solution),
+        fingerprint=_fingerprint(task_file, prompt, repo_path, hidden, solution, spec),
         shared=shared,
         fixtures=fixtures,
     )
@@ -194,7 +194,7 @@ def _shared_folders(
     solution: Solution | None,
 ) -> tuple[Path, ...]:
     """``setup.shared`` as folders, none of which may show what the agent must not see."""
-    secret = [folder, repo_path, *(item.source for item in hidden)]
+    secret = [folder, repo_path, *(item.source for item in hidden), *improve_sources(folder, spec)]
     if solution is not None:
         secret += [p for p in (solution.patch, solution.overlay) if p is not None]
     shared = []
@@ -275,6 +275,7 @@ def _fingerprint(
     repo_path: Path,
     hidden: tuple[HiddenSource, ...],
     solution: Solution | None,
+    spec: TaskSpec,
 ) -> str:
     digest = hashlib.sha256()
     digest.update(task_file.read_bytes())
@@ -290,4 +291,5 @@ def _fingerprint(
             if path.is_file():
                 digest.update(os.fsencode(path.relative_to(solution.overlay).as_posix()))
                 digest.update(path.read_bytes())
+    digest.update(improve_digest(task_file.parent, spec))
     return digest.hexdigest()[:16]
