@@ -4,20 +4,25 @@ tokens and cost are the sums over its rounds."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 import pytest
 
 from harnessdrive.demo import DEMO_SUITE
-from harnessdrive.demo.scripted import scripted_demo, scripted_prices
+from harnessdrive.demo.scripted import improving_script, model_for, scripted_demo, scripted_prices
 from harnessdrive.harnesses.cli.binaries import binary_variable
+from harnessdrive.improvement.evaluator import COMMAND_VARIABLE
 from harnessdrive.running.plan import make_plan
 from harnessdrive.running.run import RunOptions, execute
 from harnessdrive.store.results import TrialResult
-from harnessdrive.tasks.loading import load_suite
+from harnessdrive.tasks.improve_models import ImproveOverrides
+from harnessdrive.tasks.loading import Task, load_suite
+from harnessdrive.tasks.models import VariantSpec
+from harnessdrive.testing.model_server import ModelServer, Script, Shell
 from harnessdrive.transcript.models import Usage
-from tests.cli.conftest import cli_binary
+from tests.cli.conftest import cli_binary, endpoint_for
 from tests.cli.test_demo_live import per_call
 
 pytestmark = pytest.mark.cli
@@ -50,3 +55,44 @@ def test_a_real_cli_improves_round_by_round(
     assert result.cost.source == "computed" and result.cost.usd == 0.0
     priced = {model.model for model in result.cost.models}
     assert priced and all(round_.agent.model in priced for round_ in result.rounds)
+
+
+# The scripted model applies the next overlay and asks the evaluator for the value, through the
+# command the prompt names (also in $HARNESSDRIVE_EVALUATE), from inside bubblewrap.
+def _measuring_script(task: Task, python: str) -> Script:
+    [applying, answer] = improving_script(task, python).turns
+    [apply] = applying.actions
+    assert isinstance(apply, Shell)
+    command = f'{apply.command} && eval "${COMMAND_VARIABLE}"'
+    return Script(
+        turns=(applying.model_copy(update={"actions": (Shell(command=command),)}), answer)
+    )
+
+
+def test_a_real_cli_in_bubblewrap_calls_the_evaluator(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(binary_variable("claude"), str(cli_binary("claude")))
+    suite = load_suite(TASK)
+    results = tmp_path / "results"
+    with ModelServer() as server:
+        server.mount("claude", _measuring_script(suite.tasks[0], sys.executable))
+        variant = VariantSpec(
+            harness="claude",
+            name="claude-measuring",
+            model=model_for("claude"),
+            options={"endpoint": endpoint_for(f"{server.base_url}/s/claude")},
+            improve=ImproveOverrides(rounds=1, evaluator_budget=1),
+        )
+        options = RunOptions(
+            results=results, jobs=1, network="loopback", price_records=scripted_prices()
+        )
+        execute(make_plan(suite, (variant,), 1), options)
+    [path] = results.glob("trials/*/*/*/r*/result.json")
+    result = TrialResult.model_validate_json(path.read_text())
+    record = json.loads((path.parent / "improve.json").read_text())
+    # The evaluator counted the call the CLI made from its sandbox, and measured its state.
+    assert record["evaluator"] == [{"round": 1, "call": 1, "value": 20741.0, "refused": None}]
+    assert result.metrics["improve.evaluator_calls"] == 1
+    assert "20741" in (path.parent / "transcript.json").read_text()
+    assert (result.status, result.outcome) == ("completed", "pass")

@@ -54,7 +54,7 @@ def test_calls_past_the_budget_are_refused_and_recorded(abused: Path) -> None:
     assert result.metrics["improve.evaluator_calls"] == 4
     assert result.metrics["improve.evaluator_refused"] == 2
     prompt = (abused / "prompt.md").read_text()
-    assert "You may measure your current state with `python3 " in prompt
+    assert "You may measure your current state with `" in prompt and " -I " in prompt
     assert "at most 2 time(s) in this round" in prompt
 
 

@@ -4,6 +4,7 @@ objective prints, the task format and the reference overlays."""
 from __future__ import annotations
 
 import math
+import socket
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,12 @@ import pytest
 from harnessdrive.errors import TaskFormatError
 from harnessdrive.grading.objective import read_value
 from harnessdrive.improvement.acceptance import improvement, ratio
+from harnessdrive.improvement.evaluator import (
+    COMMAND_VARIABLE,
+    URL_VARIABLE,
+    Evaluator,
+    call_evaluator,
+)
 from harnessdrive.improvement.overlays import apply_next_overlay
 from harnessdrive.improvement.scores import anytime_score, progress, value_score
 from harnessdrive.running.sandbox_choice import secret_paths
@@ -176,3 +183,23 @@ def test_an_edited_objective_or_overlay_changes_the_task_fingerprint(tmp_path: P
     secrets = secret_paths(suite, tmp_path / "results", tmp_path / "scratch")
     assert (tmp_path / "measure.py").resolve() in secrets
     assert (folder / "one").resolve() in secrets
+
+
+def test_the_evaluator_answers_its_own_client_only(tmp_path: Path) -> None:
+    measured: list[Path] = []
+    evaluator = Evaluator(1, None, lambda where, _round: measured.append(where) or 7.0)
+    try:
+        evaluator.open_round(1, tmp_path / "ws", tmp_path / "home")
+        assert call_evaluator(tmp_path / "home") == "7"
+        # A caller without the trial's token (another trial's agent, say) is neither measured
+        # nor counted against this trial's budget.
+        with socket.create_connection(("127.0.0.1", evaluator.port)) as link:
+            link.sendall(b"measure\n")
+            assert link.makefile().readline().startswith("refused: not this trial's")
+        assert measured == [tmp_path / "ws"] and len(evaluator.calls) == 1
+        assert call_evaluator(tmp_path / "home").startswith("refused: the budget of 1")
+        env = evaluator.env(tmp_path / "home", "/usr/bin/python3")
+        assert env[URL_VARIABLE] == f"http://127.0.0.1:{evaluator.port}/"
+        assert env[COMMAND_VARIABLE].endswith("home/.harnessdrive/evaluate.py")
+    finally:
+        evaluator.close()

@@ -1,19 +1,26 @@
 """The in-loop evaluator: the agent asks for a measurement; harnessdrive counts and answers.
 
-harnessdrive listens on 127.0.0.1 for the length of each round. The agent gets a small client
-in its private HOME (``.harnessdrive/evaluate.py``, with the address) and a line in its prompt;
-each call snapshots the agent's workspace as a change, measures it in a measuring copy of its
-own (the objective's files are injected only there), and answers with the number only. The
-budget is counted here, outside the agent's reach: a call over the round's budget or the
-trial's ``max_evaluations`` is refused, and every call, value or refusal, is recorded.
+harnessdrive listens on 127.0.0.1 for the length of the trial. Each round the agent gets a small
+client in its private HOME (``.harnessdrive/evaluate.py``, with the address and the trial's
+token), the command that runs it in its prompt and in ``HARNESSDRIVE_EVALUATE``, and the address
+in ``HARNESSDRIVE_EVALUATOR_URL``; each call snapshots the agent's workspace as a change,
+measures it in a measuring copy of its own (the objective's files are injected only there), and
+answers with the number only. The budget is counted here, outside the agent's reach: a call over
+the round's budget or the trial's ``max_evaluations`` is refused, and every call, value or
+refusal, is recorded. A caller without the token (another trial's agent on a shared loopback)
+is answered ``refused`` and never counted.
 
-A sandboxed agent reaches the address over the loopback relay only where its harness gives it
-loopback networking; the scripted agents run in-process and reach it directly.
+A sandbox with a network of its own (``--network loopback``) relays the loopback ports named by
+URLs in the agent's environment (sandbox/relay.py), so the URL variable is what lets a CLI in
+bubblewrap reach the evaluator; the scripted agents run in-process and reach it directly.
 """
 
 from __future__ import annotations
 
+import hmac
 import json
+import secrets
+import shlex
 import socket
 import socketserver
 import threading
@@ -25,13 +32,15 @@ from typing import Any
 CLIENT_FOLDER = ".harnessdrive"
 CLIENT_NAME = "evaluate.py"
 ADDRESS_NAME = "evaluator.json"
+URL_VARIABLE = "HARNESSDRIVE_EVALUATOR_URL"
+COMMAND_VARIABLE = "HARNESSDRIVE_EVALUATE"
 _CLIENT = """import json, pathlib, socket, sys
 where = json.loads((pathlib.Path(__file__).parent / "evaluator.json").read_text())
 with socket.create_connection((where["host"], where["port"]), timeout=3600) as link:
-    link.sendall(b"measure\\n")
+    link.sendall(("measure " + where["token"] + "\\n").encode())
     answer = link.makefile().readline().strip()
 print(answer)
-sys.exit(0 if not answer.startswith("refused") else 1)
+sys.exit(0 if answer and not answer.startswith(("refused", "could not")) else 1)
 """
 
 
@@ -67,11 +76,16 @@ class Evaluator:
         self._lock = threading.Lock()
         self._round = 0
         self._workspace: Path | None = None
+        self._token = secrets.token_hex(16)
         evaluator = self
 
         class Handler(socketserver.StreamRequestHandler):
             def handle(self) -> None:
-                self.rfile.readline(64)  # the request's content does not matter
+                request = self.rfile.readline(128).decode("ascii", "replace").split()
+                token = request[1] if len(request) == 2 and request[0] == "measure" else ""
+                if not hmac.compare_digest(token.encode(), evaluator._token.encode()):
+                    self.wfile.write(b"refused: not this trial's evaluator client\n")
+                    return
                 self.wfile.write((evaluator.answer() + "\n").encode())
 
         self._server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
@@ -89,8 +103,17 @@ class Evaluator:
             self._round, self._workspace = number, workspace
         folder = home / CLIENT_FOLDER
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / ADDRESS_NAME).write_text(json.dumps({"host": "127.0.0.1", "port": self.port}))
+        address = {"host": "127.0.0.1", "port": self.port, "token": self._token}
+        (folder / ADDRESS_NAME).write_text(json.dumps(address))
         (folder / CLIENT_NAME).write_text(_CLIENT)
+
+    def env(self, home: Path, python: str) -> dict[str, str]:
+        """Variables for the agent's run: the URL (which the loopback relay carries into the
+        sandbox) and the command that asks for a measurement."""
+        return {
+            URL_VARIABLE: f"http://127.0.0.1:{self.port}/",
+            COMMAND_VARIABLE: client_command(home, python),
+        }
 
     def close_round(self) -> None:
         with self._lock:
@@ -128,13 +151,15 @@ class Evaluator:
         self._thread.join(timeout=5)
 
 
-def client_command(home: Path) -> str:
-    return f"python3 {home / CLIENT_FOLDER / CLIENT_NAME}"
+def client_command(home: Path, python: str) -> str:
+    """The shell command that runs the client: isolated (``-I``), so nothing in the agent's
+    environment changes what it does."""
+    return f"{shlex.quote(python)} -I {shlex.quote(str(home / CLIENT_FOLDER / CLIENT_NAME))}"
 
 
 def call_evaluator(home: Path) -> str:
     """What the client prints (for the scripted agents, which call it in-process)."""
     where = json.loads((home / CLIENT_FOLDER / ADDRESS_NAME).read_text())
     with socket.create_connection((where["host"], where["port"]), timeout=600) as link:
-        link.sendall(b"measure\n")
+        link.sendall(f"measure {where['token']}\n".encode())
         return link.makefile().readline().strip()

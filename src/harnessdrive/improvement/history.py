@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from harnessdrive.improvement.evaluator import COMMAND_VARIABLE
 from harnessdrive.tasks.improve_models import ImproveSpec
 
 RoundState = Literal["kept", "reverted", "carried", "failed", "interrupted"]
@@ -75,8 +76,9 @@ def round_section(
         lines.append("- You cannot measure the objective yourself in this round.")
     else:
         lines.append(
-            f"- You may measure your current state with `{evaluate}`, at most "
-            f"{spec.evaluator.budget} time(s) in this round; it prints the value only."
+            f"- You may measure your current state with `{evaluate}` (the same command is in "
+            f"${COMMAND_VARIABLE}), at most {spec.evaluator.budget} time(s) in this round; "
+            "it prints the value only."
         )
     if spec.keep_best:
         lines.append(

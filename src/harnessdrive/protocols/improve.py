@@ -152,7 +152,8 @@ class _Run:
                 with stage("checkpoint restore"):
                     apply_changes(snapshot, workspace, best.changes.files)
             home = own_folder(number, "home") if number > 1 else inputs.request.home
-            evaluate = client_command(home) if self.evaluator is not None else None
+            python = inputs.request.python
+            evaluate = client_command(home, python) if self.evaluator is not None else None
             prompt = inputs.task.prompt + round_section(
                 spec, number, _value(baseline), _value(best), history, evaluate
             )
@@ -161,6 +162,8 @@ class _Run:
                 request = replace(request, home=home, tmp=own_folder(number, "tmp"))
             if self.evaluator is not None:
                 self.evaluator.open_round(number, workspace, home)
+                services = {**request.services, **self.evaluator.env(home, python)}
+                request = replace(request, services=services)
             outcome = run_round(
                 inputs.harness,
                 request,
