@@ -133,15 +133,19 @@ def _noisy_task(suite: Path, name: str, better: int) -> None:
     )
 
 
-@pytest.fixture(scope="module")
-def noisy(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    suite = tmp_path_factory.mktemp("noisy") / "suite"
+def _level_project(suite: Path) -> None:
     project = suite / "project"
     (project / "tests").mkdir(parents=True)
     (project / "level.py").write_text("LEVEL = 100\n")
     (project / "tests" / "test_level.py").write_text(
         "from level import LEVEL\n\n\ndef test_positive():\n    assert LEVEL > 0\n"
     )
+
+
+@pytest.fixture(scope="module")
+def noisy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    suite = tmp_path_factory.mktemp("noisy") / "suite"
+    _level_project(suite)
     (suite / "suite.toml").write_text('name = "noisy"\n')
     _noisy_task(suite, "two-percent", 98)
     _noisy_task(suite, "thirty-percent", 70)
@@ -173,3 +177,27 @@ def test_a_gain_beyond_the_noise_is_accepted_with_an_interval(noisy: Path) -> No
     folder = trial_folder(noisy, "noisy/thirty-percent/reference/r1")
     assert len(list((folder / "rounds" / "2").glob("grade-objective-*.log"))) == 5
     assert record["final"]["samples"] == pytest.approx([66.5, 71.75, 73.5, 68.25, 70.0])  # type: ignore[index]
+
+
+def test_a_noisy_improvers_small_gains_are_rejected_by_the_acceptance_rule(
+    tmp_path: Path,
+) -> None:
+    suite = tmp_path / "suite"
+    _level_project(suite)
+    (suite / "suite.toml").write_text(
+        'name = "nudged"\n[[variants]]\n'
+        'harness = "harnessdrive.testing.improvers:NoisyImprover"\nname = "nudger"\n'
+        'options = { path = "level.py", step = 0.02 }\n'
+    )
+    _noisy_task(suite, "nudged", 70)
+    results = tmp_path / "results"
+    assert run_cli(["run", str(suite), "--results", str(results)]) == 0
+    result, record = _result(results, "nudged/nudged/nudger/r1")
+    rounds = record["rounds"]
+    # The round really is 2% better (its median is 98), but inside the ±5% jitter: reverted.
+    assert [entry["state"] for entry in rounds] == ["reverted"]  # type: ignore[union-attr,index]
+    assert [entry["value"] for entry in rounds] == [98.0]  # type: ignore[union-attr,index]
+    assert all("not better than the best beyond the noise (+2.0%" in e["note"] for e in rounds)  # type: ignore[union-attr,index]
+    assert [r.diff.files_changed for r in result.rounds] == [1]
+    assert _curve(result) == [100.0, 100.0]
+    assert (result.outcome, result.score) == ("fail", 0.0)

@@ -9,6 +9,9 @@ which rounds ran again after a kill::
     harness = "harnessdrive.testing.improvers:SlowImprover"
     name = "slow"
     options = { seconds = 1.5, log = "/some/where/rounds.log" }
+
+``NoisyImprover`` makes gains too small to tell from a noisy objective's jitter;
+``EvaluatorAbuser`` tries to cheat the in-loop evaluator.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+
+from pydantic import Field, field_validator
 
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, HarnessInfo
 from harnessdrive.harnesses.options import HarnessOptions, parse_options
@@ -126,5 +131,51 @@ class EvaluatorAbuser(_ScriptedAgent):
             timed_out=False,
             seconds=now() - started,
             transcript=Transcript(events=tuple(Event(kind="file_change", text=p) for p in touched)),
+            version="scripted",
+        )
+
+
+class NoisyImproverOptions(HarnessOptions):
+    path: str
+    """The file, relative to the workspace, whose numbers it nudges."""
+    step: float = Field(default=0.02, gt=0, lt=1)
+    """The relative nudge per round: 0.02 moves every number 2% the better way."""
+
+    @field_validator("path")
+    @classmethod
+    def _inside(cls, value: str) -> str:
+        if value.startswith("/") or ".." in Path(value).parts:
+            raise ValueError(f"must be a path inside the workspace: {value!r}")
+        return value
+
+
+_LITERAL = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
+
+
+class NoisyImprover(_ScriptedAgent):
+    """Moves every number in the file ``path`` names by ``step`` (2%) the way the objective
+    calls better: a real but small gain, which a noisy objective's jitter hides."""
+
+    name = "noisy-improver"
+    options_model = NoisyImproverOptions
+
+    def run(self, request: AgentRequest) -> AgentRun:
+        started = now()
+        options = parse_options(NoisyImproverOptions, request.variant, self.name)
+        request.logs.mkdir(parents=True, exist_ok=True)
+        spec = request.task.spec.improve
+        lower = spec is None or spec.objective.direction == "minimize"
+        factor = 1 - options.step if lower else 1 + options.step
+        target = request.workspace / options.path
+        text = target.read_text(encoding="utf-8")
+        target.write_text(
+            _LITERAL.sub(lambda found: f"{float(found.group()) * factor:g}", text), encoding="utf-8"
+        )
+        request.stdout.write_text(f"nudged {options.path} by {options.step:g}\n")
+        return AgentRun(
+            exit_code=0,
+            timed_out=False,
+            seconds=now() - started,
+            transcript=Transcript(events=(Event(kind="file_change", text=options.path),)),
             version="scripted",
         )
