@@ -21,7 +21,7 @@ from harnessdrive.tasks.improve_models import ImproveOverrides
 from harnessdrive.tasks.loading import Task, load_suite
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.testing.model_server import ModelServer, Script, Shell
-from harnessdrive.transcript.models import Usage
+from harnessdrive.transcript.models import Transcript, Usage
 from tests.cli.conftest import cli_binary, endpoint_for
 from tests.cli.test_demo_live import per_call
 
@@ -57,19 +57,20 @@ def test_a_real_cli_improves_round_by_round(
     assert priced and all(round_.agent.model in priced for round_ in result.rounds)
 
 
-# The scripted model applies the next overlay and asks the evaluator for the value, through the
-# command the prompt names (also in $HARNESSDRIVE_EVALUATE), from inside bubblewrap.
+# Each round the scripted model applies the next overlay and asks the evaluator for the value,
+# through the command the prompt names (also in $HARNESSDRIVE_EVALUATE), from inside bubblewrap.
+# The model server answers from the conversation alone: a resumed round 2 sees round 1's replies
+# and so gets turns 2 and 3, where a fresh one would get turns 0 and 1 again.
 def _measuring_script(task: Task, python: str) -> Script:
     [applying, answer] = improving_script(task, python).turns
     [apply] = applying.actions
     assert isinstance(apply, Shell)
     command = f'{apply.command} && eval "${COMMAND_VARIABLE}"'
-    return Script(
-        turns=(applying.model_copy(update={"actions": (Shell(command=command),)}), answer)
-    )
+    measuring = applying.model_copy(update={"actions": (Shell(command=command),)})
+    return Script(turns=(measuring, answer) * 2)
 
 
-def test_a_real_cli_in_bubblewrap_calls_the_evaluator(
+def test_claude_in_bubblewrap_calls_the_evaluator_and_resumes_its_session(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(binary_variable("claude"), str(cli_binary("claude")))
@@ -82,17 +83,25 @@ def test_a_real_cli_in_bubblewrap_calls_the_evaluator(
             name="claude-measuring",
             model=model_for("claude"),
             options={"endpoint": endpoint_for(f"{server.base_url}/s/claude")},
-            improve=ImproveOverrides(rounds=1, evaluator_budget=1),
+            improve=ImproveOverrides(evaluator_budget=1, session="resume"),
         )
         options = RunOptions(
             results=results, jobs=1, network="loopback", price_records=scripted_prices()
         )
         execute(make_plan(suite, (variant,), 1), options)
+        turns = [request.turn for request in server.turns("claude")]
     [path] = results.glob("trials/*/*/*/r*/result.json")
     result = TrialResult.model_validate_json(path.read_text())
     record = json.loads((path.parent / "improve.json").read_text())
-    # The evaluator counted the call the CLI made from its sandbox, and measured its state.
-    assert record["evaluator"] == [{"round": 1, "call": 1, "value": 20741.0, "refused": None}]
-    assert result.metrics["improve.evaluator_calls"] == 1
+    assert (result.status, result.outcome) == ("completed", "pass"), result.rounds
+    # The evaluator counted each call the CLI made from its sandbox, and measured its state.
+    assert record["evaluator"] == [
+        {"round": 1, "call": 1, "value": 20741.0, "refused": None},
+        {"round": 2, "call": 1, "value": 980.0, "refused": None},
+    ]
     assert "20741" in (path.parent / "transcript.json").read_text()
-    assert (result.status, result.outcome) == ("completed", "pass")
+    # Round 2 continued round 1's conversation, and counts only its own calls.
+    assert turns == [0, 1, 2, 3]
+    session = Transcript.model_validate_json((path.parent / "transcript.json").read_text())
+    assert [entry["resumed"] for entry in record["rounds"]] == [None, session.session_id]
+    assert [r.agent.calls for r in result.rounds] == [CALLS_PER_ROUND] * 2

@@ -110,6 +110,10 @@ class AgentRequest:
     services: Mapping[str, str] = field(default_factory=dict)
     """Variables naming services run for this trial alone (a differential task's oracle, on
     127.0.0.1), set in the environment of the agent and its commands."""
+    resume_session: str | None = None
+    """A session of this harness an earlier run left under the same HOME, to continue instead
+    of starting a new one (an improvement task's ``session = "resume"``); set only for a
+    harness that :func:`can_resume`."""
 
     @property
     def stdout(self) -> Path:
@@ -140,6 +144,18 @@ class AgentRun:
     stderr_record: StreamRecord | None = None
     setting: RunSetting | None = None
     """The effective configuration's hash and the tool allow-list, where the harness knows."""
+
+
+@runtime_checkable
+class ResumesSessions(Protocol):
+    """Optional part of a harness that can continue a session an earlier run of it left: the
+    arguments that resume ``session_id``. The run then reports the same session id."""
+
+    def resume_args(self, session_id: str) -> list[str]: ...
+
+
+def can_resume(harness: object) -> bool:
+    return isinstance(harness, ResumesSessions)
 
 
 class Harness(Protocol):

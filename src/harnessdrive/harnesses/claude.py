@@ -6,6 +6,10 @@ Session log: we choose the session id, so the transcript is
 ``$CLAUDE_CONFIG_DIR/projects/<cwd slug>/<id>.jsonl``; each ``assistant`` line carries the final
 usage of one API call (a call written as several lines, one per content block, shares one message
 id). Subagent transcripts live beside it under ``<id>/`` and are read too.
+
+Resuming (``--resume <id>``, from any folder): Claude Code appends to the same log under the
+slug of the folder the session began in, so a resumed run's transcript is the lines and side
+logs written after the ones already there.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from harnessdrive.harnesses.cli.agent_cli import AgentCli
-from harnessdrive.harnesses.cli.cli_run import CliRun, Collected, Launch
+from harnessdrive.harnesses.cli.cli_run import CliRun, Collected, EarlierLog, Launch
 from harnessdrive.harnesses.cli.flags import Flag, FlagTable
 from harnessdrive.harnesses.cli.message_blocks import BlockReader, ToolKinds
 from harnessdrive.harnesses.cli.recording import (
@@ -39,6 +43,7 @@ FLAGS = FlagTable(
         "allowed_tools": "--allowedTools",
         "skip_permissions": "--dangerously-skip-permissions",
         "session_id": "--session-id",
+        "resume": "--resume",
         # Accepted by 2.1.x but left out of its --help.
         "max_turns": Flag("--max-turns", listed=False),
         "max_budget": "--max-budget-usd",
@@ -76,7 +81,11 @@ class ClaudeCode(AgentCli):
 
     def launch(self, run: CliRun) -> Launch:
         argv = [str(run.binary), FLAGS["print"], FLAGS["output_format"], "stream-json"]
-        argv += [FLAGS["verbose"], FLAGS["session_id"], run.session_id]
+        argv.append(FLAGS["verbose"])
+        if run.resumed is not None:
+            argv += self.resume_args(run.session_id)
+        else:
+            argv += [FLAGS["session_id"], run.session_id]
         env = {"CLAUDE_CONFIG_DIR": str(config_dir(run)), **_QUIET}
         if run.full_permissions:
             argv.append(FLAGS["skip_permissions"])
@@ -98,6 +107,16 @@ class ClaudeCode(AgentCli):
                 env["CLAUDE_CODE_MAX_RETRIES"] = str(run.endpoint.max_retries)
         return Launch(argv=argv, env=env, stdin=run.prompt_file)
 
+    def resume_args(self, session_id: str) -> list[str]:
+        return [FLAGS["resume"], session_id]
+
+    def earlier_log(self, run: CliRun) -> EarlierLog:
+        try:
+            log = session_log(run)
+        except SessionLogError:
+            return EarlierLog()
+        return EarlierLog(len(read_jsonl(log)), frozenset(log.with_suffix("").glob("**/*.jsonl")))
+
     def collect(self, run: CliRun, stdout: str, result: ProcessResult) -> Collected:
         stream = json_lines(stdout)
         log: Path | None
@@ -109,7 +128,8 @@ class ClaudeCode(AgentCli):
             # A run that failed early (not signed in, say) may write no transcript; its
             # stdout still says why. Usage in stdout is a snapshot, so no calls are taken.
             log = None
-        lines = read_jsonl(log) if log is not None else []
+        earlier = run.resumed or EarlierLog()
+        lines = read_jsonl(log)[earlier.lines :] if log is not None else []
         strangers = {
             line["sessionId"]
             for line in lines
@@ -117,7 +137,9 @@ class ClaudeCode(AgentCli):
         }
         if strangers:
             raise SessionLogError(f"{log} holds lines of other sessions: {sorted(strangers)}")
-        side_logs = sorted(log.with_suffix("").glob("**/*.jsonl")) if log is not None else []
+        side_logs = sorted(
+            set(log.with_suffix("").glob("**/*.jsonl")) - earlier.files if log is not None else ()
+        )
         builder = TranscriptBuilder(run.workspace)
         reader = BlockReader(builder, TOOLS)
         calls: dict[str, tuple[str, Usage]] = {}

@@ -32,6 +32,8 @@ class RoundEntry:
     """The best value after this round."""
     evaluator_calls: int
     note: str
+    resumed: str | None = None
+    """The agent session this round continued (``session = "resume"``); None when fresh."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -44,6 +46,7 @@ class RoundEntry:
             "best": self.best,
             "evaluator_calls": self.evaluator_calls,
             "note": self.note,
+            "resumed": self.resumed,
         }
 
 

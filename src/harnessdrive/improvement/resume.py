@@ -85,6 +85,7 @@ def entry_from(data: dict[str, Any]) -> RoundEntry:
         best=data["best"],
         evaluator_calls=data["evaluator_calls"],
         note=data["note"],
+        resumed=data.get("resumed"),
     )
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from harnessdrive.errors import HarnessdriveError, TaskFormatError
 from harnessdrive.grading.kinds.improve import KIND, samples_of
 from harnessdrive.grading.verdict import Verdict
+from harnessdrive.harnesses.base import can_resume
 from harnessdrive.improvement.acceptance import improvement, ratio
 from harnessdrive.improvement.evaluator import Evaluator, EvaluatorCall, client_command
 from harnessdrive.improvement.history import RoundEntry, RoundState, round_section
@@ -127,6 +128,8 @@ class _Run:
         rounds: list[RoundOutcome] = []
         history: list[RoundEntry] = []
         prepared: Path | None = None
+        session: str | None = None
+        """The agent session the next round continues (``session = "resume"``)."""
         if inputs.resumed is not None:
             with stage("improvement resume"):
                 baseline, best, last, prepared = self._resume(untouched, rounds, history)
@@ -151,7 +154,9 @@ class _Run:
                 workspace = inputs.new_workspace(number)
                 with stage("checkpoint restore"):
                     apply_changes(snapshot, workspace, best.changes.files)
-            home = own_folder(number, "home") if number > 1 else inputs.request.home
+            # A resumed session lives in the HOME its first round ran under.
+            own_home = number > 1 and spec.session == "fresh"
+            home = own_folder(number, "home") if own_home else inputs.request.home
             python = inputs.request.python
             evaluate = client_command(home, python) if self.evaluator is not None else None
             prompt = inputs.task.prompt + round_section(
@@ -160,6 +165,7 @@ class _Run:
             request = inputs.round_request(number, prompt=prompt, workspace=workspace)
             if number > 1:
                 request = replace(request, home=home, tmp=own_folder(number, "tmp"))
+            request = replace(request, resume_session=session)
             if self.evaluator is not None:
                 self.evaluator.open_round(number, workspace, home)
                 services = {**request.services, **self.evaluator.env(home, python)}
@@ -174,6 +180,7 @@ class _Run:
             )
             if self.evaluator is not None:
                 self.evaluator.close_round()
+            resumed, session = session, _session_after(spec, inputs.harness, outcome)
             state = _State(outcome.changes, outcome.verdict.outcome, samples_of(outcome.verdict))
             kind, note = self._judge(outcome, state, best)
             if kind == "kept":
@@ -190,6 +197,7 @@ class _Run:
                 best=_value(best),
                 evaluator_calls=self._calls_in(number),
                 note=note,
+                resumed=resumed,
             )
             history.append(entry)
             rounds.append(replace(outcome, verdict=_with_round(outcome.verdict, entry), note=note))
@@ -397,6 +405,14 @@ class _Run:
         }
         path = self.inputs.round_paths(1).root / RECORD_FILE
         path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+
+
+def _session_after(spec: ImproveSpec, harness: object, outcome: RoundOutcome) -> str | None:
+    """The session the next round continues: this round's, when rounds resume, the harness can
+    (a plan refuses one that cannot, improvement/sessions.py) and the round had one."""
+    if spec.session != "resume" or not can_resume(harness):
+        return None
+    return outcome.agent.transcript.session_id or None
 
 
 def _with_round(verdict: Verdict, entry: RoundEntry) -> Verdict:

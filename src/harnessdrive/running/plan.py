@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from harnessdrive.errors import Setting, TaskFormatError, UserError
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.harnesses.registry import check_options, get_harness
+from harnessdrive.improvement.sessions import check_sessions
 from harnessdrive.matrix.resolve import resolve_matrix
 from harnessdrive.protocols.registry import protocols
 from harnessdrive.store.paths import trial_id
@@ -72,6 +73,7 @@ def make_plan(suite: Suite, variants: tuple[VariantSpec, ...], repeat: int) -> P
         harnesses[variant.harness].check_variant(variant)
     _check_sources(suite)
     _check_protocols(suite, variants)
+    check_sessions(suite, variants, harnesses)
     identity, version = suite_identity(suite), suite_version(suite)
     trials = tuple(
         PlannedTrial(

@@ -11,13 +11,15 @@ which rounds ran again after a kill::
     options = { seconds = 1.5, log = "/some/where/rounds.log" }
 
 ``NoisyImprover`` makes gains too small to tell from a noisy objective's jitter;
-``EvaluatorAbuser`` tries to cheat the in-loop evaluator.
+``EvaluatorAbuser`` tries to cheat the in-loop evaluator; ``ResumingImprover`` can resume its
+session and logs, run by run, whether it was asked to and found that session's state.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import uuid
 from pathlib import Path
 
 from pydantic import Field, field_validator
@@ -177,5 +179,54 @@ class NoisyImprover(_ScriptedAgent):
             timed_out=False,
             seconds=now() - started,
             transcript=Transcript(events=(Event(kind="file_change", text=options.path),)),
+            version="scripted",
+        )
+
+
+class ResumingImproverOptions(HarnessOptions):
+    log: str
+    """A file it appends one JSON line to per run: round, session, resumed, found."""
+
+
+class ResumingImprover(_ScriptedAgent):
+    """Applies the next overlay, in a session of its own kept under its HOME; it declares
+    ``resume_args``, so ``session = "resume"`` hands it the previous round's session."""
+
+    name = "resuming-improver"
+    options_model = ResumingImproverOptions
+
+    def resume_args(self, session_id: str) -> list[str]:
+        return ["--resume", session_id]
+
+    def run(self, request: AgentRequest) -> AgentRun:
+        started = now()
+        options = parse_options(ResumingImproverOptions, request.variant, self.name)
+        request.logs.mkdir(parents=True, exist_ok=True)
+        sessions = request.home / ".resuming-improver"
+        session = request.resume_session or str(uuid.uuid4())
+        # A session resumed for real has its state where the earlier run left it.
+        found = (sessions / session).is_file()
+        sessions.mkdir(parents=True, exist_ok=True)
+        with (sessions / session).open("a", encoding="utf-8") as state:
+            state.write("turn\n")
+        round_seen = _ROUND.search(request.prompt)
+        line = {
+            "round": int(round_seen.group(1)) if round_seen else None,
+            "session": session,
+            "resumed": request.resume_session,
+            "found": found,
+        }
+        with Path(options.log).open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(line) + "\n")
+        touched = apply_next_overlay(request.task, request.workspace)
+        request.stdout.write_text("improved\n")
+        return AgentRun(
+            exit_code=0,
+            timed_out=False,
+            seconds=now() - started,
+            transcript=Transcript(
+                session_id=session,
+                events=tuple(Event(kind="file_change", text=p) for p in touched),
+            ),
             version="scripted",
         )

@@ -24,6 +24,7 @@ from harnessdrive.harnesses.base import (
     HarnessInfo,
     ModelPlan,
     PlannedModel,
+    can_resume,
 )
 from harnessdrive.harnesses.cli.binaries import (
     Located,
@@ -33,7 +34,7 @@ from harnessdrive.harnesses.cli.binaries import (
     parse_version,
     probe,
 )
-from harnessdrive.harnesses.cli.cli_run import CliRun, Collected, Launch
+from harnessdrive.harnesses.cli.cli_run import CliRun, Collected, EarlierLog, Launch
 from harnessdrive.harnesses.cli.endpoint import Protocol, require, resolve
 from harnessdrive.harnesses.cli.fatal import FatalKind, fatal_kind, last_line
 from harnessdrive.harnesses.cli.flags import FlagTable, missing_flags
@@ -166,15 +167,18 @@ class AgentCli:
             )
         except UserError as exc:
             return self._could_not_run(started, str(exc), f"{exc}", version)
+        resume = request.resume_session if can_resume(self) else None
         run = CliRun(
             request=request,
             binary=binary,
             version=version,
             endpoint=endpoint,
             prompt_file=self._write_prompt(request),
-            session_id=str(uuid.uuid4()),
+            session_id=resume or str(uuid.uuid4()),
             options=options,
         )
+        if resume is not None:
+            run = dataclasses.replace(run, resumed=self.earlier_log(run))
         if options.login:
             self._copy_login(run)
         launch = self.launch(run)
@@ -213,6 +217,11 @@ class AgentCli:
 
     def check_options(self, variant: VariantSpec, options: CliOptions) -> None:
         """Checks of the CLI's own beyond what its options model says; raise UserError."""
+
+    def earlier_log(self, run: CliRun) -> EarlierLog:
+        """What the log of the session ``run`` resumes already holds (for adapters that
+        declare ``resume_args``)."""
+        return EarlierLog()
 
     def sets_max_turns(self) -> bool:
         """True when the CLI takes a turn limit some other way than a flag (a config key)."""

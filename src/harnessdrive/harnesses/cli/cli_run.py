@@ -13,6 +13,16 @@ from harnessdrive.transcript.models import Transcript
 
 
 @dataclass(frozen=True)
+class EarlierLog:
+    """The part of a resumed session's log that earlier runs wrote."""
+
+    lines: int = 0
+    """Lines of the session log already there."""
+    files: frozenset[Path] = frozenset()
+    """Side logs (subagents) already there."""
+
+
+@dataclass(frozen=True)
 class CliRun:
     """One trial's run of one CLI: everything the CLI module needs to build and read it."""
 
@@ -26,6 +36,9 @@ class CliRun:
     """A fresh id the adapter may hand to the CLI (as a UUID)."""
     options: CliOptions
     """The variant's options, as the adapter's options model."""
+    resumed: EarlierLog | None = None
+    """Set when this run continues the session ``session_id`` (``AgentRequest.resume_session``):
+    what its log held before, which this run's transcript leaves out."""
 
     @property
     def home(self) -> Path:
