@@ -4,7 +4,10 @@ Permission mode: Codex's own ``workspace-write`` sandbox with approvals ``never`
 the workspace and run commands there, without network. Codex needs a TMPDIR outside /tmp to set up
 that sandbox, which the trial's private TMPDIR gives it. Session log: the only rollout under the
 trial's private ``CODEX_HOME``, checked to carry the thread id the stream announced; each
-``token_usage_record`` in it is one model call.
+``token_usage_record`` in it is one model call. ``exec resume <id>`` appends to that rollout, so a
+resumed run counts the records after the lines already there. Services of the trial (an
+evaluator, an oracle, on 127.0.0.1) are reachable from Codex's sandbox only with its network on,
+which it gets when our sandbox has a network of its own: there, only those ports lead anywhere.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from harnessdrive.harnesses.cli.agent_cli import AgentCli
-from harnessdrive.harnesses.cli.cli_run import CliRun, Collected, Launch
+from harnessdrive.harnesses.cli.cli_run import CliRun, Collected, EarlierLog, Launch
 from harnessdrive.harnesses.cli.flags import FlagTable
 from harnessdrive.harnesses.cli.recording import (
     SessionLogError,
@@ -79,11 +82,23 @@ class Codex(AgentCli):
             argv += [FLAGS["model"], run.variant.model]
         if run.variant.effort:
             argv += [FLAGS["config"], f'model_reasoning_effort="{run.variant.effort}"']
+        if run.resumed is not None:
+            argv += self.resume_args(run.session_id)
         argv.append("-")  # the prompt comes on stdin
         env = {"CODEX_HOME": str(home)}
         if run.endpoint is not None:
             env[KEY_VARIABLE] = run.endpoint.api_key
         return Launch(argv=argv, env=env, stdin=run.prompt_file)
+
+    def resume_args(self, session_id: str) -> list[str]:
+        return ["resume", session_id]
+
+    def earlier_log(self, run: CliRun) -> EarlierLog:
+        try:
+            rollout = only_file(codex_home(run).glob("sessions/**/rollout-*.jsonl"), "rollout")
+        except SessionLogError:
+            return EarlierLog()
+        return EarlierLog(len(read_jsonl(rollout)))
 
     def collect(self, run: CliRun, stdout: str, result: ProcessResult) -> Collected:
         stream = json_lines(stdout)
@@ -105,11 +120,12 @@ class Codex(AgentCli):
             raise SessionLogError(f"{rollout.name} belongs to thread {owner!r}, not {thread!r}")
         model = run.variant.model or ""
         provider = self.model_provider(run, "openai")
-        for line in lines:
+        earlier = run.resumed.lines if run.resumed is not None else 0
+        for index, line in enumerate(lines):
             payload = mapping(line.get("payload"))
             if line.get("type") == "turn_context":
                 model = str(payload.get("model") or model)
-            elif line.get("type") == "token_usage_record":
+            elif line.get("type") == "token_usage_record" and index >= earlier:
                 builder.call(model, _usage(payload.get("usage")), provider)
         return Collected(
             builder.build(session_id=owner or thread, final_message=final), session_log=rollout
@@ -125,6 +141,8 @@ def _config(run: CliRun) -> str:
     if run.endpoint is not None:
         lines.append(f"model_provider = {_toml(PROVIDER_ID)}")
     lines += ["", "[analytics]", "enabled = false", ""]
+    if run.request.services and run.request.network != "host":
+        lines += ["[sandbox_workspace_write]", "network_access = true", ""]
     if run.endpoint is not None:
         lines += [
             f"[model_providers.{PROVIDER_ID}]",
