@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -94,12 +95,25 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list[str
     os.kill(driver.pid, signal.SIGKILL)
     driver.wait()
     assert _checkpointed_rounds(killed) == 1
+    # A copy whose checkpoint was tampered with: its saved best state names a path outside.
+    tampered = root / "tampered"
+    shutil.copytree(killed, tampered)
+    [checkpoint] = tampered.glob("trials/*/lower/slow/r1/checkpoint.json")
+    data = json.loads(checkpoint.read_text())
+    data["state"]["best"]["files"][0]["path"] = "../../escaped.py"
+    checkpoint.write_text(json.dumps(data))
     again = subprocess.run(_command(suite, killed), capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr[-2000:]
     rounds_run = log.read_text().split()
     whole = root / "whole"
-    once = subprocess.run(_command(suite, whole), capture_output=True, text=True, timeout=600)
-    assert once.returncode == 0, once.stderr[-2000:]
+    # The uninterrupted run and the tampered copy's are independent: they run side by side.
+    side_by_side = [
+        subprocess.Popen(_command(suite, each), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        for each in (whole, tampered)
+    ]
+    for process in side_by_side:
+        _, error = process.communicate(timeout=600)
+        assert process.returncode == 0, error[-2000:]
     return killed, whole, rounds_run
 
 
@@ -132,3 +146,19 @@ def test_the_resumed_trial_ends_as_an_uninterrupted_one(
     assert [r.note for r in killed.rounds] == [r.note for r in whole.rounds]
     assert [r.grading.metrics for r in killed.rounds] == [r.grading.metrics for r in whole.rounds]  # type: ignore[union-attr]
     assert killed.totals.rounds == whole.totals.rounds == 3
+
+
+def test_a_tampered_checkpoint_is_not_trusted_and_the_trial_starts_over(
+    runs: tuple[Path, Path, list[str]],
+) -> None:
+    tampered = runs[0].parent / "tampered"
+    result, whole = _result(tampered), _result(runs[1])
+    assert result.attempt == 2 and result.status == "completed"
+    # All three rounds ran in the new attempt, and it ends as an uninterrupted trial does.
+    assert [r.number for r in result.rounds] == [1, 2, 3]
+    assert (result.outcome, result.metrics) == (whole.outcome, whole.metrics)
+    record = json.loads(
+        (trial_folder(tampered, "resume/lower/slow/r1") / "improve.json").read_text()
+    )
+    assert "not a path inside the repository: '../../escaped.py'" in record["checkpoint_unusable"]
+    assert not list(tampered.parent.rglob("escaped.py"))

@@ -3,6 +3,7 @@ objective prints, the task format and the reference overlays."""
 
 from __future__ import annotations
 
+import base64
 import math
 import socket
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from harnessdrive.errors import TaskFormatError
 from harnessdrive.grading.objective import read_value
 from harnessdrive.improvement.acceptance import improvement, ratio
+from harnessdrive.improvement.checkpoint_state import SavedFile
 from harnessdrive.improvement.evaluator import (
     COMMAND_VARIABLE,
     URL_VARIABLE,
@@ -203,3 +205,29 @@ def test_the_evaluator_answers_its_own_client_only(tmp_path: Path) -> None:
         assert env[COMMAND_VARIABLE].endswith("home/.harnessdrive/evaluate.py")
     finally:
         evaluator.close()
+
+
+@pytest.mark.parametrize(
+    "saved",
+    [
+        {"path": "../x.py", "mode": "100644", "data": "eA=="},
+        {"path": "/etc/x", "mode": "100644", "data": "eA=="},
+        {"path": "a/../../b", "deleted": True},
+        {"path": ".git/hooks/pre-commit", "mode": "100755", "data": "eA=="},
+        {"path": "a.py", "mode": "100644", "data": "not base64!"},
+        {"path": "a.py", "data": "eA=="},
+        {"path": "link", "mode": "120000", "data": base64.b64encode(b"../../etc").decode()},
+        {"path": "a.py", "mode": "100644", "data": "eA==", "extra": 1},
+    ],
+)
+def test_a_saved_file_that_could_reach_outside_the_repository_is_refused(
+    saved: dict[str, object],
+) -> None:
+    with pytest.raises(ValueError):
+        SavedFile.model_validate(saved)
+
+
+def test_a_saved_file_inside_the_repository_reads_back() -> None:
+    link = base64.b64encode(b"../b.py").decode()
+    assert SavedFile.model_validate({"path": "a/link", "mode": "120000", "data": link})
+    assert SavedFile.model_validate({"path": "a/b.py", "deleted": True})

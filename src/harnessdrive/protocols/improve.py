@@ -25,6 +25,7 @@ from harnessdrive.grading.kinds.improve import KIND, samples_of
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.harnesses.base import can_resume
 from harnessdrive.improvement.acceptance import improvement, ratio
+from harnessdrive.improvement.checkpoint_state import unusable
 from harnessdrive.improvement.evaluator import Evaluator, EvaluatorCall, client_command
 from harnessdrive.improvement.history import RoundEntry, RoundState, round_section
 from harnessdrive.improvement.resume import (
@@ -89,6 +90,8 @@ class _Run:
         self.measured: dict[str, Verdict] = {}
         """Verdicts by tree: a deterministic objective (one sample) is never measured twice."""
         self.evaluator: Evaluator | None = None
+        self.unusable: str | None = None
+        """Why the killed attempt's checkpoint was not resumed from, when it was not."""
 
     def measure_workspace(self, workspace: Path, number: int) -> float | None:
         """The evaluator's measurement of the agent's workspace as it is now."""
@@ -131,6 +134,9 @@ class _Run:
         session: str | None = None
         """The agent session the next round continues (``session = "resume"``)."""
         if inputs.resumed is not None:
+            # A checkpoint that does not read back whole is not trusted in part: start over.
+            self.unusable = unusable(inputs.resumed.state, spec.keep_best)
+        if inputs.resumed is not None and self.unusable is None:
             with stage("improvement resume"):
                 baseline, best, last, prepared = self._resume(untouched, rounds, history)
         else:
@@ -403,6 +409,8 @@ class _Run:
             "evaluator": self._evaluator_record(),
             "metrics": metrics,
         }
+        if self.unusable is not None:
+            record["checkpoint_unusable"] = self.unusable
         path = self.inputs.round_paths(1).root / RECORD_FILE
         path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
 
