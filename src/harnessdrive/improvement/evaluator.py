@@ -17,6 +17,7 @@ bubblewrap reach the evaluator; the scripted agents run in-process and reach it 
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import secrets
@@ -80,7 +81,14 @@ class Evaluator:
         evaluator = self
 
         class Handler(socketserver.StreamRequestHandler):
+            timeout = 60  # a caller that never sends its request does not hold a thread
+
             def handle(self) -> None:
+                # A caller that went away or never asked gets nothing.
+                with contextlib.suppress(OSError):
+                    self._answer()
+
+            def _answer(self) -> None:
                 request = self.rfile.readline(128).decode("ascii", "replace").split()
                 token = request[1] if len(request) == 2 and request[0] == "measure" else ""
                 if not hmac.compare_digest(token.encode(), evaluator._token.encode()):
