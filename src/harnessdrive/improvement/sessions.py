@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 
 from harnessdrive.errors import UserError
 from harnessdrive.harnesses.base import Harness, can_resume
+from harnessdrive.protocols.base import RoundOutcome
+from harnessdrive.tasks.improve_models import ImproveSpec
 from harnessdrive.tasks.loading import Suite, Task
 from harnessdrive.tasks.models import VariantSpec
 
@@ -41,3 +43,11 @@ def check_sessions(
                     f'"resume", but harness {variant.harness!r} cannot resume a session; '
                     'set session = "fresh" (in the task or the variant\'s improve table)'
                 )
+
+
+def session_after(spec: ImproveSpec, harness: object, outcome: RoundOutcome) -> str | None:
+    """The session the round after ``outcome`` continues: this round's, when rounds resume,
+    the harness can (a plan refuses one that cannot) and the round had one."""
+    if spec.session != "resume" or not can_resume(harness):
+        return None
+    return outcome.agent.transcript.session_id or None

@@ -15,7 +15,6 @@ beats the baseline by more than ``min_improvement`` beyond the noise (improvemen
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -23,11 +22,11 @@ from typing import Any
 from harnessdrive.errors import HarnessdriveError, TaskFormatError
 from harnessdrive.grading.kinds.improve import KIND, samples_of
 from harnessdrive.grading.verdict import Verdict
-from harnessdrive.harnesses.base import can_resume
-from harnessdrive.improvement.acceptance import improvement, ratio
+from harnessdrive.improvement.acceptance import improvement
 from harnessdrive.improvement.checkpoint_state import unusable
 from harnessdrive.improvement.evaluator import Evaluator, EvaluatorCall, client_command
 from harnessdrive.improvement.history import RoundEntry, RoundState, round_section
+from harnessdrive.improvement.metrics import median, trial_score
 from harnessdrive.improvement.resume import (
     entry_from,
     outcome_from,
@@ -35,7 +34,7 @@ from harnessdrive.improvement.resume import (
     restore_files,
     state_files,
 )
-from harnessdrive.improvement.scores import anytime_score, progress, value_score
+from harnessdrive.improvement.sessions import session_after
 from harnessdrive.protocols.base import ProtocolInputs, ProtocolOutcome, RoundOutcome
 from harnessdrive.protocols.round import run_round
 from harnessdrive.protocols.stages import StageFailed, stage
@@ -60,7 +59,7 @@ class _State:
 
     @property
     def value(self) -> float | None:
-        return _median(self.samples) if self.samples else None
+        return median(self.samples) if self.samples else None
 
 
 class ImproveProtocol:
@@ -102,7 +101,7 @@ class _Run:
         except HarnessdriveError:
             return None
         samples = samples_of(self.evaluate(changes, number))
-        return _median(samples) if samples else None
+        return median(samples) if samples else None
 
     def evaluate(self, changes: Changes, number: int, *, again: bool = False) -> Verdict:
         cached = self.measured.get(changes.tree)
@@ -186,7 +185,7 @@ class _Run:
             )
             if self.evaluator is not None:
                 self.evaluator.close_round()
-            resumed, session = session, _session_after(spec, inputs.harness, outcome)
+            resumed, session = session, session_after(spec, inputs.harness, outcome)
             state = _State(outcome.changes, outcome.verdict.outcome, samples_of(outcome.verdict))
             kind, note = self._judge(outcome, state, best)
             if kind == "kept":
@@ -327,7 +326,7 @@ class _Run:
         rounds: list[RoundOutcome],
         history: list[RoundEntry],
     ) -> ProtocolOutcome:
-        spec, direction = self.spec, self.direction
+        spec = self.spec
         if not rounds:
             raise StageFailed("protocol improve", ValueError("stopped before the first round"))
         number = spec.rounds + 1
@@ -338,47 +337,11 @@ class _Run:
             if best.changes.tree == final.changes.tree:
                 best = final
         gate_ok = final.gate == "pass" and bool(final.samples)
-        gain = improvement(direction, baseline.samples, final.samples) if gate_ok else None
-        passed = gain is not None and gain.beyond(spec.min_improvement)
-        base_value = _value(baseline)
-        final_value = final.value if final.value is not None else base_value
-        found = ratio(direction, baseline.samples, final.samples) if gate_ok else None
-        score = value_score(direction, base_value, final_value) if gate_ok else 0.0
-        curve = [base_value, *(entry.best for entry in history)]
-        metrics: dict[str, float] = {
-            "improve.baseline": base_value,
-            "improve.best": _value(best),
-            "improve.final": final_value,
-            "improve.anytime": anytime_score(direction, curve),
-            "improve.evaluator_calls": float(sum(e.evaluator_calls for e in history)),
-            "improve.evaluator_refused": float(
-                sum(c.refused is not None for c in self.evaluator.calls) if self.evaluator else 0
-            ),
-            "improve.rounds_kept": float(sum(e.state == "kept" for e in history)),
-            "improve.baseline_spread": _spread(baseline.samples),
-        }
-        for index, point in enumerate(curve):
-            metrics[f"improve.curve.{index}"] = point
-        if gain is not None and math.isfinite(gain.relative):
-            metrics.update(
-                {
-                    "improve.gain": gain.relative,
-                    "improve.gain_low": gain.low,
-                    "improve.gain_high": gain.high,
-                }
-            )
-        if found is not None:
-            metrics.update(
-                {
-                    "improve.ratio": found.value,
-                    "improve.ratio_low": found.low,
-                    "improve.ratio_high": found.high,
-                    "improve.log_ratio": math.log(found.value),
-                }
-            )
-        reached = progress(base_value, final_value, spec.objective.target)
-        if reached is not None and gate_ok:
-            metrics["improve.progress"] = reached
+        refused = sum(c.refused is not None for c in self.evaluator.calls) if self.evaluator else 0
+        scored = trial_score(
+            spec, baseline.samples, _value(best), final.samples, gate_ok, history, refused
+        )
+        passed, metrics = scored.passed, scored.metrics
         self._write_record(baseline, best, final, history, metrics, passed)
         # Tampering wins over any outcome, as in every grading: a reverted round still tried.
         tampered = any(each.verdict.outcome == "tampered" for each in rounds)
@@ -386,7 +349,7 @@ class _Run:
             rounds=tuple(rounds),
             status=_trial_status(rounds),
             outcome="tampered" if tampered else "pass" if passed else "fail",
-            score=round(score, 6),
+            score=scored.score,
             metrics=metrics,
         )
 
@@ -415,14 +378,6 @@ class _Run:
         path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
 
 
-def _session_after(spec: ImproveSpec, harness: object, outcome: RoundOutcome) -> str | None:
-    """The session the next round continues: this round's, when rounds resume, the harness can
-    (a plan refuses one that cannot, improvement/sessions.py) and the round had one."""
-    if spec.session != "resume" or not can_resume(harness):
-        return None
-    return outcome.agent.transcript.session_id or None
-
-
 def _with_round(verdict: Verdict, entry: RoundEntry) -> Verdict:
     metrics = dict(verdict.metrics)
     metrics["improve.best"] = entry.best
@@ -443,18 +398,6 @@ def _trial_status(rounds: list[RoundOutcome]) -> Status:
     if all(each.status == "could_not_run" for each in rounds):
         return "could_not_run"
     return "completed"
-
-
-def _spread(samples: tuple[float, ...]) -> float:
-    """Half the samples' range relative to their median: ±5% jitter reads about 0.05."""
-    middle = _median(samples)
-    return (max(samples) - min(samples)) / (2 * middle) if middle > 0 else 0.0
-
-
-def _median(samples: tuple[float, ...]) -> float:
-    ordered = sorted(samples)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def _value(state: _State) -> float:
