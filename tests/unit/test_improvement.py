@@ -231,3 +231,27 @@ def test_a_saved_file_inside_the_repository_reads_back() -> None:
     link = base64.b64encode(b"../b.py").decode()
     assert SavedFile.model_validate({"path": "a/link", "mode": "120000", "data": link})
     assert SavedFile.model_validate({"path": "a/b.py", "deleted": True})
+
+
+def test_the_trials_measurements_count_measured_calls_not_refused_ones(tmp_path: Path) -> None:
+    values = iter([5.0, None, 4.0])
+    evaluator = Evaluator(2, 3, lambda _where, _round: next(values))
+    home = tmp_path / "home"
+    try:
+        evaluator.open_round(1, tmp_path / "ws", home)
+        answers = [call_evaluator(home) for _ in range(3)]
+        evaluator.open_round(2, tmp_path / "ws", home)
+        answers += [call_evaluator(home) for _ in range(2)]
+    finally:
+        evaluator.close()
+    assert answers[:2] == ["5", "could not be measured"]
+    assert answers[2].startswith("refused: the budget of 2")
+    # Round 1's refused call does not use up the trial's three measurements.
+    assert answers[3:] == ["4", "refused: the trial's 3 measurement(s) are spent"]
+    assert [(c.value, c.refused is None) for c in evaluator.calls] == [
+        (5.0, True),
+        (None, True),
+        (None, False),
+        (4.0, True),
+        (None, False),
+    ]

@@ -51,7 +51,9 @@ class EvaluatorCall:
     call: int
     """The call's number within its round."""
     value: float | None
+    """None when refused, or when the state could not be measured."""
     refused: str | None = None
+    """Why the call was refused (past a budget); None for a call that was measured."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -130,6 +132,10 @@ class Evaluator:
     def in_round(self, number: int) -> int:
         return sum(1 for call in self.calls if call.round == number)
 
+    def measured(self) -> int:
+        """Calls that were measured (a value or not): what ``max_evaluations`` counts."""
+        return sum(1 for call in self.calls if call.refused is None)
+
     def answer(self) -> str:
         # One call at a time: the count is decided before measuring, so a call cut off counts.
         with self._lock:
@@ -140,17 +146,13 @@ class Evaluator:
                 refused = "no round is under way"
             elif made > self.budget:
                 refused = f"the budget of {self.budget} measurement(s) per round is spent"
-            elif self.max_evaluations is not None and len(self.calls) >= self.max_evaluations:
+            elif self.max_evaluations is not None and self.measured() >= self.max_evaluations:
                 refused = f"the trial's {self.max_evaluations} measurement(s) are spent"
             if refused is not None or workspace is None:
                 self.calls.append(EvaluatorCall(number, made, None, refused))
                 return f"refused: {refused}"
             value = self.measure(workspace, number)
-            self.calls.append(
-                EvaluatorCall(
-                    number, made, value, None if value is not None else "could not be measured"
-                )
-            )
+            self.calls.append(EvaluatorCall(number, made, value))
         return "could not be measured" if value is None else f"{value:g}"
 
     def close(self) -> None:
