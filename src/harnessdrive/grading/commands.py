@@ -35,10 +35,12 @@ def run_command(
     junit: bool,
     plan: WitnessPlan | None = None,
     isolation: Isolation | None = None,
+    stderr_apart: bool = False,
 ) -> tuple[GradingRun, tuple[Finding, ...]]:
     """Run ``template`` in ``copy``, logged to ``grade-<label>.log``; with ``junit``, its counts
     come from the report the runner writes to ``copy.outputs`` (judged against ``plan``'s
-    canaries). Raises :class:`GradingError` when stopped."""
+    canaries); with ``stderr_apart``, its stderr goes to ``grade-<label>.stderr.log``. Raises
+    :class:`GradingError` when stopped."""
     setup = copy.setup
     junit_path = copy.outputs / f"junit-{label}.xml"
     junit_path.unlink(missing_ok=True)
@@ -77,7 +79,7 @@ def run_command(
         env=run_env,
         timeout=timeout,
         stdout=log,
-        stderr=log,
+        stderr=log.with_suffix(".stderr.log") if stderr_apart else log,
         isolation=isolation or copy.isolation,
         stop=setup.stop,
     )

@@ -45,7 +45,10 @@ def measure(copy: GradingCopy, objective: ObjectiveSpec, task_folder: Path) -> M
     for index in range(1, objective.repeats + 1):
         label = f"{OBJECTIVE_LABEL}-{index}"
         command = objective.command.replace("{sample}", str(index))
-        run, _ = run_command(copy, command, label, timeout=objective.timeout, junit=False)
+        # The value is read from stdout alone: a timing or a warning on stderr is no value.
+        run, _ = run_command(
+            copy, command, label, timeout=objective.timeout, junit=False, stderr_apart=True
+        )
         if run.timed_out:
             return Measurement(error=f"sample {index} timed out after {objective.timeout:g}s")
         if run.exit_code != 0:
