@@ -110,11 +110,11 @@ class ClaudeCode(AgentCli):
     def resume_args(self, session_id: str) -> list[str]:
         return [FLAGS["resume"], session_id]
 
-    def earlier_log(self, run: CliRun) -> EarlierLog:
+    def earlier_log(self, run: CliRun) -> EarlierLog | None:
         try:
             log = session_log(run)
         except SessionLogError:
-            return EarlierLog()
+            return None
         return EarlierLog(len(read_jsonl(log)), frozenset(log.with_suffix("").glob("**/*.jsonl")))
 
     def collect(self, run: CliRun, stdout: str, result: ProcessResult) -> Collected:

@@ -93,11 +93,11 @@ class Codex(AgentCli):
     def resume_args(self, session_id: str) -> list[str]:
         return ["resume", session_id]
 
-    def earlier_log(self, run: CliRun) -> EarlierLog:
+    def earlier_log(self, run: CliRun) -> EarlierLog | None:
         try:
             rollout = only_file(codex_home(run).glob("sessions/**/rollout-*.jsonl"), "rollout")
         except SessionLogError:
-            return EarlierLog()
+            return None
         return EarlierLog(len(read_jsonl(rollout)))
 
     def collect(self, run: CliRun, stdout: str, result: ProcessResult) -> Collected:

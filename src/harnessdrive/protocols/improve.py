@@ -185,7 +185,9 @@ class _Run:
             )
             if self.evaluator is not None:
                 self.evaluator.close_round()
-            resumed, session = session, session_after(spec, inputs.harness, outcome)
+            # Resumed only where the run reports the session it was handed.
+            resumed = session if outcome.agent.transcript.session_id == session else None
+            session = session_after(spec, inputs.harness, outcome)
             state = _State(outcome.changes, outcome.verdict.outcome, samples_of(outcome.verdict))
             kind, note = self._judge(outcome, state, best)
             if kind == "kept":

@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
 from harnessdrive.errors import UserError
+from harnessdrive.harnesses.base import can_resume
+from harnessdrive.harnesses.cli.agent_cli import AgentCli
 from harnessdrive.harnesses.cli.binaries import (
     PINNED,
     Located,
@@ -19,6 +23,7 @@ from harnessdrive.harnesses.cli.binaries import (
     parse_version,
     probe,
 )
+from harnessdrive.harnesses.cli.cli_run import EarlierLog
 from harnessdrive.harnesses.cli.endpoint import parse_endpoint, require, resolve
 from harnessdrive.harnesses.cli.fatal import fatal_kind
 from harnessdrive.harnesses.cli.flags import Flag, FlagTable, missing_flags
@@ -174,3 +179,23 @@ def test_repeating_errors_are_classified() -> None:
     assert fatal_kind("Not logged in · Please run /login") == "login"
     assert fatal_kind("error: unexpected argument '--full-auto' found") == "version"
     assert fatal_kind("Traceback: KeyError 'x'") is None
+
+
+def test_only_claude_and_codex_resume_and_only_a_session_that_left_its_log(
+    tmp_path: Path,
+) -> None:
+    assert [name for name in REAL_CLIS if can_resume(get_harness(name))] == ["claude", "codex"]
+    # A stand-in run: the adapters read only its HOME and session id here.
+    run: Any = SimpleNamespace(home=tmp_path, session_id="s1")
+    claude, codex = get_harness("claude"), get_harness("codex")
+    assert isinstance(claude, AgentCli) and isinstance(codex, AgentCli)
+    assert claude.earlier_log(run) is None and codex.earlier_log(run) is None
+    project = tmp_path / ".claude" / "projects" / "-ws"
+    (project / "s1" / "subagents").mkdir(parents=True)
+    (project / "s1.jsonl").write_text('{"a": 1}\n{"b": 2}\n')
+    (project / "s1" / "subagents" / "x.jsonl").write_text('{"c": 3}\n')
+    assert claude.earlier_log(run) == EarlierLog(2, frozenset(project.glob("s1/**/*.jsonl")))
+    rollout = tmp_path / ".codex" / "sessions" / "2026" / "rollout-1.jsonl"
+    rollout.parent.mkdir(parents=True)
+    rollout.write_text('{"type": "session_meta"}\n' * 3)
+    assert codex.earlier_log(run) == EarlierLog(3)

@@ -167,18 +167,21 @@ class AgentCli:
             )
         except UserError as exc:
             return self._could_not_run(started, str(exc), f"{exc}", version)
-        resume = request.resume_session if can_resume(self) else None
         run = CliRun(
             request=request,
             binary=binary,
             version=version,
             endpoint=endpoint,
             prompt_file=self._write_prompt(request),
-            session_id=resume or str(uuid.uuid4()),
+            session_id=str(uuid.uuid4()),
             options=options,
         )
-        if resume is not None:
-            run = dataclasses.replace(run, resumed=self.earlier_log(run))
+        if request.resume_session is not None and can_resume(self):
+            asked = dataclasses.replace(run, session_id=request.resume_session)
+            earlier = self.earlier_log(asked)
+            # A session that left no log here (its run failed early) cannot be continued.
+            if earlier is not None:
+                run = dataclasses.replace(asked, resumed=earlier)
         if options.login:
             self._copy_login(run)
         launch = self.launch(run)
@@ -218,10 +221,10 @@ class AgentCli:
     def check_options(self, variant: VariantSpec, options: CliOptions) -> None:
         """Checks of the CLI's own beyond what its options model says; raise UserError."""
 
-    def earlier_log(self, run: CliRun) -> EarlierLog:
-        """What the log of the session ``run`` resumes already holds (for adapters that
-        declare ``resume_args``)."""
-        return EarlierLog()
+    def earlier_log(self, run: CliRun) -> EarlierLog | None:
+        """What the log of the session ``run`` would resume already holds; None when there is
+        no such session to continue (adapters that declare ``resume_args`` say)."""
+        return None
 
     def sets_max_turns(self) -> bool:
         """True when the CLI takes a turn limit some other way than a flag (a config key)."""
