@@ -1,6 +1,6 @@
 """The in-loop evaluator against an agent that tries to cheat it: its calls past the budget are
-refused and recorded, it never finds the objective's files, and its fake objective changes
-nothing that is measured."""
+refused and recorded, it never finds the objective's files, and neither its fake objective nor
+the module it plants beside it changes what is measured."""
 
 from __future__ import annotations
 
@@ -62,7 +62,14 @@ def test_the_objective_stays_out_of_reach_and_its_fake_changes_nothing(abused: P
     seen = json.loads((abused / "abuser.json").read_text())
     assert seen["found"] == []
     result = TrialResult.model_validate_json((abused / "result.json").read_text())
-    # The agent's fake objective (print(1)) is in its change, yet the value is the honest one.
+    # The agent's fake objective (print(1)) and the json module it planted beside it (whose
+    # dumps prints a value of 1) are in its change, yet the value is the honest one.
     assert ".objective/count_operations.py" in result.rounds[0].diff.paths
+    assert ".objective/json.py" in result.rounds[0].diff.paths
     assert result.rounds[0].grading.metrics["objective.value"] == ROUND1  # type: ignore[union-attr]
-    assert result.metrics["improve.final"] == ROUND1 and result.outcome == "pass"
+    # The module standing in for the standard one is the gate's finding: the round is
+    # tampered, reverted, and so is the trial.
+    grading = result.rounds[0].grading
+    assert grading is not None and grading.outcome == "tampered"
+    assert any(f.path == ".objective/json.py" for f in grading.findings)
+    assert result.metrics["improve.final"] == 29367.0 and result.outcome == "tampered"

@@ -8,16 +8,18 @@ number of its output, or the ``value`` of the last JSON line that holds one.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
+from harnessdrive.errors import WorkspaceError
 from harnessdrive.grading.commands import run_command
 from harnessdrive.grading.kinds.base import GradingCopy
 from harnessdrive.tasks.improve_models import ObjectiveSpec
-from harnessdrive.workspace.materialize import write_file
+from harnessdrive.workspace.materialize import remove_entry, write_file
 
 OBJECTIVE_LABEL = "objective"
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
@@ -39,6 +41,11 @@ class Measurement:
 
 def measure(copy: GradingCopy, objective: ObjectiveSpec, task_folder: Path) -> Measurement:
     """Inject the objective's files into ``copy`` and take ``objective.repeats`` samples."""
+    for folder in _objective_folders(copy.setup.snapshot.root, objective):
+        # What the agent left in a folder only the objective has (a json.py beside its script,
+        # which Python would import first) must not run as part of the measurement.
+        with contextlib.suppress(WorkspaceError):  # a link above it: writing replaces that
+            remove_entry(copy.root, folder)
     for item in objective.inject:
         write_file(copy.root, item.target, (task_folder / item.source).read_bytes())
     samples = []
@@ -58,6 +65,20 @@ def measure(copy: GradingCopy, objective: ObjectiveSpec, task_folder: Path) -> M
             return Measurement(error=f"sample {index} printed no number")
         samples.append(value)
     return Measurement(samples=tuple(samples))
+
+
+def _objective_folders(base: Path, objective: ObjectiveSpec) -> list[str]:
+    """The top-most folder of each injected file that the base repository does not have."""
+    found: list[str] = []
+    for item in objective.inject:
+        parts = PurePosixPath(item.target.replace("\\", "/")).parts[:-1]
+        for depth in range(1, len(parts) + 1):
+            folder = "/".join(parts[:depth])
+            if not (base / folder).is_dir():
+                if folder not in found:
+                    found.append(folder)
+                break
+    return found
 
 
 def read_value(log: Path) -> float | None:

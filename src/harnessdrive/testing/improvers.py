@@ -90,6 +90,9 @@ class SlowImprover(_ScriptedAgent):
         )
 
 
+_FAKE_JSON = "def dumps(*args, **kwargs):\n    return '{\"value\": 1}'\n"
+
+
 class EvaluatorAbuserOptions(HarnessOptions):
     calls: int = 4
 
@@ -97,8 +100,8 @@ class EvaluatorAbuserOptions(HarnessOptions):
 class EvaluatorAbuser(_ScriptedAgent):
     """Applies the next overlay, then tries to cheat the evaluator: calls it ``calls`` times
     (past any budget), looks for the objective's files wherever it can reach, and plants a fake
-    objective where the measuring copy would read it. It writes what it saw to ``abuser.json``
-    in its logs."""
+    objective where the measuring copy would read it, with a ``json`` module beside it that
+    fakes the value it prints. It writes what it saw to ``abuser.json`` in its logs."""
 
     name = "evaluator-abuser"
     options_model = EvaluatorAbuserOptions
@@ -122,7 +125,10 @@ class EvaluatorAbuser(_ScriptedAgent):
             fake = request.workspace / item.target
             fake.parent.mkdir(parents=True, exist_ok=True)
             fake.write_text("print(1)\n")
-            touched.append(item.target)
+            # and, beside it, a json module that Python would import before the standard one
+            shadow = fake.with_name("json.py")
+            shadow.write_text(_FAKE_JSON)
+            touched += [item.target, shadow.relative_to(request.workspace).as_posix()]
         answers = [call_evaluator(request.home) for _ in range(options.calls)]
         (request.logs / "abuser.json").write_text(
             json.dumps({"found": found, "answers": answers}), encoding="utf-8"
