@@ -106,7 +106,9 @@ print("took 12 ms", file=sys.stderr)  # a number after the value, but on stderr
 """
 
 
-def _noisy_task(suite: Path, name: str, better: int) -> None:
+def _noisy_task(
+    suite: Path, name: str, better: int, gate: str = "{python} -m pytest -q tests"
+) -> None:
     folder = suite / "tasks" / name
     (folder / "objective").mkdir(parents=True)
     (folder / "objective" / "noisy.py").write_text(NOISY_OBJECTIVE)
@@ -120,7 +122,7 @@ def _noisy_task(suite: Path, name: str, better: int) -> None:
             [repo]
             path = "../../project"
             [grade]
-            command = "{{python}} -m pytest -q tests"
+            command = "{gate}"
             protected = ["tests/**"]
             [improve]
             rounds = 1
@@ -190,7 +192,7 @@ def test_a_noisy_improvers_small_gains_are_rejected_by_the_acceptance_rule(
         'harness = "harnessdrive.testing.improvers:NoisyImprover"\nname = "nudger"\n'
         'options = { path = "level.py", step = 0.02 }\n'
     )
-    _noisy_task(suite, "nudged", 70)
+    _noisy_task(suite, "nudged", 70, gate="{python} -c 'import level'")
     results = tmp_path / "results"
     assert run_cli(["run", str(suite), "--results", str(results)]) == 0
     result, record = _result(results, "nudged/nudged/nudger/r1")

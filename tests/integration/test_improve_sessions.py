@@ -4,13 +4,11 @@ one, and a harness that cannot is refused before anything runs."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from harnessdrive.cli.app import run_cli
-from harnessdrive.demo import DEMO_SUITE
 from harnessdrive.store.results import TrialResult
 from harnessdrive.transcript.models import Transcript
 from tests.trial_results import trial_folder
@@ -21,9 +19,25 @@ RESUMING = "harnessdrive.testing.improvers:ResumingImprover"
 
 
 def _suite(root: Path, variant: str) -> Path:
+    """A small task (two rounds, each overlay lowering a level) and one variant."""
     suite = root / "suite"
-    shutil.copytree(DEMO_SUITE / "improve-project", suite / "improve-project")
-    shutil.copytree(DEMO_SUITE / "tasks" / "fewer-comparisons", suite / "tasks" / "fewer")
+    (suite / "project").mkdir(parents=True)
+    (suite / "project" / "level.py").write_text("LEVEL = 100\n")
+    task = suite / "tasks" / "lower"
+    (task / "objective").mkdir(parents=True)
+    (task / "objective" / "level.py").write_text(
+        "import sys\nsys.path.insert(0, '.')\nfrom level import LEVEL\nprint(LEVEL)\n"
+    )
+    for number, level in ((1, 80), (2, 50)):
+        (task / f"round{number}").mkdir()
+        (task / f"round{number}" / "level.py").write_text(f"LEVEL = {level}\n")
+    (task / "task.toml").write_text(
+        'id = "lower"\nprompt = "Lower the level."\n[repo]\npath = "../../project"\n'
+        "[grade]\ncommand = \"{python} -c 'import level'\"\n"
+        '[improve]\nrounds = 2\noverlays = ["round1", "round2"]\n'
+        '[improve.objective]\ncommand = "{python} .objective/level.py"\n'
+        'inject = [{ source = "objective/level.py", target = ".objective/level.py" }]\n'
+    )
     (suite / "suite.toml").write_text(f'name = "sessions"\n[[variants]]\n{variant}')
     return suite
 
@@ -33,7 +47,7 @@ def test_each_round_resumes_the_session_of_the_round_before(tmp_path: Path) -> N
     suite = _suite(
         tmp_path,
         f'harness = "{RESUMING}"\nname = "resuming"\noptions = {{ log = "{log}" }}\n'
-        'improve = { rounds = 2, session = "resume" }\n',
+        'improve = { session = "resume" }\n',
     )
     results = tmp_path / "results"
     assert run_cli(["run", str(suite), "--results", str(results)]) == 0
@@ -41,7 +55,7 @@ def test_each_round_resumes_the_session_of_the_round_before(tmp_path: Path) -> N
     assert (first["round"], first["resumed"], first["found"]) == (1, None, False)
     # Round 2 was handed round 1's session and found its state where round 1 left it.
     assert (second["round"], second["resumed"], second["found"]) == (2, first["session"], True)
-    folder = trial_folder(results, "sessions/fewer-comparisons/resuming/r1")
+    folder = trial_folder(results, "sessions/lower/resuming/r1")
     record = json.loads((folder / "improve.json").read_text())
     assert [entry["resumed"] for entry in record["rounds"]] == [None, first["session"]]
     result = TrialResult.model_validate_json((folder / "result.json").read_text())
