@@ -7,17 +7,20 @@ import base64
 import math
 import socket
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from harnessdrive.errors import TaskFormatError
 from harnessdrive.grading.objective import read_value
+from harnessdrive.harnesses.base import AgentRun
 from harnessdrive.improvement.acceptance import improvement, ratio
 from harnessdrive.improvement.checkpoint_state import SavedFile
 from harnessdrive.improvement.evaluator import (
     COMMAND_VARIABLE,
     URL_VARIABLE,
     Evaluator,
+    RoundClosing,
     call_evaluator,
 )
 from harnessdrive.improvement.overlays import apply_next_overlay
@@ -255,3 +258,31 @@ def test_the_trials_measurements_count_measured_calls_not_refused_ones(tmp_path:
         (4.0, True),
         (None, False),
     ]
+
+
+class _Measuring:
+    """A stand-in harness: its run asks the evaluator once."""
+
+    name = "measuring"
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.answers: list[str] = []
+
+    def run(self, request: Any) -> AgentRun:
+        self.answers.append(call_evaluator(self.home))
+        return AgentRun(exit_code=0, timed_out=False, seconds=0.0)
+
+
+def test_the_evaluators_round_closes_when_the_agents_run_ends(tmp_path: Path) -> None:
+    evaluator = Evaluator(5, None, lambda _where, _round: 3.0)
+    home = tmp_path / "home"
+    agent = _Measuring(home)
+    try:
+        evaluator.open_round(1, tmp_path / "ws", home)
+        RoundClosing(agent, evaluator).run(None)  # type: ignore[arg-type]
+        # What the agent left running asks again while the round is graded: refused.
+        late = call_evaluator(home)
+    finally:
+        evaluator.close()
+    assert agent.answers == ["3"] and late == "refused: no round is under way"

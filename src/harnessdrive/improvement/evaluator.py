@@ -30,6 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harnessdrive.harnesses.base import AgentRequest, AgentRun, Harness, HarnessInfo
+from harnessdrive.tasks.models import VariantSpec
+
 CLIENT_FOLDER = ".harnessdrive"
 CLIENT_NAME = "evaluate.py"
 ADDRESS_NAME = "evaluator.json"
@@ -173,3 +176,28 @@ def call_evaluator(home: Path) -> str:
     with socket.create_connection((where["host"], where["port"]), timeout=600) as link:
         link.sendall(f"measure {where['token']}\n".encode())
         return link.makefile().readline().strip()
+
+
+class RoundClosing:
+    """``harness``, whose run closes the evaluator's round the moment the agent's run ends: a
+    process it left behind cannot have a state measured while the round's own grading runs."""
+
+    def __init__(self, harness: Harness, evaluator: Evaluator) -> None:
+        self.harness = harness
+        self.evaluator = evaluator
+
+    @property
+    def name(self) -> str:
+        return self.harness.name
+
+    def info(self) -> HarnessInfo:
+        return self.harness.info()
+
+    def check_variant(self, variant: VariantSpec) -> None:
+        self.harness.check_variant(variant)
+
+    def run(self, request: AgentRequest) -> AgentRun:
+        try:
+            return self.harness.run(request)
+        finally:
+            self.evaluator.close_round()

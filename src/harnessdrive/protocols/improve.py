@@ -24,7 +24,12 @@ from harnessdrive.grading.kinds.improve import KIND, samples_of
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.improvement.acceptance import improvement
 from harnessdrive.improvement.checkpoint_state import unusable
-from harnessdrive.improvement.evaluator import Evaluator, EvaluatorCall, client_command
+from harnessdrive.improvement.evaluator import (
+    Evaluator,
+    EvaluatorCall,
+    RoundClosing,
+    client_command,
+)
 from harnessdrive.improvement.history import RoundEntry, RoundState, round_section
 from harnessdrive.improvement.metrics import median, trial_score
 from harnessdrive.improvement.resume import (
@@ -176,7 +181,7 @@ class _Run:
                 services = {**request.services, **self.evaluator.env(home, python)}
                 request = replace(request, services=services)
             outcome = run_round(
-                inputs.harness,
+                RoundClosing(inputs.harness, self.evaluator) if self.evaluator else inputs.harness,
                 request,
                 snapshot,
                 lambda changes, n=number: self.evaluate(changes, n),  # type: ignore[misc]
