@@ -291,7 +291,8 @@ class _Run:
     def _baseline(self, untouched: Changes) -> _State:
         verdict = self.evaluate(untouched, BASELINE_ROUND)
         samples = samples_of(verdict)
-        where = self.inputs.round_paths(BASELINE_ROUND).root
+        # Named within the trial folder: the worker's own folder is gone once it is recorded.
+        where = f"rounds/{BASELINE_ROUND}/ in the trial folder"
         if verdict.outcome != "pass":
             raise TaskFormatError(
                 f"the untouched repository does not pass the gate ({verdict.outcome}); see {where}"
