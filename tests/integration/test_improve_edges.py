@@ -25,14 +25,16 @@ def _task(suite: Path, name: str, overlays: dict[str, str], **settings: str) -> 
     (folder / "objective" / "level.py").write_text(settings.get("objective", OBJECTIVE))
     for number, (path, text) in enumerate(overlays.items(), start=1):
         (folder / f"o{number}").mkdir()
-        (folder / f"o{number}" / path).write_text(text)
+        # A key naming an overlay (o2) writes level.py again: the keys must differ.
+        (folder / f"o{number}" / ("level.py" if path.startswith("o") else path)).write_text(text)
     names = ", ".join(f'"o{n}"' for n in range(1, len(overlays) + 1))
     (folder / "task.toml").write_text(
         f'id = "{name}"\nprompt = "Lower the level."\n[repo]\npath = "../../project"\n'
         f'[grade]\ncommand = "{settings.get("gate", GATE)}"\n'
         f"[improve]\nrounds = {max(len(overlays), 1)}\noverlays = [{names}]\n"
         f"keep_best = {settings.get('keep_best', 'true')}\n"
-        '[improve.objective]\ncommand = "{python} .objective/level.py"\n'
+        f"[improve.objective]\nrepeats = {settings.get('repeats', '1')}\n"
+        'command = "{python} .objective/level.py"\n'
         'inject = [{ source = "objective/level.py", target = ".objective/level.py" }]\n'
     )
 
@@ -46,7 +48,8 @@ def edges(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _task(suite, "gate-fails", {}, gate="{python} -c 'raise SystemExit(1)'")
     _task(suite, "already-zero", {}, objective="print(0)\n")
     _task(suite, "unmeasurable", {"level.py": "LEVEL = None\n"})
-    _task(suite, "carried", {"level.py": "LEVEL = 120\n", "b.py": "B = 1\n"}, keep_best="false")
+    carried = {"level.py": "LEVEL = 80\n", "o2": "LEVEL = 120\n", "b.py": "B = 1\n"}
+    _task(suite, "carried", carried, keep_best="false", repeats="2")
     results = suite.parent / "results"
     run_cli(["run", str(suite), "--harness", "reference", "--results", str(results), "-j", "2"])
     return results
@@ -87,8 +90,15 @@ def test_a_state_that_cannot_be_measured_is_a_failed_round(edges: Path) -> None:
 def test_without_keep_best_every_change_carries_over(edges: Path) -> None:
     result, folder = _trial(edges, "carried")
     rounds = json.loads((folder / "improve.json").read_text())["rounds"]
-    # Round 1 made it worse and was not reverted: round 2 began from it and its state holds both.
-    assert [(e["state"], e["value"]) for e in rounds] == [("carried", 120.0), ("carried", 120.0)]
-    assert sorted(result.rounds[1].diff.paths) == ["b.py", "level.py"]
-    assert result.metrics["improve.final"] == 120.0 and result.metrics["improve.best"] == 100.0
+    # Round 2 made it worse and was not reverted: round 3 began from it, its state holds both.
+    assert [(e["state"], e["value"]) for e in rounds] == [
+        ("kept", 80.0),
+        ("carried", 120.0),
+        ("carried", 120.0),
+    ]
+    assert sorted(result.rounds[2].diff.paths) == ["b.py", "level.py"]
+    assert result.metrics["improve.final"] == 120.0 and result.metrics["improve.best"] == 80.0
     assert (result.outcome, result.score) == ("fail", 0.0)
+    # With several samples the final state and the best, another state here, are measured anew.
+    for again in ("4", "5"):
+        assert len(list((folder / "rounds" / again).glob("grade-objective-[0-9].log"))) == 2

@@ -344,6 +344,13 @@ class _Run:
             final = _State(final.changes, verdict.outcome, samples_of(verdict) or final.samples)
             if best.changes.tree == final.changes.tree:
                 best = final
+        if spec.objective.repeats > 1 and best.changes.tree not in (
+            final.changes.tree,
+            self.inputs.snapshot.tree,
+        ):
+            # Without keep_best the best is another state: it is reported measured anew too.
+            verdict = self.evaluate(best.changes, number + 1, again=True)
+            best = _State(best.changes, verdict.outcome, samples_of(verdict) or best.samples)
         gate_ok = final.gate == "pass" and bool(final.samples)
         refused = sum(c.refused is not None for c in self.evaluator.calls) if self.evaluator else 0
         scored = trial_score(
