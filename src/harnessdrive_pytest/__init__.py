@@ -72,6 +72,15 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         help="List every cell with its cost forecast; run nothing.",
     )
     add(
+        "--replay",
+        dest="eval_replay",
+        default=None,
+        metavar="FOLDER",
+        help="Replay the cells stored in FOLDER (a session, results or trial folder): metrics "
+        "and prices derived again from each CLI's stored session log, the stored verdicts "
+        "kept; no agent starts and nothing is spent.",
+    )
+    add(
         "--max-usd",
         dest="eval_max_usd",
         type=float,
