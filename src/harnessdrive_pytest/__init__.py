@@ -188,6 +188,25 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return eval_file(file_path, parent, parent.config.stash[_SESSION])
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """A dry run in one process forecasts the cells left after -k, -m and the narrowing
+    options, then stops as ``--collect-only`` does: pytest lists the cells, nothing runs.
+    (Under xdist each worker forecasts its cells as they are handed out.)"""
+    if not config.getoption("eval_dry_run") or _distributed(config):
+        return
+    from harnessdrive.pytest_plugin.hooks import forecast_items
+
+    config.stash[_SEEN].extend((FORECAST, f) for f in forecast_items(items))
+    config.option.collectonly = True
+
+
+def _distributed(config: pytest.Config) -> bool:
+    return bool(getattr(config, "workerinput", None)) or config.getoption("dist", "no") != "no"
+
+
 class _Gatherer:
     """Keeps what each cell's report carries, on the controller as in a single process."""
 

@@ -100,8 +100,10 @@ def test_dry_run_forecasts_every_cell_and_runs_nothing(pytester: pytest.Pytester
 
     run = pytester.runpytest("evals", "--dry-run", "-q")
 
-    run.assert_outcomes(skipped=100)
+    run.assert_outcomes()  # nothing ran; pytest lists the cells as --collect-only does
     out = run.stdout.str()
+    assert "100 tests collected" in out
+    assert "evals/eval_terse.py::eval_tidy[codex/gpt-5.5/xhigh+terse#10]" in out
     forecasts = json.loads((session_folder(pytester.path) / "forecast.json").read_text())
     assert len(forecasts) == 100
     assert all(0 < f["low"] <= f["high"] for f in forecasts), forecasts[0]

@@ -110,9 +110,12 @@ class EvalState:
             variants.append(variant)
         repeat = options["repeat"] or case.repeat
         cells = expand(variants, case.treatments, repeat, files.eval_dir / TREATMENTS)
+        checked: set[tuple[str, str]] = set()
         for cell in cells:
-            if cell.treatment:
+            arm = (cell.variant.harness, cell.treatment or "")
+            if cell.treatment and arm not in checked:
                 resolve_matrix([cell.variant], files.eval_dir)  # refuses a treatment it lacks
+                checked.add(arm)
         spends = not (self.dry_run or self.replay_from is not None)
         if spenders and self.settings.max_usd is None and spends:
             raise BudgetError(
