@@ -13,7 +13,7 @@ import pytest
 from harnessdrive.harnesses.cli.binaries import binary_variable
 from harnessdrive.pytest_plugin.replay import replay
 from harnessdrive.store.results import TrialResult
-from tests.plugin.evalproject import spy, write_matrix_case, write_project
+from tests.plugin.evalproject import SECRET_EVAL, spy, write_matrix_case, write_project
 
 pytest_plugins = ["pytester"]
 
@@ -84,6 +84,11 @@ def test_cells_run_as_trials_and_the_session_is_reported(pytester: pytest.Pytest
     rows = json.loads((replayed / "report.json").read_text())["trials"]
     assert rows == report["trials"]
     assert not (replayed / "main").exists()
+
+    # The spy is able to find them: without the sandbox the same cell reads the eval file.
+    bare = pytester.runpytest("skills/greet/evals", "-k", "spy", "--eval-sandbox", "none")
+    bare.assert_outcomes(failed=1, deselected=2)
+    assert SECRET_EVAL in bare.stdout.str()
 
 
 PRICED = [
