@@ -155,6 +155,7 @@ def _keep_harnessdrive_unrewritten(pluginmanager: pytest.PytestPluginManager) ->
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    _check_options(config)
     workerinput = getattr(config, "workerinput", None)
     session = workerinput.get("harnessdrive_session") if workerinput else None
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
@@ -162,6 +163,21 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_SEEN] = []
     config.pluginmanager.register(_Gatherer(config.stash[_SEEN]), "harnessdrive-gatherer")
     config.addinivalue_line("markers", "eval: a harnessdrive eval cell")
+
+
+def _check_options(config: pytest.Config) -> None:
+    """Options that contradict each other or name nothing: a one-line usage error."""
+    replay = config.getoption("eval_replay")
+    if replay is None:
+        return
+    if config.getoption("eval_dry_run"):
+        raise pytest.UsageError("--replay and --dry-run: choose one (a replay spends nothing)")
+    if config.getoption("record_goldens"):
+        raise pytest.UsageError("--replay never records goldens: drop --record-goldens")
+    if not Path(replay).expanduser().is_dir():
+        raise pytest.UsageError(
+            f"--replay {replay}: no such folder (give a session, results or trial folder)"
+        )
 
 
 @pytest.hookimpl(optionalhook=True)

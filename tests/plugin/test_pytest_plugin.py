@@ -166,6 +166,14 @@ def test_bad_input_stops_collection_before_anything_runs(pytester: pytest.Pytest
     assert f"Interrupted: {5 + len(arguments)} errors during collection" in out
     assert "Traceback" not in out
 
+    for args, message in (
+        (["--replay", "no-such-session"], "--replay no-such-session: no such folder"),
+        (["--replay", ".", "--dry-run"], "--replay and --dry-run: choose one"),
+    ):
+        refused = pytester.runpytest("evals", *args)
+        assert refused.ret == pytest.ExitCode.USAGE_ERROR
+        assert f"ERROR: {message}" in refused.stderr.str()
+
 
 def test_a_missing_cli_is_a_skip_with_the_fix(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch

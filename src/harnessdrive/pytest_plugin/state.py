@@ -170,15 +170,11 @@ def build_state(config: pytest.Config, session: str) -> EvalState:
 
 
 def _replay_source(value: str | None, root: Path) -> Path | None:
+    """The ``--replay`` folder (checked at configure time), resolved."""
     if not value:
         return None
     path = Path(value).expanduser()
-    path = path if path.is_absolute() else Path.cwd() / path
-    if not path.is_dir():
-        raise pytest.UsageError(
-            f"--replay {value}: no such folder (give a session, results or trial folder)"
-        )
-    return path.resolve()
+    return (path if path.is_absolute() else Path.cwd() / path).resolve()
 
 
 def narrowing(config: pytest.Config) -> dict[str, Any]:
