@@ -144,7 +144,10 @@ def test_bad_input_stops_collection_before_anything_runs(pytester: pytest.Pytest
         "golden": ("'tidy', fixture='start', golden='../../x'", "golden= is a name"),
         # The fixture folder '..' (fixtures/..) would copy the eval file and goldens to the agent.
         "leak": ("'tidy', fixture='..', models=['noop']", "which no agent may see"),
+        # A skill folder holding the eval file outside its own evals/ would ship it.
+        "skilled": ("'tidy', fixture='start', skill='.'", "keep a skill's cases under its own"),
     }
+    (pytester.path / "evals" / "SKILL.md").write_text("# a skill beside its eval files\n")
     evals = pytester.path / "evals"
     for name, (args, _) in arguments.items():
         (evals / f"eval_{name}.py").write_text(

@@ -86,6 +86,19 @@ def case_files(case: EvalCase, eval_file: Path, function: str, skills_dir: Path)
     for copied in (fixture, starting):
         if copied is not None:
             _refuse_secrets_inside(copied, files)
+    if skill is not None:
+        # A skill's files are copied too, all but its own evals/: a skill folder above the
+        # eval file (SKILL.md at the repository root, evals under tests/) would ship it.
+        shipped = [
+            s
+            for s in files.secrets()
+            if s.is_relative_to(skill.root) and not s.is_relative_to(skill.root / "evals")
+        ]
+        if shipped:
+            raise UserError(
+                f"{name}: the skill {skill.root} holds {shipped[0]}, which no agent may see; "
+                "keep a skill's cases under its own evals/ folder"
+            )
     return files
 
 
