@@ -70,5 +70,8 @@ def summarize(
             lines.append(f"  html report: {written.html_path}")
         else:
             lines.append(f"  html report: not written ({written.missing})")
-        lines.append(f"  results: {folder}/<worker> (harnessdrive report --results <folder>)")
+        if any(Path(str(p.get("folder", ""))).is_relative_to(folder) for p in results):
+            lines.append(f"  results: {folder}/<worker> (harnessdrive report --results <folder>)")
+        else:  # a replay records nothing of its own
+            lines.append(f"  replayed from: {config.getoption('eval_replay')}")
     return lines

@@ -111,9 +111,18 @@ def replay(
     harness = get_harness(stored.variant.harness)
     source = "transcript"
     if isinstance(harness, AgentCli):
-        from harnessdrive.harnesses.cli.stored_logs import recollect
+        from harnessdrive.harnesses.cli.stored_logs import StoredRun, recollect
 
-        transcript = recollect(harness, folder, stored, transcript, task)
+        run = StoredRun(
+            variant=stored.variant,
+            workspace=stored.workspace,
+            version=stored.harness_version,
+            repetition=stored.repetition,
+            exit_code=stored.agent.exit_code,
+            timed_out=stored.status == "timeout",
+            seconds=stored.seconds.agent,
+        )
+        transcript = recollect(harness, folder, run, transcript, task)
         source = "session log"
     cost = _price_again(stored, transcript, harness, price_files)
     outcome = (

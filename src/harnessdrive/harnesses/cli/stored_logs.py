@@ -23,8 +23,8 @@ from harnessdrive.harnesses.cli.endpoint import Endpoint, resolve
 from harnessdrive.harnesses.cli.recording import SessionLogError
 from harnessdrive.sandbox.process import ProcessResult
 from harnessdrive.sandbox.runner import PlainSandbox
-from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks.loading import Task
+from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Transcript
 
 STDOUT = "agent.stdout"
@@ -41,6 +41,20 @@ class StoredLogs:
     def original_name(self, path: Path) -> str:
         name = path.name
         return name[len(LOG_PREFIX) :] if name.startswith(LOG_PREFIX) else name
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """What the trial recorded about the run, as the adapter's parser needs it."""
+
+    variant: VariantSpec
+    workspace: str | None
+    """Where the agent worked (paths in the logs are made relative to it)."""
+    version: str | None
+    repetition: int
+    exit_code: int | None
+    timed_out: bool
+    seconds: float
 
 
 Placer = Callable[[CliRun, StoredLogs], None]
@@ -145,7 +159,7 @@ def stored_logs(folder: Path, transcript: Transcript) -> StoredLogs:
 
 
 def recollect(
-    adapter: AgentCli, folder: Path, stored: TrialResult, transcript: Transcript, task: Task
+    adapter: AgentCli, folder: Path, stored: StoredRun, transcript: Transcript, task: Task
 ) -> Transcript:
     """The stored run's transcript, derived again from its stdout and session logs by the
     adapter's own parser; a CLI this module cannot place logs for is a UserError."""
@@ -181,18 +195,15 @@ def recollect(
         run = CliRun(
             request=request,
             binary=Path(adapter.executables[0] if adapter.executables else adapter.name),
-            version=stored.harness_version,
+            version=stored.version,
             endpoint=_endpoint(options.endpoint, adapter, task.id),
             prompt_file=root / "prompt.md",
             session_id=transcript.session_id or "",
             options=options,
         )
         placer(run, logs)
-        agent = stored.agent
         ended = ProcessResult(
-            exit_code=agent.exit_code,
-            timed_out=stored.status == "timeout",
-            seconds=stored.seconds.agent,
+            exit_code=stored.exit_code, timed_out=stored.timed_out, seconds=stored.seconds
         )
         try:
             collected = adapter.collect(run, stdout, ended)
