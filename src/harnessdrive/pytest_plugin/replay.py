@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harnessdrive.accounting import PriceBook
 from harnessdrive.errors import UserError
@@ -37,6 +38,9 @@ from harnessdrive.transcript.models import Transcript, Usage
 from harnessdrive.workspace.changes import capture_changes
 from harnessdrive.workspace.git import git
 from harnessdrive.workspace.snapshot import Snapshot, build_snapshot
+
+if TYPE_CHECKING:
+    from harnessdrive.harnesses.cli.stored_logs import StoredRun
 
 
 @dataclass(frozen=True)
@@ -111,18 +115,9 @@ def replay(
     harness = get_harness(stored.variant.harness)
     source = "transcript"
     if isinstance(harness, AgentCli):
-        from harnessdrive.harnesses.cli.stored_logs import StoredRun, recollect
+        from harnessdrive.harnesses.cli.stored_logs import recollect
 
-        run = StoredRun(
-            variant=stored.variant,
-            workspace=stored.workspace,
-            version=stored.harness_version,
-            repetition=stored.repetition,
-            exit_code=stored.agent.exit_code,
-            timed_out=stored.status == "timeout",
-            seconds=stored.seconds.agent,
-        )
-        transcript = recollect(harness, folder, run, transcript, task)
+        transcript = recollect(harness, folder, stored_run(stored), transcript, task)
         source = "session log"
     cost = _price_again(stored, transcript, harness, price_files)
     outcome = (
@@ -136,6 +131,21 @@ def replay(
         source=source,
         cost=cost,
         grader_outcome=outcome,
+    )
+
+
+def stored_run(result: TrialResult) -> StoredRun:
+    """What a stored result says about its agent's run, for its adapter to read the logs."""
+    from harnessdrive.harnesses.cli.stored_logs import StoredRun
+
+    return StoredRun(
+        variant=result.variant,
+        workspace=result.workspace,
+        version=result.harness_version,
+        repetition=result.repetition,
+        exit_code=result.agent.exit_code,
+        timed_out=result.status == "timeout",
+        seconds=result.seconds.agent,
     )
 
 
