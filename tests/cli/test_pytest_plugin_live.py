@@ -1,6 +1,7 @@
 """The pytest plugin with two real CLIs (Claude Code, Codex) against the scripted model server
-and a scripted agent: a skill and two cases × three cells, in one process and under ``-n 2``,
-and a replay of a real CLI's stored cell."""
+and a scripted agent: a skill and two cases × three cells, in one process and under ``-n 2``;
+then, with no CLI that could start, a replay of the session from the CLIs' stored logs (the same
+report rows) and a dry run whose forecasts read the spend just recorded."""
 
 from __future__ import annotations
 
