@@ -5,8 +5,9 @@
 Writes a project whose one eval case sweeps 5 priced matrix entries × (control + a treatment) ×
 ``--cells-per-entry`` repeats (100 cells by default) and runs ``pytest --dry-run`` on it in a
 fresh interpreter, ``--rounds`` times. Prints pytest's own session time (what it reports after
-"in"), the time the forecasts took inside the session, and the time a fresh interpreter needs
-to import the plugin (harnessdrive), which the session time includes. Then runs a one-test
+"in") and its CPU time, the time the forecasts took inside the session, and the time a fresh
+interpreter needs to import the plugin (harnessdrive), which the session time includes. Then
+runs a one-test
 project with the plugin installed and with ``-p no:harnessdrive``, to show what the entry point
 costs an ordinary run. The goal: a 100-cell forecast in under 1 s of pytest time.
 """
@@ -14,6 +15,7 @@ costs an ordinary run. The goal: a 100-cell forecast in under 1 s of pytest time
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import statistics
 import subprocess
@@ -46,13 +48,21 @@ def write_project(root: Path, repeat: int) -> None:
     )
     (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
     (root / "test_plain.py").write_text("def test_ok():\n    assert True\n")
+    # The session's CPU time beside its wall time: on a loaded machine the wall time says more
+    # about the neighbours than about the plugin.
+    (root / "conftest.py").write_text(
+        "import time\n_started = []\n\n"
+        "def pytest_sessionstart(session):\n    _started.append(time.process_time())\n\n"
+        "def pytest_unconfigure(config):\n"
+        "    print(f'session cpu {time.process_time() - _started[0]:.3f}s')\n"
+    )
 
 
 def pytest_seconds(root: Path, *args: str) -> tuple[float, str]:
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args]
     done = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
-    # pytest's last line: "100 skipped in 0.52s"
-    found = re.findall(r"\d+ \w+(?:, \d+ \w+)* in ([0-9.]+)s", done.stdout)
+    # pytest's last line: "100 tests collected in 0.52s", "1 passed in 0.02s"
+    found = re.findall(r"\d+ \w+(?: collected)?(?:, \d+ \w+)* in ([0-9.]+)s", done.stdout)
     if not found:
         raise SystemExit(f"no session time in the output:\n{done.stdout}\n{done.stderr}")
     return float(found[-1]), done.stdout
@@ -60,7 +70,8 @@ def pytest_seconds(root: Path, *args: str) -> tuple[float, str]:
 
 def import_seconds() -> float:
     probe = (
-        "import time; t = time.perf_counter(); import harnessdrive.pytest_plugin.run_item; "
+        "import time; t = time.perf_counter(); "
+        "import harnessdrive.pytest_plugin, harnessdrive.pytest_plugin.hooks; "
         "print(time.perf_counter() - t)"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
@@ -75,10 +86,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="hd-pytest-bench-") as scratch:
         root = Path(scratch)
         write_project(root, options.cells_per_entry)
-        sessions, forecasts, imports = [], [], []
+        sessions, cpus, forecasts, imports = [], [], [], []
         for _ in range(options.rounds):
             seconds, out = pytest_seconds(root, "evals", "--dry-run", "-q")
             sessions.append(seconds)
+            cpu = re.search(r"session cpu ([0-9.]+)s", out)
+            assert cpu is not None, out
+            cpus.append(float(cpu.group(1)))
             found = re.search(r"forecast computed in ([0-9.]+)s for (\d+) cell", out)
             assert found is not None, out
             forecasts.append(float(found.group(1)))
@@ -92,6 +106,7 @@ def main() -> None:
     median = statistics.median
     print(f"dry run of {cells} cells, median of {options.rounds} (goal: under 1 s of pytest time)")
     print(f"  pytest session time          {median(sessions):7.3f} s")
+    print(f"  session CPU time             {median(cpus):7.3f} s")
     print(f"  of which the forecasts       {median(forecasts):7.3f} s")
     print(f"  importing harnessdrive       {median(imports):7.3f} s (fresh interpreter)")
     print(f"  session time less the import {median(sessions) - median(imports):7.3f} s")
@@ -99,7 +114,9 @@ def main() -> None:
     print(f"  with the plugin installed    {median(plain):7.3f} s")
     print(f"  with -p no:harnessdrive      {median(bare):7.3f} s")
     print(f"  ratio                        {median(plain) / max(median(bare), 1e-9):7.2f}")
-    print(f"(measured {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC)")
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"(measured {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, load {load}, ")
+    print(f" {os.cpu_count()} CPUs)")
 
 
 if __name__ == "__main__":

@@ -72,6 +72,15 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         help="List every cell with its cost forecast; run nothing.",
     )
     add(
+        "--replay",
+        dest="eval_replay",
+        default=None,
+        metavar="FOLDER",
+        help="Replay the cells stored in FOLDER (a session, results or trial folder): metrics "
+        "and prices derived again from each CLI's stored session log, the stored verdicts "
+        "kept; no agent starts and nothing is spent.",
+    )
+    add(
         "--max-usd",
         dest="eval_max_usd",
         type=float,
@@ -146,6 +155,7 @@ def _keep_harnessdrive_unrewritten(pluginmanager: pytest.PytestPluginManager) ->
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    _check_options(config)
     workerinput = getattr(config, "workerinput", None)
     session = workerinput.get("harnessdrive_session") if workerinput else None
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
@@ -153,6 +163,21 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_SEEN] = []
     config.pluginmanager.register(_Gatherer(config.stash[_SEEN]), "harnessdrive-gatherer")
     config.addinivalue_line("markers", "eval: a harnessdrive eval cell")
+
+
+def _check_options(config: pytest.Config) -> None:
+    """Options that contradict each other or name nothing: a one-line usage error."""
+    replay = config.getoption("eval_replay")
+    if replay is None:
+        return
+    if config.getoption("eval_dry_run"):
+        raise pytest.UsageError("--replay and --dry-run: choose one (a replay spends nothing)")
+    if config.getoption("record_goldens"):
+        raise pytest.UsageError("--replay never records goldens: drop --record-goldens")
+    if not Path(replay).expanduser().is_dir():
+        raise pytest.UsageError(
+            f"--replay {replay}: no such folder (give a session, results or trial folder)"
+        )
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -177,6 +202,25 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     from harnessdrive.pytest_plugin.hooks import eval_file
 
     return eval_file(file_path, parent, parent.config.stash[_SESSION])
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """A dry run in one process forecasts the cells left after -k, -m and the narrowing
+    options, then stops as ``--collect-only`` does: pytest lists the cells, nothing runs.
+    (Under xdist each worker forecasts its cells as they are handed out.)"""
+    if not config.getoption("eval_dry_run") or _distributed(config):
+        return
+    from harnessdrive.pytest_plugin.hooks import forecast_items
+
+    config.stash[_SEEN].extend((FORECAST, f) for f in forecast_items(items))
+    config.option.collectonly = True
+
+
+def _distributed(config: pytest.Config) -> bool:
+    return bool(getattr(config, "workerinput", None)) or config.getoption("dist", "no") != "no"
 
 
 class _Gatherer:

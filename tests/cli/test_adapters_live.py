@@ -15,6 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from harnessdrive.harnesses.cli.agent_cli import AgentCli
+from harnessdrive.harnesses.cli.stored_logs import recollect
+from harnessdrive.harnesses.registry import get_harness
+from harnessdrive.pytest_plugin.replay import stored_run
+from harnessdrive.tasks import load_suite
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.testing.model_server import EditFile, ModelServer, Script, Shell, Turn, WriteFile
 from harnessdrive.testing.model_server import Usage as ScriptUsage
@@ -149,3 +154,14 @@ def test_real_cli_through_the_runner(harness: str, tmp_path: Path) -> None:
     assert (record.folder / transcript.session_log).is_file()
     assert (record.folder / "agent-prompt.md").read_text().startswith(TASK.prompt)
     assert summary.skipped_harnesses == {}
+
+    # Replay: the adapter reads the stored stdout and session log again, with no CLI started,
+    # and derives the same calls, turns and tool calls.
+    adapter = get_harness(harness)
+    assert isinstance(adapter, AgentCli)
+    (task,) = load_suite(tmp_path / "suite").tasks
+    again = recollect(adapter, record.folder, stored_run(result), transcript, task)
+    assert again.calls == transcript.calls
+    assert (again.turns, again.tool_calls) == (transcript.turns, transcript.tool_calls)
+    assert again.session_log == transcript.session_log
+    assert again.final_message == transcript.final_message

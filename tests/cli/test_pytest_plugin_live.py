@@ -1,6 +1,7 @@
 """The pytest plugin with two real CLIs (Claude Code, Codex) against the scripted model server
-and a scripted agent: a skill and two cases × three cells, in one process and under ``-n 2``,
-and a replay of a real CLI's stored cell."""
+and a scripted agent: a skill and two cases × three cells, in one process and under ``-n 2``;
+then, with no CLI that could start, a replay of the session from the CLIs' stored logs (the same
+report rows) and a dry run whose forecasts read the spend just recorded."""
 
 from __future__ import annotations
 
@@ -122,9 +123,43 @@ def test_two_real_clis_and_a_scripted_agent(
         and r.task == "add"
     ]
     ((result, folder),) = stored
-    monkeypatch.setenv(binary_variable("claude"), "/nonexistent/claude")
+    tripwires = root / "tripwires"
+    tripwires.mkdir()
+    for harness in REAL:
+        # A CLI that leaves a mark when started: neither replay nor the forecast may start one.
+        wire = tripwires / harness
+        wire.write_text(f"#!/bin/sh\ntouch {tripwires}/STARTED-{harness}\nexit 1\n")
+        wire.chmod(0o755)
+        monkeypatch.setenv(binary_variable(harness), str(wire))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
     again = replay(folder, price_files=(root / "prices.toml",))
+    assert again.source == "session log"  # derived again from Claude's own stream-json log
     assert again.usage == result.totals.usage
     assert again.turns == result.agent.turns
     assert again.usd == result.cost.usd and again.usd is not None and again.usd > 0
     assert again.grader_outcome == again.stored_grader_outcome == "pass"
+
+    # --replay of the whole session: every cell's report row is what the live run reported.
+    replayed = pytester.runpytest_subprocess(
+        "skills/greet/evals", "--replay", str(session), "--prices", "prices.toml", "-v"
+    )
+    replayed.assert_outcomes(passed=6)
+    live_rows = {(r["task"], r["variant"]): r for r in second["trials"]}
+    replay_session = sorted((root / ".harnessdrive" / "evals").glob("2*"))[-1]
+    replay_report = json.loads((replay_session / "report.json").read_text())
+    replay_rows = {(r["task"], r["variant"]): r for r in replay_report["trials"]}
+    assert replay_rows == live_rows
+    assert not (replay_session / "main").exists()  # nothing ran, nothing was recorded
+
+    # The forecast of the task_dir case reads the spend recorded for it, as the inline case's.
+    forecast = pytester.runpytest_subprocess(
+        "skills/greet/evals", "--dry-run", "--prices", "prices.toml"
+    )
+    forecast.assert_outcomes()
+    assert "6 tests collected" in forecast.stdout.str()
+    forecast_session = sorted((root / ".harnessdrive" / "evals").glob("2*"))[-1]
+    rows = json.loads((forecast_session / "forecast.json").read_text())
+    basis = {row["node"].rsplit("::", 1)[-1]: row["basis"] for row in rows}
+    assert basis["eval_add[claude/claude-sonnet-4-5]"] == "history", basis
+    assert basis["eval_hello[codex/gpt-5.5]"] == "history", basis
+    assert not list(tripwires.glob("STARTED-*"))

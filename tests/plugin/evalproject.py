@@ -27,11 +27,14 @@ def spy(root: Path, dialect_folder: str = ".skills") -> dict[str, Any]:
         evals / "cases.md",
     ]
     reads = " ".join(f'"{p}"' for p in targets)
+    secrets = " ".join(f"-e {s}" for s in (SECRET_EVAL, SECRET_GOLDEN, SECRET_SKILL_EVAL))
     script = (
         f"sh {dialect_folder}/greet/scripts/hello.sh; "
         f'for p in {reads}; do cat "$p" >> found.txt 2>&1; done; '
         f'grep -rl SECRET "{root}" >> found.txt 2>&1; '
-        f'ls -R "{root / "skills"}" >> found.txt 2>&1; true'
+        f'ls -R "{root / "skills"}" >> found.txt 2>&1; '
+        # Nor is a copy anywhere it can reach: its workspace, its HOME, its temporary folder.
+        f'grep -rIl --exclude=hits.txt {secrets} . "$HOME" "$TMPDIR" > hits.txt 2>/dev/null; true'
     )
     return {"harness": "command", "name": "spy", "options": {"template": f"sh -c '{script}'"}}
 
@@ -99,10 +102,12 @@ def write_project(
                     check_skill_was_loaded(output, "scripts/hello.sh")
                 check_files_written(output, "OUTPUT.md")
                 assert "hello from the skill" in output.read("OUTPUT.md")
-                if output.exists("found.txt"):
+                if output.cell.variant.name == "spy":
                     found = output.read("found.txt")
                     for secret in ({SECRET_EVAL!r}, {SECRET_GOLDEN!r}, {SECRET_SKILL_EVAL!r}):
                         assert secret not in found, found
+                    assert found.count("No such file or directory") >= 4, found
+                    assert output.read("hits.txt") == "", output.read("hits.txt")
 
             @harnessdrive.evalcase(task_dir="task", models=TASK)
             def eval_add(output: CaseOutput) -> None:

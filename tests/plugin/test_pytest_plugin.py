@@ -10,15 +10,20 @@ from pathlib import Path
 
 import pytest
 
+from harnessdrive.harnesses.cli.binaries import binary_variable
 from harnessdrive.pytest_plugin.replay import replay
 from harnessdrive.store.results import TrialResult
-from tests.plugin.evalproject import spy, write_matrix_case, write_project
+from tests.plugin.evalproject import SECRET_EVAL, spy, write_matrix_case, write_project
 
 pytest_plugins = ["pytester"]
 
 
+def session_folders(root: Path) -> list[Path]:
+    return sorted(p for p in (root / ".harnessdrive" / "evals").iterdir() if p.name[0].isdigit())
+
+
 def session_folder(root: Path) -> Path:
-    (folder,) = [p for p in (root / ".harnessdrive" / "evals").iterdir() if p.name[0].isdigit()]
+    (folder,) = session_folders(root)
     return folder
 
 
@@ -70,6 +75,21 @@ def test_cells_run_as_trials_and_the_session_is_reported(pytester: pytest.Pytest
     noop_again = replay(results["noop"][1])
     assert noop_again.grader_outcome == "fail"
 
+    # --replay of the session: the case functions run again on the rebuilt final workspaces,
+    # with the stored verdicts, and a new report with the same rows; nothing runs.
+    again = pytester.runpytest_subprocess("skills/greet/evals", "--replay", str(folder), "-v")
+    again.assert_outcomes(passed=2, failed=1)
+    assert "eval_greet.py::eval_add[noop] FAILED  fail" in again.stdout.str()
+    (replayed,) = [p for p in session_folders(root) if p != folder]
+    rows = json.loads((replayed / "report.json").read_text())["trials"]
+    assert rows == report["trials"]
+    assert not (replayed / "main").exists()
+
+    # The spy is able to find them: without the sandbox the same cell reads the eval file.
+    bare = pytester.runpytest("skills/greet/evals", "-k", "spy", "--eval-sandbox", "none")
+    bare.assert_outcomes(failed=1, deselected=2)
+    assert SECRET_EVAL in bare.stdout.str()
+
 
 PRICED = [
     "claude/claude-sonnet-4-5",
@@ -85,8 +105,10 @@ def test_dry_run_forecasts_every_cell_and_runs_nothing(pytester: pytest.Pytester
 
     run = pytester.runpytest("evals", "--dry-run", "-q")
 
-    run.assert_outcomes(skipped=100)
+    run.assert_outcomes()  # nothing ran; pytest lists the cells as --collect-only does
     out = run.stdout.str()
+    assert "100 tests collected" in out
+    assert "evals/eval_terse.py::eval_tidy[codex/gpt-5.5/xhigh+terse#10]" in out
     forecasts = json.loads((session_folder(pytester.path) / "forecast.json").read_text())
     assert len(forecasts) == 100
     assert all(0 < f["low"] <= f["high"] for f in forecasts), forecasts[0]
@@ -114,14 +136,60 @@ def test_bad_input_stops_collection_before_anything_runs(pytester: pytest.Pytest
         pytester.path, ["claude/claude-sonnet-4-5"], treatment=["AGENTS.md"], name="treated"
     )
 
+    arguments = {
+        "typo": ("'tidy', fixture='start', model=['noop']", "model (did you mean models?)"),
+        "strmodels": ("'tidy', fixture='start', models='noop'", "models= must be a list"),
+        "repeat": ("'tidy', fixture='start', models=['noop'], repeat=0", "repeat= must be"),
+        "timeout": ("'tidy', fixture='start', models=['noop'], timeout='9'", "timeout= must"),
+        "golden": ("'tidy', fixture='start', golden='../../x'", "golden= is a name"),
+        # The fixture folder '..' (fixtures/..) would copy the eval file and goldens to the agent.
+        "leak": ("'tidy', fixture='..', models=['noop']", "which no agent may see"),
+        # A skill folder holding the eval file outside its own evals/ would ship it.
+        "skilled": ("'tidy', fixture='start', skill='.'", "keep a skill's cases under its own"),
+    }
+    (pytester.path / "evals" / "SKILL.md").write_text("# a skill beside its eval files\n")
+    evals = pytester.path / "evals"
+    for name, (args, _) in arguments.items():
+        (evals / f"eval_{name}.py").write_text(
+            f"import harnessdrive\n\n@harnessdrive.evalcase({args})\ndef eval_tidy(output):\n"
+            "    pass\n"
+        )
+    (evals / "eval_bare.py").write_text(
+        "import harnessdrive\n\n@harnessdrive.evalcase\ndef eval_tidy(output):\n    pass\n"
+    )
+    arguments["bare"] = ("", "not bare @evalcase")
+
     run = pytester.runpytest("evals")
 
-    run.assert_outcomes(errors=5)
+    run.assert_outcomes(errors=5 + len(arguments))
     out = run.stdout.str()
-    for name, (_, message) in bad.items():
+    for name, (_, message) in {**bad, **arguments}.items():
         assert f"eval_{name}.py::eval_tidy: " in out and message in out, name
     assert "treatment 'treated' has no files for claude" in out
-    assert "Interrupted: 5 errors during collection" in out
+    assert f"Interrupted: {5 + len(arguments)} errors during collection" in out
+    assert "Traceback" not in out
+
+    for args, message in (
+        (["--replay", "no-such-session"], "--replay no-such-session: no such folder"),
+        (["--replay", ".", "--dry-run"], "--replay and --dry-run: choose one"),
+    ):
+        refused = pytester.runpytest("evals", *args)
+        assert refused.ret == pytest.ExitCode.USAGE_ERROR
+        assert f"ERROR: {message}" in refused.stderr.str()
+
+
+def test_a_missing_cli_is_a_skip_with_the_fix(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_matrix_case(pytester.path, ["claude/claude-sonnet-4-5"], treatment=["CLAUDE.md"])
+    monkeypatch.setenv(binary_variable("claude"), str(pytester.path / "no-such-claude"))
+
+    run = pytester.runpytest("evals", "--max-usd", "1", "-rs")
+
+    run.assert_outcomes(skipped=2)
+    out = run.stdout.str()
+    assert "claude is not installed: not found; point $HARNESSDRIVE_CLAUDE_BINARY at" in out
+    assert "FileNotFoundError" not in out
 
 
 def test_ordinary_runs_stay_inert(pytester: pytest.Pytester) -> None:

@@ -183,8 +183,12 @@ def price_variants(
     on: date,
     allow_unpriced: Collection[str] = (),
     history: Iterable[TrialResult] = (),
+    infos: Mapping[str, HarnessInfo] | None = None,
 ) -> PlanPricing:
-    """Look up every planned model of every variant and estimate one trial of each."""
+    """Look up every planned model of every variant and estimate one trial of each.
+
+    ``infos``: the harnesses' info where the caller has it, so a forecast need not ask each
+    CLI its version (which starts it)."""
     allowed = set(allow_unpriced)
     known = {v.label for v in variants} | {v.harness for v in variants}
     stray = sorted(allowed - known)
@@ -198,7 +202,7 @@ def price_variants(
     priced: dict[str, VariantPricing] = {}
     for variant in variants:
         harness = harnesses[variant.harness]
-        info = harness.info()
+        info = infos[variant.harness] if infos and variant.harness in infos else harness.info()
         plan = planned_models(harness, variant) if info.uses_model else ModelPlan()
         prices = tuple(_price(book, model.model, model.provider, on) for model in plan.models)
         pricing = VariantPricing(

@@ -10,15 +10,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from harnessdrive.harnesses.provenance import RunSetting
 from harnessdrive.sandbox.output import StreamRecord
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.sandbox.runner import Network, Sandbox
-from harnessdrive.tasks.loading import Task
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Transcript
+
+if TYPE_CHECKING:
+    from harnessdrive.tasks.loading import Task
 
 
 @dataclass(frozen=True)

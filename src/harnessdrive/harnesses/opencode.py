@@ -136,9 +136,12 @@ class OpenCode(AgentCli):
                 return Collected(builder.build())
             raise SessionLogError(f"stdout names {len(named)} sessions, expected one")
         session_id = named.pop()
-        export = export_session(run, session_id)
         path = run.request.logs / "session-opencode.json"
-        path.write_text(json.dumps(export, indent=1), encoding="utf-8")
+        if not database(run).is_file() and path.is_file():
+            export = json.loads(path.read_text(encoding="utf-8"))  # a replay of the stored export
+        else:
+            export = export_session(run, session_id)
+            path.write_text(json.dumps(export, indent=1), encoding="utf-8")
         for message in export["messages"]:
             info = message["info"]
             if info.get("role") != "assistant":

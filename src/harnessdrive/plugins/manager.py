@@ -10,24 +10,38 @@ from __future__ import annotations
 import functools
 import importlib
 import os
+import types
 from importlib.metadata import entry_points
+from typing import Any
 
 import pluggy
 
 from harnessdrive.errors import PluginError
-from harnessdrive.plugins.hookspecs import PROJECT, HookSpecs
+from harnessdrive.plugins.hookspecs import PROJECT, HookSpecs, hookimpl
 
 ENTRY_POINT_GROUP = "harnessdrive"
 PLUGINS_VARIABLE = "HARNESSDRIVE_PLUGINS"
 
-BUILTIN_PLUGINS: tuple[str, ...] = (
-    "harnessdrive.harnesses.builtin",
-    "harnessdrive.grading.kinds.builtin",
-    "harnessdrive.report.builtin",
-    "harnessdrive.executors.builtin",
-    "harnessdrive.protocols.builtin",
-)
-"""harnessdrive's own plugin modules; each registers one area's built-ins."""
+BUILTIN_PLUGINS: dict[str, str] = {
+    "harnessdrive.harnesses.builtin": "harnessdrive_harnesses",
+    "harnessdrive.grading.kinds.builtin": "harnessdrive_grader_kinds",
+    "harnessdrive.report.builtin": "harnessdrive_reporters",
+    "harnessdrive.executors.builtin": "harnessdrive_executors",
+    "harnessdrive.protocols.builtin": "harnessdrive_protocols",
+}
+"""harnessdrive's own plugin modules, each registering one area's built-ins through its hook.
+A module is imported when its hook is first called: finding a harness imports no report
+renderer, executor or grader kind (a dry run of the pytest plugin pays for what it uses)."""
+
+
+def _deferred(module_name: str, hook: str) -> object:
+    """A stand-in for a built-in plugin module that imports it on the first call of its hook."""
+
+    def call() -> Any:
+        return getattr(importlib.import_module(module_name), hook)()
+
+    call.__name__ = call.__qualname__ = hook
+    return types.SimpleNamespace(**{hook: hookimpl(call)})
 
 
 def allowed_plugins() -> frozenset[str] | None:
@@ -54,8 +68,8 @@ def _loaded() -> tuple[pluggy.PluginManager, dict[str, str]]:
     origins: dict[str, str] = {}
     manager = pluggy.PluginManager(PROJECT)
     manager.add_hookspecs(HookSpecs)
-    for module_name in BUILTIN_PLUGINS:
-        manager.register(importlib.import_module(module_name), name=module_name)
+    for module_name, hook in BUILTIN_PLUGINS.items():
+        manager.register(_deferred(module_name, hook), name=module_name)
     allowed = allowed_plugins()
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         if allowed is not None and entry.name not in allowed:
@@ -66,7 +80,7 @@ def _loaded() -> tuple[pluggy.PluginManager, dict[str, str]]:
             raise PluginError(
                 f"plugin {entry.name!r} ({entry.value}) cannot be loaded: {exc}"
             ) from None
-        if manager.is_registered(plugin):
+        if manager.is_registered(plugin) or getattr(plugin, "__name__", "") in BUILTIN_PLUGINS:
             continue
         plugin_name = f"{ENTRY_POINT_GROUP}:{entry.name}"
         manager.register(plugin, name=plugin_name)

@@ -15,18 +15,8 @@ from harnessdrive.pytest_plugin.goldens import (
     check_golden,
 )
 from harnessdrive.pytest_plugin.output import CannotEvaluate, CaseOutput
-from harnessdrive.pytest_plugin.verify import (
-    check_cost_within,
-    check_file_unchanged,
-    check_files_written,
-    check_hidden_tests_passed,
-    check_no_files_added,
-    check_rollout,
-    check_skill_scripts_ran,
-    check_skill_was_loaded,
-    check_tools_used,
-    check_turns_within,
-)
+from harnessdrive.pytest_plugin.verifiers import *  # noqa: F403
+from harnessdrive.pytest_plugin.verifiers import __all__ as _verifiers
 
 __all__ = [
     "CannotEvaluate",
@@ -40,16 +30,7 @@ __all__ = [
     "Ratio",
     "Superset",
     "Within",
-    "check_cost_within",
-    "check_file_unchanged",
-    "check_files_written",
     "check_golden",
-    "check_hidden_tests_passed",
-    "check_no_files_added",
-    "check_rollout",
-    "check_skill_scripts_ran",
-    "check_skill_was_loaded",
-    "check_tools_used",
-    "check_turns_within",
     "evalcase",
+    *_verifiers,
 ]

@@ -12,14 +12,15 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harnessdrive.pytest_plugin.matrix import Cell
-from harnessdrive.running.plan import make_plan
-from harnessdrive.running.run import RunDriver, RunOptions
 from harnessdrive.sandbox.runner import Network, SandboxKind
-from harnessdrive.store.results import TrialResult
 from harnessdrive.store.store import Store
-from harnessdrive.tasks.loading import Suite
+
+if TYPE_CHECKING:
+    from harnessdrive.store.results import TrialResult
+    from harnessdrive.tasks.loading import Suite
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,11 @@ def run_cell(
     hide: tuple[Path, ...],
     timeout: float | None,
 ) -> CellRun:
+    # The run driver (and all it pulls in) is imported only when a cell runs: a dry run or a
+    # collect-only never needs it.
+    from harnessdrive.running.plan import make_plan
+    from harnessdrive.running.run import RunDriver, RunOptions
+
     plan = make_plan(suite, (cell.variant,), cell.repetition)
     # The plan adds a treated cell's control; only this cell's trial runs here.
     trials = [

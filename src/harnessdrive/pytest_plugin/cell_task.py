@@ -66,7 +66,7 @@ def _base_task(case: EvalCase, files: CaseFiles, build: Path) -> Task:
     if not (folder / "task.toml").is_file():
         folder.mkdir(parents=True, exist_ok=True)
         data = {
-            "id": _suite_name(files.name),
+            "id": files.task_id,
             "title": files.name,
             "prompt": case.task or "",
             "repo": {"path": str(files.fixture)},

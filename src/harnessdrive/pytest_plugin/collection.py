@@ -40,6 +40,8 @@ class EvalFile(pytest.Module):
                 raise self.CollectError(
                     f"{self.path.name}::{name}: an eval function needs @harnessdrive.evalcase(...)"
                 )
+            if case.problem is not None:
+                raise self.CollectError(f"{self.path.name}::{name}: {case.problem}")
             try:
                 files = case_files(case, self.path, name, state.skills_dir)
                 cells = state.cells(case, files, options)
@@ -86,7 +88,7 @@ class EvalItem(pytest.Item):
 
 def forecast_property(item: EvalItem, state: EvalState) -> dict[str, Any]:
     started = time.perf_counter()
-    pricing = state.price(item.cell.variant, task=item.files.name)
+    pricing = state.price(item.cell.variant, task=item.files.task_id)
     estimate = pricing.estimate
     low = float(estimate.low) if estimate is not None else 0.0
     high = float(estimate.high) if estimate is not None else 0.0

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from harnessdrive.errors import HarnessdriveError
-from harnessdrive.pytest_plugin.collection import FORECAST, PROPERTY, EvalFile
+from harnessdrive.pytest_plugin.collection import FORECAST, PROPERTY, EvalFile, state_of
 from harnessdrive.pytest_plugin.state import STATE_KEY, build_state
 
 
@@ -21,6 +21,17 @@ def eval_file(file_path: Path, parent: pytest.Collector, session: str) -> EvalFi
         config.stash[STATE_KEY] = build_state(config, session)
     collector: EvalFile = EvalFile.from_parent(parent, path=file_path)
     return collector
+
+
+def forecast_items(items: Sequence[pytest.Item]) -> list[dict[str, Any]]:
+    """The forecast of every eval cell among ``items`` (a dry run)."""
+    from harnessdrive.pytest_plugin.collection import EvalItem, forecast_property
+
+    return [
+        forecast_property(item, state_of(item.config))
+        for item in items
+        if isinstance(item, EvalItem)
+    ]
 
 
 def session_folder(config: pytest.Config, session: str) -> Path:
@@ -33,7 +44,7 @@ def summarize(
     config: pytest.Config, session: str, seen: Sequence[tuple[str, dict[str, Any]]]
 ) -> list[str]:
     """The lines the terminal summary shows; the reports are written as a side effect."""
-    from harnessdrive.pytest_plugin.session_report import forecast_lines, write_reports
+    from harnessdrive.pytest_plugin.forecast_report import forecast_lines
 
     folder = session_folder(config, session)
     results = [props for name, props in seen if name == PROPERTY]
@@ -47,6 +58,8 @@ def summarize(
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "forecast.json").write_text(json.dumps(forecasts, indent=2) + "\n")
     if results:
+        from harnessdrive.pytest_plugin.session_report import write_reports
+
         try:
             written = write_reports(folder, session, results)
         except HarnessdriveError as exc:
@@ -57,5 +70,8 @@ def summarize(
             lines.append(f"  html report: {written.html_path}")
         else:
             lines.append(f"  html report: not written ({written.missing})")
-        lines.append(f"  results: {folder}/<worker> (harnessdrive report --results <folder>)")
+        if any(Path(str(p.get("folder", ""))).is_relative_to(folder) for p in results):
+            lines.append(f"  results: {folder}/<worker> (harnessdrive report --results <folder>)")
+        else:  # a replay records nothing of its own
+            lines.append(f"  replayed from: {config.getoption('eval_replay')}")
     return lines

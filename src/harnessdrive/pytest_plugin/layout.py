@@ -3,6 +3,7 @@ one cache root every cell writes under (workspaces built, results, the report)."
 
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +26,8 @@ class CaseFiles:
     skill: Skill | None
     golden: Path
     """``goldens/<name>`` beside the eval file (it need not exist until recorded)."""
+    task_id: str
+    """The id its trials are recorded under: the task folder's, or the case's name."""
 
     @property
     def eval_dir(self) -> Path:
@@ -45,10 +48,13 @@ def case_files(case: EvalCase, eval_file: Path, function: str, skills_dir: Path)
     if (case.task is None) == (case.task_dir is None) and case.skill is None:
         raise UserError(f"{name}: give exactly one of task= (with fixture=) and task_dir=")
     task_dir = None
+    task_id = inline_task_id(name)
+    starting: Path | None = None
     if case.task_dir is not None:
         task_dir = (eval_dir / case.task_dir).resolve()
         if not (task_dir / "task.toml").is_file():
             raise UserError(f"{name}: task_dir {case.task_dir!r}: no task.toml in {task_dir}")
+        task_id, starting = _task_heading(task_dir, name)
     fixture = None
     if case.fixture is not None:
         for candidate in (eval_dir / FIXTURES / case.fixture, eval_dir / case.fixture):
@@ -68,11 +74,59 @@ def case_files(case: EvalCase, eval_file: Path, function: str, skills_dir: Path)
             raise UserError(
                 f"{name}: treatment {treatment!r}: no folder in {eval_dir / TREATMENTS}"
             )
-    return CaseFiles(
+    files = CaseFiles(
         eval_file=eval_file.resolve(),
         name=name,
         task_dir=task_dir,
         fixture=fixture,
         skill=skill,
         golden=(eval_dir / GOLDENS / golden_name).resolve(),
+        task_id=task_id,
     )
+    for copied in (fixture, starting):
+        if copied is not None:
+            _refuse_secrets_inside(copied, files)
+    if skill is not None:
+        # A skill's files are copied too, all but its own evals/: a skill folder above the
+        # eval file (SKILL.md at the repository root, evals under tests/) would ship it.
+        shipped = [
+            s
+            for s in files.secrets()
+            if s.is_relative_to(skill.root) and not s.is_relative_to(skill.root / "evals")
+        ]
+        if shipped:
+            raise UserError(
+                f"{name}: the skill {skill.root} holds {shipped[0]}, which no agent may see; "
+                "keep a skill's cases under its own evals/ folder"
+            )
+    return files
+
+
+def inline_task_id(name: str) -> str:
+    return name.replace("/", "-")[:100]
+
+
+def _task_heading(task_dir: Path, name: str) -> tuple[str, Path | None]:
+    """A task folder's id and starting repository, read from its task.toml without loading the
+    task (which hashes its files): what the forecast and the containment check need."""
+    try:
+        data = tomllib.loads((task_dir / "task.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise UserError(f"{name}: {task_dir / 'task.toml'}: {exc}") from None
+    task_id = data.get("id")
+    if not isinstance(task_id, str) or not task_id:
+        raise UserError(f"{name}: {task_dir / 'task.toml'} has no id")
+    repo = data.get("repo")
+    path = repo.get("path") if isinstance(repo, dict) else None
+    return task_id, (task_dir / path).resolve() if isinstance(path, str) and path else None
+
+
+def _refuse_secrets_inside(copied: Path, files: CaseFiles) -> None:
+    """The starting files are copied into every workspace: they must not hold the eval file,
+    its goldens or the skill's evals/, or the agent would be handed the answers."""
+    for secret in files.secrets():
+        if secret == copied or secret.is_relative_to(copied):
+            raise UserError(
+                f"{files.name}: the starting files {copied} hold {secret}, which no agent may "
+                "see; keep fixtures in their own folder (fixtures/<name>)"
+            )

@@ -29,6 +29,8 @@ class CaseOutput:
     skill: SkillCoverage | None = None
     golden: Path | None = None
     facts: dict[str, object] = field(default_factory=dict)
+    derived: Transcript | None = None
+    """A replay's transcript, derived again from the stored session logs."""
 
     @property
     def verdict(self) -> str:
@@ -63,6 +65,8 @@ class CaseOutput:
 
     @property
     def transcript(self) -> Transcript:
+        if self.derived is not None:
+            return self.derived
         path = self.folder / "transcript.json"
         if not path.is_file():
             raise CannotEvaluate(f"{self.cell.id}: no transcript.json in {self.folder}")

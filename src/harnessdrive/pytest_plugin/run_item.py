@@ -9,29 +9,40 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harnessdrive.pytest_plugin.cell_run import SpendCapReached, discard_workspace, run_cell
-from harnessdrive.pytest_plugin.cell_task import cell_suite
 from harnessdrive.pytest_plugin.collection import FORECAST, PROPERTY, forecast_property
 from harnessdrive.pytest_plugin.output import CannotEvaluate, CaseOutput
-from harnessdrive.pytest_plugin.replay import write_cell_file
-from harnessdrive.pytest_plugin.skills import coverage
-from harnessdrive.pytest_plugin.state import EvalState
-from harnessdrive.pytest_plugin.verdicts import record_case_verdict
 
 if TYPE_CHECKING:
     from harnessdrive.pytest_plugin.collection import EvalItem
+    from harnessdrive.pytest_plugin.state import EvalState
 
 
 def run_item(item: EvalItem, state: EvalState) -> None:
-    cell, files, case = item.cell, item.files, item.case
     if state.dry_run:
         forecast = forecast_property(item, state)
         item.user_properties.append((FORECAST, forecast))
         pytest.skip(f"dry-run: forecast ${forecast['low']:.4f}-${forecast['high']:.4f}")
+    if state.replay_from is not None:
+        from harnessdrive.pytest_plugin.replay_item import replay_item
+
+        replay_item(item, state)
+        return
+    _run(item, state)
+
+
+def _run(item: EvalItem, state: EvalState) -> None:
+    # What a cell's run needs is imported here: a dry run never pays for it.
+    from harnessdrive.pytest_plugin.cell_file import write_cell_file
+    from harnessdrive.pytest_plugin.cell_run import SpendCapReached, discard_workspace, run_cell
+    from harnessdrive.pytest_plugin.cell_task import cell_suite
+    from harnessdrive.pytest_plugin.skills import coverage
+    from harnessdrive.pytest_plugin.verdicts import record_case_verdict
+
+    cell, files, case = item.cell, item.files, item.case
     harness = state.harness(cell.variant.harness)
     info = harness.info()
     if not info.installed:
@@ -49,8 +60,8 @@ def run_item(item: EvalItem, state: EvalState) -> None:
         pytest.skip(f"{cell.variant.harness} could not run: {agent.hint or agent.error}")
     skill = None
     if files.skill is not None:
-        events = _events(run.folder)
-        skill = coverage(files.skill, cell.variant.harness, installed, events)
+        found = events(run.folder)
+        skill = coverage(files.skill, cell.variant.harness, installed, found)
     output = CaseOutput(
         cell=cell,
         result=result,
@@ -60,32 +71,41 @@ def run_item(item: EvalItem, state: EvalState) -> None:
         golden=files.golden,
         facts={"record_goldens": state.record_goldens},
     )
-    verdict, note = "pass", None
+    verdict, note, error = call_case(item, output)
     try:
-        item.function(output)
-    except AssertionError as exc:
-        verdict, note = "fail", str(exc).splitlines()[0] if str(exc) else "AssertionError"
-        raise
-    except CannotEvaluate as exc:
-        verdict, note = "error", str(exc)
-        raise
-    except Exception as exc:
-        verdict, note = "error", f"{type(exc).__name__}: {exc}"
-        raise
-    finally:
         final = record_case_verdict(state.settings.results, run.folder, result, verdict, note)
         props = {**output.properties(), "result": json.loads(final.to_json())}
         props["scope"] = state.scopes.get(files.name, "")
         props["case_verdict"] = verdict
         item.user_properties.append((PROPERTY, props))
+    finally:
         discard_workspace(run)
+    if error is not None:
+        raise error
 
 
-def _events(folder: Path) -> list[tuple[str, str]]:
+def call_case(item: EvalItem, output: CaseOutput) -> tuple[str, str | None, Exception | None]:
+    """Call the case function: its verdict (pass, fail or error), why, and the exception to
+    hand on to pytest once the verdict is recorded."""
+    try:
+        item.function(output)
+    except AssertionError as exc:
+        return "fail", str(exc).splitlines()[0] if str(exc) else "AssertionError", exc
+    except CannotEvaluate as exc:
+        return "error", str(exc), exc
+    except Exception as exc:
+        return "error", f"{type(exc).__name__}: {exc}", exc
+    return "pass", None, None
+
+
+def events(folder: Path) -> list[tuple[str, str]]:
     path = folder / "transcript.json"
     if not path.is_file():
         return []
-    data = json.loads(path.read_text())
+    return events_of(json.loads(path.read_text()))
+
+
+def events_of(data: dict[str, Any]) -> list[tuple[str, str]]:
     return [
         (str(e.get("kind", "")), f"{e.get('text', '')} {json.dumps(e.get('data', {}))}")
         for e in data.get("events", [])

@@ -1,6 +1,6 @@
 """At session end: the session's ``report.json`` and single-file HTML report, built from the
 results every item carried on its ``user_properties`` (so xdist workers' cells are all there),
-with the same builder and reporters as ``harnessdrive report``; and the dry-run forecast."""
+with the same builder and reporters as ``harnessdrive report``."""
 
 from __future__ import annotations
 
@@ -54,14 +54,3 @@ def _worker_folder(trial_folder: Path) -> Path:
         if parent.name == "trials":
             return parent.parent
     return trial_folder.parent
-
-
-def forecast_lines(forecasts: Sequence[dict[str, Any]]) -> list[str]:
-    lines = []
-    low = high = 0.0
-    for f in sorted(forecasts, key=lambda f: str(f["node"])):
-        lines.append(f"  forecast ${f['low']:.4f}-${f['high']:.4f}  ({f['basis']})  {f['node']}")
-        low += float(f["low"])
-        high += float(f["high"])
-    lines.append(f"  total forecast: ${low:.4f}-${high:.4f} across {len(forecasts)} cell(s)")
-    return lines

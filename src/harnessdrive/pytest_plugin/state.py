@@ -12,7 +12,8 @@ import pytest
 from harnessdrive.accounting import PriceBook
 from harnessdrive.accounting.plan_pricing import VariantPricing, price_variants, today
 from harnessdrive.errors import BudgetError, UserError
-from harnessdrive.harnesses.base import Harness
+from harnessdrive.harnesses.base import Harness, HarnessInfo
+from harnessdrive.harnesses.cli.agent_cli import AgentCli
 from harnessdrive.harnesses.registry import check_options, get_harness
 from harnessdrive.matrix.resolve import resolve_matrix
 from harnessdrive.pytest_plugin.case import EvalCase
@@ -34,6 +35,10 @@ class EvalState:
     dry_run: bool
     record_goldens: bool
     skills_dir: Path
+    replay_from: Path | None = None
+    """``--replay``: the stored session (or results, or trial folder) the cells are read from."""
+    stored: dict[Any, Any] | None = None
+    """The trials found under ``replay_from``, read on the first replayed cell."""
     harnesses: dict[str, Harness] = field(default_factory=dict)
     pricing: dict[str, VariantPricing] = field(default_factory=dict)
     scopes: dict[str, str] = field(default_factory=dict)
@@ -74,7 +79,12 @@ class EvalState:
             harness = self.harness(variant.harness)
             past = [r for r in self.history if r.task == task]
             found = price_variants(
-                [variant], {variant.harness: harness}, self.book, on=today(), history=past
+                [variant],
+                {variant.harness: harness},
+                self.book,
+                on=today(),
+                history=past,
+                infos={variant.harness: unprobed_info(harness)},
             ).for_variant(variant)
             assert found is not None
             refusal = found.refusal()
@@ -94,16 +104,20 @@ class EvalState:
             variant = parse_entry(entry, self.harness)
             check_options(variant)
             self.harness(variant.harness).check_variant(variant)
-            pricing = self.price(variant, task=files.name.replace("/", "-"))
+            pricing = self.price(variant, task=files.task_id)
             if pricing.priced and not pricing.free:
                 spenders.append(variant.label)
             variants.append(variant)
         repeat = options["repeat"] or case.repeat
         cells = expand(variants, case.treatments, repeat, files.eval_dir / TREATMENTS)
+        checked: set[tuple[str, str]] = set()
         for cell in cells:
-            if cell.treatment:
+            arm = (cell.variant.harness, cell.treatment or "")
+            if cell.treatment and arm not in checked:
                 resolve_matrix([cell.variant], files.eval_dir)  # refuses a treatment it lacks
-        if spenders and self.settings.max_usd is None and not self.dry_run:
+                checked.add(arm)
+        spends = not (self.dry_run or self.replay_from is not None)
+        if spenders and self.settings.max_usd is None and spends:
             raise BudgetError(
                 f"{', '.join(spenders)} spend money on model tokens: set a spend cap for the "
                 "session with --max-usd (see the forecast with --dry-run)"
@@ -115,6 +129,14 @@ class EvalState:
                 c, options["harness"], options["model"], options["effort"], options["treatment"]
             )
         ]
+
+
+def unprobed_info(harness: Harness) -> HarnessInfo:
+    """What pricing needs of a harness (does it use a model?) without asking a CLI its
+    version, which starts it: collection, a dry run and a replay start no CLI."""
+    if isinstance(harness, AgentCli):
+        return HarnessInfo(name=harness.name, installed=False, uses_model=True, detail="unprobed")
+    return harness.info()
 
 
 def worker_id(config: pytest.Config) -> str:
@@ -143,7 +165,16 @@ def build_state(config: pytest.Config, session: str) -> EvalState:
         dry_run=bool(config.getoption("eval_dry_run")),
         record_goldens=bool(config.getoption("record_goldens")),
         skills_dir=skills if skills.is_absolute() else root / skills,
+        replay_from=_replay_source(config.getoption("eval_replay"), root),
     )
+
+
+def _replay_source(value: str | None, root: Path) -> Path | None:
+    """The ``--replay`` folder (checked at configure time), resolved."""
+    if not value:
+        return None
+    path = Path(value).expanduser()
+    return (path if path.is_absolute() else Path.cwd() / path).resolve()
 
 
 def narrowing(config: pytest.Config) -> dict[str, Any]:

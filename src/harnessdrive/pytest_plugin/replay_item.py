@@ -1,0 +1,115 @@
+"""``--replay FOLDER``: each collected cell is matched to its stored trial in FOLDER and
+replayed (:mod:`.replay`): its transcript derived again from the CLI's stored logs, its metrics
+and price recomputed with the current price records, the stored verdicts kept; the case
+function is called again on the rebuilt final workspace. No agent starts and nothing is spent.
+The replayed results go into this session's report like a live run's."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from harnessdrive.errors import HarnessdriveError
+from harnessdrive.pytest_plugin.collection import PROPERTY
+from harnessdrive.pytest_plugin.output import CaseOutput
+from harnessdrive.pytest_plugin.replay import final_workspace, replay, stored_task
+from harnessdrive.pytest_plugin.run_item import call_case, events_of
+from harnessdrive.pytest_plugin.skills import coverage, dialect_for
+from harnessdrive.store.results import TrialResult
+
+if TYPE_CHECKING:
+    from harnessdrive.pytest_plugin.collection import EvalItem
+    from harnessdrive.pytest_plugin.state import EvalState
+
+StoredKey = tuple[str, str, int]
+"""(task id, variant label, repetition): what names a cell's trial in a results store."""
+
+
+@dataclass(frozen=True)
+class StoredTrial:
+    folder: Path
+    result: TrialResult
+
+
+def stored_trials(source: Path) -> dict[StoredKey, StoredTrial]:
+    """Every trial under ``source`` (a session, a results folder or one trial folder), the
+    latest of each cell."""
+    found: dict[StoredKey, StoredTrial] = {}
+    for path in _result_files(source):
+        try:
+            result = TrialResult.model_validate_json(path.read_text())
+        except (OSError, ValueError):
+            continue  # not a trial's result (or a damaged one): nothing to replay
+        key = (result.task, result.variant_label, result.repetition)
+        if key not in found or found[key].result.started < result.started:
+            found[key] = StoredTrial(path.parent, result)
+    return found
+
+
+def _result_files(source: Path) -> Iterator[Path]:
+    if (source / "result.json").is_file():
+        yield source / "result.json"
+        return
+    for trials in sorted(source.glob("**/trials")):
+        yield from sorted(trials.rglob("result.json"))
+
+
+def replay_item(item: EvalItem, state: EvalState) -> None:
+    assert state.replay_from is not None
+    if state.stored is None:
+        state.stored = stored_trials(state.replay_from)
+    cell, files = item.cell, item.files
+    key = (files.task_id, cell.variant.label, cell.repetition)
+    trial = state.stored.get(key)
+    if trial is None:
+        pytest.skip(f"replay: no stored trial of {cell.id} in {state.replay_from}")
+    try:
+        replayed = replay(trial.folder, price_files=state.settings.price_files, regrade=False)
+        task = stored_task(trial.folder)
+    except HarnessdriveError as exc:
+        pytest.fail(f"replay of {trial.folder}: {exc}", pytrace=False)
+    result = replayed.result()
+    skill = None
+    if files.skill is not None:
+        harness = cell.variant.harness
+        installed = f"{dialect_for(harness).folder}/{files.skill.name}"
+        found = events_of(json.loads(replayed.transcript.model_dump_json()))
+        skill = coverage(files.skill, harness, installed, found)
+    with final_workspace(trial.folder, task) as (_snapshot, workspace):
+        output = CaseOutput(
+            cell=cell,
+            result=result,
+            folder=trial.folder,
+            workspace=workspace,
+            skill=skill,
+            golden=files.golden,
+            facts={"record_goldens": False, "replay": True},
+            derived=replayed.transcript,
+        )
+        verdict, _note, error = call_case(item, output)
+    props = {**output.properties(), "result": json.loads(result.to_json())}
+    props["scope"] = state.scopes.get(files.name, "")
+    props["case_verdict"] = verdict
+    props["replay"] = {
+        "source": replayed.source,
+        "stored_case_verdict": stored_case_verdict(trial.result),
+        "stored_cost_usd": trial.result.cost.usd,
+    }
+    item.user_properties.append((PROPERTY, props))
+    if error is not None:
+        raise error
+
+
+def stored_case_verdict(result: TrialResult) -> str:
+    """What the case function said when the cell ran (verdicts.py wrote it into the result)."""
+    passed = result.metrics.get("case_passed")
+    if passed == 1.0:
+        return "pass"
+    if result.outcome == "fail":
+        return "fail"
+    return "error"
