@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import psutil
@@ -25,6 +26,7 @@ OBJECT_STORE_BYTES = 100 * 1024 * 1024
 RAY = str(Path(sys.executable).with_name("ray"))
 START_SECONDS = 300
 """Starting a node takes seconds, but minutes on a loaded machine; past this it will not come."""
+STOP_SECONDS = 2
 
 
 def free_port() -> int:
@@ -78,8 +80,11 @@ class LocalRayCluster:
                 str(self.folder),
                 *common,
             )
-            for _ in range(workers):
-                self._start("--address", self.address, f"--num-cpus={cpus_per_worker}", *common)
+            # The workers join side by side: each `ray start` is seconds of Python start-up.
+            worker = ("--address", self.address, f"--num-cpus={cpus_per_worker}", *common)
+            with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+                for started in [pool.submit(self._start, *worker) for _ in range(workers)]:
+                    started.result()
         except BaseException:
             self.stop()
             raise
@@ -119,7 +124,8 @@ class LocalRayCluster:
         for proc in procs:
             with contextlib.suppress(psutil.Error):
                 proc.send_signal(signal.SIGTERM)
-        _, alive = psutil.wait_procs(procs, timeout=10)
+        # A throwaway cluster: whatever has not ended in a moment is killed, not waited for.
+        _, alive = psutil.wait_procs(procs, timeout=STOP_SECONDS)
         for proc in alive:
             with contextlib.suppress(psutil.Error):
                 proc.kill()
