@@ -17,7 +17,6 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import psutil
@@ -80,11 +79,8 @@ class LocalRayCluster:
                 str(self.folder),
                 *common,
             )
-            # The workers join side by side: each `ray start` is seconds of Python start-up.
-            worker = ("--address", self.address, f"--num-cpus={cpus_per_worker}", *common)
-            with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-                for started in [pool.submit(self._start, *worker) for _ in range(workers)]:
-                    started.result()
+            for _ in range(workers):
+                self._start("--address", self.address, f"--num-cpus={cpus_per_worker}", *common)
         except BaseException:
             self.stop()
             raise
