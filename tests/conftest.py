@@ -17,6 +17,10 @@ ADD_HIDDEN_TEST = (
     "def test_negative():\n    assert add(-2, 1) == -1\n"
 )
 
+GRADE_WITHOUT_RUNNER = "grep -q 'a + b' calc.py"
+"""A grade command for ``add_task`` that starts no test runner, for tests of the run driver
+(kills, resumes, stops) rather than of grading: such trials take a fraction of a second."""
+
 
 def add_task(task_id: str = "add", **overrides: object) -> TaskFiles:
     """A tiny task: fix ``add``; visible test in tests/, hidden spec test injected."""

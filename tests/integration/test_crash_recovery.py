@@ -23,7 +23,7 @@ from harnessdrive.store.index import dump
 from harnessdrive.store.results import TrialResult
 from harnessdrive.store.store import Store
 from harnessdrive.testing.suites import write_suite
-from tests.conftest import add_task
+from tests.conftest import GRADE_WITHOUT_RUNNER, add_task
 from tests.sandboxes import require_bwrap
 from tests.trial_results import planned_folder
 from tests.waiting import trials_under_way, wait_until
@@ -79,7 +79,9 @@ def test_kill_9_at_random_moments_then_the_same_command_completes(
     print(f"kill -9 seed: {chosen} (set HARNESSDRIVE_KILL_SEED={chosen} to replay)")
     rng = random.Random(chosen)
     token = f"hd-kill9-{uuid.uuid4().hex[:10]}"
-    suite = write_suite(tmp_path, [add_task(f"t{i}", hidden={}) for i in range(TASKS)])
+    # Graded without a test runner: the driver's kills and resumes are under test, not grading.
+    tasks = [add_task(f"t{i}", hidden={}, command=GRADE_WITHOUT_RUNNER) for i in range(TASKS)]
+    suite = write_suite(tmp_path, tasks)
     results = tmp_path / "results"
     system_tmp = tmp_path / "systmp"
     system_tmp.mkdir()

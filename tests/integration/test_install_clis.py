@@ -21,7 +21,7 @@ from harnessdrive.harnesses.cli.install import (
     user_cache,
 )
 from harnessdrive.testing.suites import write_suite
-from tests.conftest import add_task
+from tests.conftest import GRADE_WITHOUT_RUNNER, add_task
 
 FAKE_PI = "#!/bin/sh\necho 0.73.1\n"
 
@@ -106,9 +106,11 @@ def test_harnesses_and_doctor_say_where_each_cli_was_found(
 def test_a_requested_harness_that_never_ran_fails_the_run_with_the_install_command(
     tmp_path: Path, command: str
 ) -> None:
-    args = [command]
+    # One demo task is enough to show how the run ends; the whole demo is tested in test_demo.py.
+    args = [command] if command == "run" else [command, "--task", "amount-parsing"]
     if command == "run":
-        suite = write_suite(tmp_path / "suite", [add_task("one"), add_task("two")])
+        tasks = [add_task(name, command=GRADE_WITHOUT_RUNNER) for name in ("one", "two")]
+        suite = write_suite(tmp_path / "suite", tasks)
         args += [str(suite), "--allow-unpriced", "claude", "--max-usd", "1"]
     args += ["--harness", "reference,claude", "--results", str(tmp_path / "results")]
     done = harnessdrive(tmp_path, *args, **{CACHE_ENV: str(tmp_path / "empty")})
@@ -122,6 +124,7 @@ def test_a_requested_harness_that_never_ran_fails_the_run_with_the_install_comma
 
 @pytest.mark.slow
 def test_a_run_where_every_harness_ran_exits_zero(tmp_path: Path) -> None:
-    args = ["demo", "--harness", "reference", "--results", str(tmp_path / "results")]
+    args = ["demo", "--harness", "reference", "--task", "amount-parsing"]
+    args += ["--results", str(tmp_path / "results")]
     done = harnessdrive(tmp_path, *args, **{CACHE_ENV: str(tmp_path / "empty")})
     assert done.returncode == 0, done.stderr

@@ -118,8 +118,8 @@ def test_a_cap_for_half_of_a_priced_suite_stops_within_one_high_estimate_like_lo
     tmp_path: Path, cluster: LocalRayCluster
 ) -> None:
     prices = write_prices(tmp_path)
-    suite = make_suite(tmp_path, [spender("paid", "mock-small", calls=small_calls(0.30))], tasks=20)
-    cap = 3.0  # ten of the twenty trials' $0.30
+    suite = make_suite(tmp_path, [spender("paid", "mock-small", calls=small_calls(0.30))], tasks=10)
+    cap = 1.5  # five of the ten trials' $0.30
     counted = {}
     for name, extra in (("local", {}), ("ray", {"executor": "ray", "address": cluster.address})):
         summary = run_suite(suite, tmp_path / name, prices=prices, max_usd=cap, jobs=4, **extra)

@@ -14,7 +14,7 @@ import pytest
 from harnessdrive.store.index import dump
 from harnessdrive.store.store import Store
 from harnessdrive.testing.suites import write_suite
-from tests.conftest import add_task
+from tests.conftest import GRADE_WITHOUT_RUNNER, add_task
 from tests.trial_results import planned_folder
 from tests.waiting import trials_under_way, wait_until
 
@@ -27,7 +27,8 @@ def harnessdrive(*args: str) -> list[str]:
 
 @pytest.mark.slow
 def test_kill_9_then_the_same_command_finishes_and_repeats_nothing(tmp_path: Path) -> None:
-    suite = write_suite(tmp_path, [add_task(f"t{i}", hidden={}) for i in range(4)])
+    tasks = [add_task(f"t{i}", hidden={}, command=GRADE_WITHOUT_RUNNER) for i in range(4)]
+    suite = write_suite(tmp_path, tasks)
     results = tmp_path / "results"
     command = harnessdrive(
         "run", str(suite), "--cmd", f"slow={FIX}", "--repeat", "2", "--results", str(results)

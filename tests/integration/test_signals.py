@@ -15,7 +15,7 @@ import pytest
 
 from harnessdrive.store.store import Store
 from harnessdrive.testing.suites import write_suite
-from tests.conftest import add_task
+from tests.conftest import GRADE_WITHOUT_RUNNER, add_task
 from tests.integration.test_crash_recovery import our_processes
 from tests.sandboxes import require_bwrap
 from tests.trial_results import trial_folder, trial_id_of
@@ -37,7 +37,7 @@ def test_a_stop_signal_records_interrupted_and_the_same_command_resumes(
     if sandbox == "bwrap":
         require_bwrap()
     token = f"hd-signal-{uuid.uuid4().hex[:10]}"
-    suite = write_suite(tmp_path, [add_task("add", hidden={})])
+    suite = write_suite(tmp_path, [add_task("add", hidden={}, command=GRADE_WITHOUT_RUNNER)])
     results = tmp_path / "results"
     system_tmp = tmp_path / "systmp"
     system_tmp.mkdir()

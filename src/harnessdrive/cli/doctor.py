@@ -7,6 +7,7 @@ import platform
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from harnessdrive.harnesses.base import HarnessInfo
@@ -51,15 +52,23 @@ def check_tools() -> list[Check]:
 
 
 def harness_infos() -> list[HarnessInfo]:
-    infos = []
+    # Each installed CLI is asked its version, a node or Python start-up of its own (seconds
+    # each on a busy machine): they are asked side by side, not one after the other.
     where = origins()
-    for name in available():
-        try:
-            info = get_harness(name).info()
-        except Exception as exc:  # a broken third-party adapter must not hide the others
-            info = HarnessInfo(name=name, installed=False, detail=f"cannot load: {exc}")
-        infos.append(dataclasses.replace(info, origin=where.get(name, "")))
-    return infos
+    names = list(available())
+    with ThreadPoolExecutor(max_workers=max(1, len(names))) as pool:
+        infos = list(pool.map(_harness_info, names))
+    return [
+        dataclasses.replace(info, origin=where.get(name, ""))
+        for name, info in zip(names, infos, strict=True)
+    ]
+
+
+def _harness_info(name: str) -> HarnessInfo:
+    try:
+        return get_harness(name).info()
+    except Exception as exc:  # a broken third-party adapter must not hide the others
+        return HarnessInfo(name=name, installed=False, detail=f"cannot load: {exc}")
 
 
 def _version_check(name: str, argv: list[str], *, required: bool) -> Check:

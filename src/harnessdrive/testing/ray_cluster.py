@@ -25,6 +25,7 @@ OBJECT_STORE_BYTES = 100 * 1024 * 1024
 RAY = str(Path(sys.executable).with_name("ray"))
 START_SECONDS = 300
 """Starting a node takes seconds, but minutes on a loaded machine; past this it will not come."""
+STOP_SECONDS = 2
 
 
 def free_port() -> int:
@@ -119,7 +120,8 @@ class LocalRayCluster:
         for proc in procs:
             with contextlib.suppress(psutil.Error):
                 proc.send_signal(signal.SIGTERM)
-        _, alive = psutil.wait_procs(procs, timeout=10)
+        # A throwaway cluster: whatever has not ended in a moment is killed, not waited for.
+        _, alive = psutil.wait_procs(procs, timeout=STOP_SECONDS)
         for proc in alive:
             with contextlib.suppress(psutil.Error):
                 proc.kill()

@@ -180,7 +180,7 @@ def test_gemini_subagent_chats_are_found_under_their_parent(tmp_path: Path) -> N
     assert gemini.subagent_chat_files(main, "lonely-id") == ()
 
 
-# An improvement task has no one solution: its rounds are scripted apart (test_improve_live.py).
+# An improvement task has no one solution: its rounds are scripted apart (test_demo_live.py).
 SOLVED_TASKS = [task for task in DEMO.tasks if task.solution is not None]
 
 
