@@ -3,6 +3,7 @@ rules say (acceptance 2 of the differential work). Graded in bubblewrap, as a tr
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 import threading
@@ -253,3 +254,28 @@ def test_check_baselines_hold_and_catch_a_rule_switch_that_does_nothing(tmp_path
         ("naive", True),
     ]
     assert found[3].score == 1.0 and found[0].score == 1.0 and found[1].score == 0.0
+
+
+def test_check_json_carries_the_baselines_check_reports(tmp_path, capsys) -> None:
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "suite.toml").write_text('name = "one"\ntasks = ["tasks/*"]\n')
+    shutil.copytree(TASK_FOLDER, suite / "tasks" / "skiplist")
+    capsys.readouterr()
+    from harnessdrive.cli.app import run_cli
+
+    assert run_cli(["check", str(suite), "--json", "--sandbox", "bwrap"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is True
+    found = {(b["task"], b["baseline"]): (b["expected"], b["ok"]) for b in report["baselines"]}
+    assert found == {
+        ("skiplist", "oracle-wrapper, oracle reachable"): ("100%", True),
+        ("skiplist", "oracle-wrapper, as graded"): ("0%", True),
+        ("skiplist", "rule comments off, on its bucket"): ("0%", True),
+        ("skiplist", "rule braces off, on its bucket"): ("0%", True),
+        ("skiplist", "rule nocase off, on its bucket"): ("0%", True),
+        ("skiplist", "starter"): ("0%", True),
+        ("skiplist", "naive"): ("at most 50%", True),
+    }
+    scores = {b["baseline"]: b["score"] for b in report["baselines"]}
+    assert scores["oracle-wrapper, oracle reachable"] == 1.0 and scores["starter"] == 0.0

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from harnessdrive.grading.differential.casesets import CaseRow, read_case_set
 from harnessdrive.grading.differential.compare import same
@@ -183,6 +184,15 @@ def _scratch(folder: Path | None) -> Iterator[Path]:
         return
     with tempfile.TemporaryDirectory(prefix="harnessdrive-baselines-") as made:
         yield Path(made)
+
+
+def baselines_json(baselines: dict[str, list[Baseline]]) -> list[dict[str, Any]]:
+    """Every task's baselines as JSON rows: what each must score, what it scored, ok."""
+    return [
+        {"task": task, "baseline": b.name, "expected": b.expected, "score": b.score, "ok": b.ok}
+        for task, found in baselines.items()
+        for b in found
+    ]
 
 
 def suite_baselines(

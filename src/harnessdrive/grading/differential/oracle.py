@@ -40,3 +40,24 @@ class Oracle:
         """The rules whose switching-off changes the answer to ``case``."""
         base = canonical(self.answer(case))
         return tuple(r for r in self.spec.rules if canonical(self.answer(case, {r})) != base)
+
+    def isolates(self, case: Any, rules: tuple[str, ...]) -> bool:
+        """Whether ``case`` (tagged with ``rules``) measures one rule alone, or none.
+
+        A case tagged with rule R alone is isolated when the other rules make no difference to
+        it, with R on or off: the answer with every other rule off is the full answer, and the
+        answer with every rule off is the answer with R off. An untagged case is isolated when
+        even every rule off at once leaves its answer alone. A candidate that gets R wrong then
+        fails every isolated case of R, whatever it does with the other rules, and one that
+        implements no rule passes every isolated untagged case.
+        """
+        every = frozenset(self.spec.rules)
+        full = canonical(self.answer(case))
+        if not rules:
+            return canonical(self.answer(case, every)) == full
+        if len(rules) > 1:
+            return False
+        (rule,) = rules
+        return canonical(self.answer(case, every - {rule})) == full and canonical(
+            self.answer(case, every)
+        ) == canonical(self.answer(case, {rule}))
