@@ -8,7 +8,7 @@ A case row is ``{"id", "input", "expected", "rules", "bucket"}``; the meta file
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,9 +19,11 @@ from harnessdrive.errors import TaskFormatError, UserError
 from harnessdrive.grading.differential.compare import canonical
 from harnessdrive.grading.differential.loading import task_callable
 from harnessdrive.grading.differential.oracle import Oracle
-from harnessdrive.grading.differential.spec import DifferentialGradeSpec
+from harnessdrive.grading.differential.spec import DifferentialGradeSpec, GeneratorSpec
+from harnessdrive.grading.differential.task_commands import TaskCommandError, run_json_command
 from harnessdrive.tasks.loading import Task
 
+GENERATOR_SECONDS = 30.0
 BASE_BUCKET = "base"
 """The bucket of cases no switchable rule changes: what the documented behaviour alone decides."""
 
@@ -82,7 +84,7 @@ def build_case_set(
     if pool < 1 or per_rule < 1:
         raise CaseBuildError("the pool and the cases per rule must be at least 1")
     chosen_profile = profile or spec.generator.profile
-    generate = task_callable(folder, spec.generator.function, "generator")
+    generate = generator(folder, spec.generator)
     oracle = Oracle(folder, spec.oracle)
     tagged: list[CaseRow] = []
     seen: set[str] = set()
@@ -114,6 +116,22 @@ def build_case_set(
         isolated={b: sum(r.isolated for r in rows if r.bucket == b) for b in buckets},
     )
     return CaseSet(rows=tuple(rows), meta=meta), unused
+
+
+def generator(folder: Path, spec: GeneratorSpec) -> Callable[[int, int, str], Any]:
+    """Case ``index`` from a seed and a profile, by the task's function or command."""
+    if spec.function is not None:
+        return task_callable(folder, spec.function, "generator")
+    words = spec.command or ()
+
+    def make(index: int, seed: int, profile: str) -> Any:
+        fill = {"index": str(index), "seed": str(seed), "profile": profile}
+        try:
+            return run_json_command(folder, words, fill=fill, timeout=GENERATOR_SECONDS)
+        except TaskCommandError as exc:
+            raise CaseBuildError(f"the generator failed on case {index}: {exc}") from None
+
+    return make
 
 
 def fill_buckets(

@@ -85,7 +85,7 @@ class CandidateSession:
 
     def __init__(self, candidate: Candidate) -> None:
         self.candidate = candidate
-        self.sandbox = _hiding(candidate.sandbox, candidate.hide)
+        self.sandbox = hiding(candidate.sandbox, candidate.hide)
         self.workers = 0
         self._worker: _Worker | None = None
         self._seq = 0
@@ -309,7 +309,7 @@ def _how(result: ProcessResult | None) -> str:
     return "killed by a signal" if code is None or code < 0 else f"exit {code}"
 
 
-def _hiding(sandbox: Sandbox, extra: tuple[Path, ...]) -> Sandbox:
+def hiding(sandbox: Sandbox, extra: tuple[Path, ...]) -> Sandbox:
     """``sandbox`` with ``extra`` host paths covered too (an oracle's binary, say)."""
     if not extra:
         return sandbox
