@@ -17,18 +17,20 @@ server = ["python3", "-I", "-S", "oracle/serve.py", "{port}"]
 """
 
 
-def command_task(folder: Path) -> Path:
-    """A copy of the skiplist task at ``folder`` whose [grade] uses commands throughout."""
+def command_task(folder: Path, *, candidate_command: bool = True) -> Path:
+    """A copy of the skiplist task at ``folder`` whose [grade] uses commands throughout (the
+    candidate as ``module:function`` still, unless ``candidate_command``)."""
     shutil.copytree(TASK, folder)
     for name in ("oracle_cli.py", "generate_cli.py", "serve.py"):
         shutil.copy(FIXTURES / name, folder / "oracle" / name)
     shutil.copy(FIXTURES / "candidate_cli.py", folder / "repo" / "skiplist_cli.py")
     toml = folder / "task.toml"
     text = toml.read_text()
-    text = text.replace(
-        'candidate = "skiplist.rules:skipped"',
-        'candidate_command = "python skiplist_cli.py"',
-    )
+    if candidate_command:
+        text = text.replace(
+            'candidate = "skiplist.rules:skipped"',
+            'candidate_command = "python skiplist_cli.py"',
+        )
     text = text.replace(
         '[grade.oracle]\nfunction = "oracle/skiplist_oracle.py:answer"\n', ORACLE_TABLE
     )
@@ -36,6 +38,6 @@ def command_task(folder: Path) -> Path:
         'function = "oracle/generate.py:make_case"',
         'command = "python3 -I -S oracle/generate_cli.py {index} {seed} {profile}"',
     )
-    assert "candidate_command" in text and "oracle_cli" in text and "generate_cli" in text
+    assert "oracle_cli" in text and "generate_cli" in text
     toml.write_text(text)
     return folder
