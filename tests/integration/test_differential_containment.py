@@ -163,25 +163,72 @@ HELPER_CTYPES = "from . import deeper\n" + SOLUTION.replace("def skipped", "def 
 
 
 @pytest.mark.parametrize(
-    ("helper", "offender", "what"),
+    ("helper", "offender", "what", "loads"),
     [
-        ({"skiplist/helper.py": HELPER_SYSTEM}, "skiplist/helper.py", "os.system"),
+        ({"skiplist/helper.py": HELPER_SYSTEM}, "skiplist/helper.py", "os.system", True),
         (
             {"skiplist/helper.py": HELPER_CTYPES, "skiplist/deeper.py": "import ctypes\n"},
             "skiplist/deeper.py",
             "ctypes",
+            False,  # refused at run time too: the candidate cannot even load
         ),
     ],
 )
 def test_a_forbidden_import_hidden_in_the_candidates_own_modules_is_found(
-    tmp_path, task, cases, sandbox, helper, offender, what
+    tmp_path, task, cases, sandbox, helper, offender, what, loads
 ) -> None:
     files = {"skiplist/rules.py": INDIRECT, **helper}
     verdict = grade(tmp_path, task, cases, sandbox, files)
-    assert [(f.code, f.path) for f in verdict.findings] == [("forbidden-import", offender)]
-    assert what in verdict.findings[0].detail
-    # Its answers are right, but a forbidden import scores 0 unless the task only reports it.
-    assert (verdict.outcome, verdict.score, verdict.metrics["pass_rate"]) == ("fail", 0.0, 1.0)
+    static = [f for f in verdict.findings if not f.detail.startswith("at run time")]
+    assert [(f.code, f.path) for f in static] == [("forbidden-import", offender)]
+    assert what in static[0].detail
+    # A forbidden import scores 0 unless the task only reports it, whatever it answers.
+    assert (verdict.outcome, verdict.score) == ("fail", 0.0)
+    assert verdict.metrics["pass_rate"] == (1.0 if loads else 0.0)
+
+
+# Each reaches a forbidden module or call in a way no reading of the source can follow; the
+# run-time guard refuses it where it happens, and the refusal is a finding.
+DODGES = {
+    "a computed name through a formatter": (
+        "import string\n"
+        "def skipped(case):\n"
+        "    d = '_' * 2\n"
+        "    g = string.Formatter().get_field('0.' + d + 'globals' + d, [skipped], {})[0]\n"
+        "    g[d + 'builtins' + d][d + 'import' + d]('subprocess').run(['true'])\n"
+        "    return []\n",
+        "imports subprocess",
+    ),
+    "os.system through the builtins": (
+        "import string\n"
+        "def skipped(case):\n"
+        "    d = '_' * 2\n"
+        "    g = string.Formatter().get_field('0.' + d + 'globals' + d, [skipped], {})[0]\n"
+        "    g[d + 'builtins' + d][d + 'import' + d]('os').system('true')\n"
+        "    return []\n",
+        "calls os.system",
+    ),
+    "pickle by name": (
+        "import string\n"
+        "def skipped(case):\n"
+        "    d = '_' * 2\n"
+        "    g = string.Formatter().get_field('0.' + d + 'globals' + d, [skipped], {})[0]\n"
+        "    g[d + 'builtins' + d][d + 'import' + d]('pick' + 'le')\n"
+        "    return []\n",
+        "imports pickle",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DODGES))
+def test_what_the_static_check_cannot_see_is_refused_at_run_time(
+    tmp_path, task, cases, sandbox, name
+) -> None:
+    source, refused = DODGES[name]
+    verdict = grade(tmp_path, task, cases[:3], sandbox, {"skiplist/rules.py": source})
+    details = [f.detail for f in verdict.findings]
+    assert f"at run time: {refused}" in details, details
+    assert (verdict.outcome, verdict.score) == ("fail", 0.0)
 
 
 def _on_one_case(cases: tuple[CaseRow, ...], action: str, imports: str = "") -> str:

@@ -97,6 +97,7 @@ def _wrapper(
             case_timeout=spec.case_timeout,
             network="loopback" if url else "none",
             env={URL_VARIABLE: url} if url else {},
+            allowed=None,  # no run-time guard: the sandbox alone must keep the oracle out
         )
 
     server = oracle_server(Oracle(task.folder, spec.oracle), AgentRunWatch())

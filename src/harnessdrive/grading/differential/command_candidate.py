@@ -68,6 +68,8 @@ class CommandSession:
         self.sandbox = hiding(candidate.sandbox, candidate.hide)
         self.workers = 0
         """Processes started: one per case."""
+        self.forbidden: set[str] = set()
+        """A command has no run-time guard: the sandbox alone contains it."""
         self._program, self._problem = _program(candidate)
         candidate.work.mkdir(parents=True, exist_ok=True)
 

@@ -29,7 +29,7 @@ from harnessdrive.grading.differential.minimise import shrink
 from harnessdrive.grading.differential.oracle import Oracle
 from harnessdrive.grading.differential.results import Counterexample
 from harnessdrive.grading.differential.spec import KIND, DifferentialGradeSpec
-from harnessdrive.grading.differential.static_check import check_candidate
+from harnessdrive.grading.differential.static_check import DEFAULT_ALLOWED, check_candidate
 from harnessdrive.grading.kinds.base import GradingCopy
 from harnessdrive.grading.verdict import Finding, Verdict
 from harnessdrive.sandbox.process import StopToken
@@ -102,15 +102,30 @@ def grade_candidate(
         metrics = _metrics(cases, passed)
         metrics["case_seconds"] = round(run.seconds, 3)
         counterexamples: tuple[Counterexample, ...] = ()
-        blocked = bool(findings) and spec.static == "fail"
+        refused = bool(findings) or bool(session.forbidden)
         # A candidate the static check refuses scores 0 whatever it answers: nothing to shrink.
-        if spec.minimise and spec.parts and not all(passed) and not blocked:
+        if (
+            spec.minimise
+            and spec.parts
+            and not all(passed)
+            and not (refused and spec.static == "fail")
+        ):
             oracle = Oracle(task_folder, spec.oracle)
             counterexamples = _counterexamples(spec, cases, passed, session, oracle)
             metrics["counterexamples"] = float(len(counterexamples))
             metrics["minimiser_oracle_calls"] = float(oracle.calls)
         metrics["workers"] = float(session.workers)
+        findings += tuple(
+            Finding(
+                code="forbidden-import",
+                path=spec.candidate or "",
+                detail=f"at run time: {what}",
+                severity="report",
+            )
+            for what in sorted(session.forbidden)
+        )
     metrics["static_findings"] = float(len(findings))
+    blocked = bool(findings) and spec.static == "fail"
     score = metrics["pass_rate"]
     if blocked:
         score = 0.0
@@ -182,6 +197,7 @@ def open_session(
             case_timeout=spec.case_timeout,
             stop=stop,
             hide=hide,
+            allowed=DEFAULT_ALLOWED | frozenset(spec.allowed_modules),
         )
     )
 
