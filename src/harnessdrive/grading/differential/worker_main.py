@@ -9,10 +9,10 @@ crashed the process.
 
 Before the candidate is imported, an audit hook (which no Python code can remove) refuses at
 run time what the static check refuses in the source, however it is reached (a computed
-attribute, a string run as code): importing a module that is neither on ALLOWED (a JSON list)
-nor the repository's own (ALLOWED ``null``: no guard), starting or forking a process, sockets, ctypes, and building code
-objects or loading marshalled code. Each refusal raises in the candidate and is reported on an
-``F <json>`` line, which the grader counts as a forbidden-import finding.
+attribute, a string run as code): importing a module that is neither on ALLOWED (a JSON list;
+``null``: no guard) nor the repository's own, starting or forking a process, sockets, ctypes,
+and building code objects or loading marshalled code. Each refusal raises in the candidate and
+is reported on an ``F <json>`` line, which the grader counts as a forbidden-import finding.
 """
 
 import importlib
