@@ -326,3 +326,61 @@ def test_check_json_carries_the_baselines_check_reports(tmp_path, capsys) -> Non
     }
     scores = {b["baseline"]: b["score"] for b in report["baselines"]}
     assert scores["oracle-wrapper, oracle reachable"] == 1.0 and scores["starter"] == 0.0
+
+
+# Reaches the worker's own results file (its path is in sys.argv) and writes the lines the
+# supervisor reads: a case start repeated, and answers to no waiting case, to keep a hang alive.
+KEEPS_ALIVE = """
+import string, time
+
+def skipped(case):
+    d = "_" * 2
+    g = string.Formatter().get_field("0." + d + "globals" + d, [skipped], {})[0]
+    sys = g[d + "builtins" + d][d + "import" + d]("sys")
+    with open(sys.argv[5], "a") as results:
+        while True:
+            results.write('B 0\\nR {"i": 999, "answer": []}\\n')
+            results.flush()
+            time.sleep(0.05)
+"""
+
+
+def test_a_hang_cannot_keep_itself_alive_by_writing_the_workers_lines(
+    tmp_path, task, cases, sandbox
+) -> None:
+    verdict = grade(
+        tmp_path, task, cases[:2], sandbox, {"skiplist/rules.py": KEEPS_ALIVE}, static="report"
+    )
+    rows = (
+        json.loads((tmp_path / "work" / "differential.json").read_text())["rows"] if False else None
+    )
+    assert verdict.metrics["cases_passed"] == 0
+    assert verdict.metrics["workers"] == 2  # each case timed out, each in a worker of its own
+
+
+HUGE_OR_FORKS = (
+    SOLUTION
+    + """
+_real = skipped
+
+def skipped(case):
+    if len(case["files"]) % 2:
+        return "x" * (9 << 20)  # an answer over the cap
+    from os import fork
+    fork()
+    return _real(case)
+"""
+)
+
+
+def test_a_huge_answer_fails_its_case_and_a_fork_is_refused(tmp_path, task, cases, sandbox) -> None:
+    few = cases[:4]
+    parity = {len(row.input["files"]) % 2 for row in few}
+    assert parity == {0, 1}  # both kinds of case are among them
+    verdict = grade(
+        tmp_path, task, few, sandbox, {"skiplist/rules.py": HUGE_OR_FORKS}, static="report"
+    )
+    assert verdict.metrics["cases_passed"] == 0
+    details = [f.detail for f in verdict.findings]
+    assert "at run time: calls os.fork" in details, details
+    assert verdict.metrics["workers"] == 1  # neither one took the worker down

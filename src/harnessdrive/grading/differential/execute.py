@@ -162,6 +162,7 @@ class _Worker:
         self.result: ProcessResult | None = None
         self._offset, self._pending = 0, b""
         self._current: int | None = None
+        self._begun: set[int] = set()
         self._since = now()
         argv = [
             candidate.python,
@@ -294,9 +295,8 @@ class _Worker:
             kind, _, rest = raw.decode("utf-8", errors="replace").partition(" ")
             try:
                 if kind == "B":
-                    self._current, self._since = int(rest), now()
-                elif kind == "R":
-                    self._answered(json.loads(rest), got, waiting)
+                    self._began(int(rest), waiting)
+                elif kind == "R" and self._answered(json.loads(rest), got, waiting):
                     self._current, self._since = None, now()
                 elif kind == "F":
                     self.forbidden.add(str(json.loads(rest))[:300])
@@ -307,14 +307,24 @@ class _Worker:
             except (ValueError, KeyError, TypeError):
                 continue  # a line the candidate garbled: its case stays unanswered
 
+    def _began(self, number: int, waiting: set[int]) -> None:
+        # Each case starts its clock once: the candidate can write this file too, and a "B"
+        # line repeated must never keep a hang alive.
+        if number in waiting and number not in self._begun:
+            self._begun.add(number)
+            self._current, self._since = number, now()
+
     @staticmethod
-    def _answered(row: Any, got: dict[int, CaseAnswer], waiting: set[int]) -> None:
+    def _answered(row: Any, got: dict[int, CaseAnswer], waiting: set[int]) -> bool:
+        """Take the answer ``row`` gives; False when it answers no case still waiting."""
         number = int(row["i"])
         answer, error = row.get("answer"), row.get("error")
         canonical(answer)
-        if number in waiting:
-            got[number] = CaseAnswer(number, answer, None if error is None else str(error)[:300])
-            waiting.discard(number)
+        if number not in waiting:
+            return False
+        got[number] = CaseAnswer(number, answer, None if error is None else str(error)[:300])
+        waiting.discard(number)
+        return True
 
 
 def _how(result: ProcessResult | None) -> str:
