@@ -57,6 +57,7 @@ def grade(
     cases: tuple[CaseRow, ...],
     sandbox: Sandbox,
     files: dict[str, str],
+    logs: Path | None = None,
     **spec_changes: object,
 ) -> Verdict:
     root = tmp_path / "repo"
@@ -74,6 +75,7 @@ def grade(
         work=tmp_path / "work",
         sandbox=sandbox,
         python=sys.executable,
+        logs=logs,
     )
 
 
@@ -351,9 +353,6 @@ def test_a_hang_cannot_keep_itself_alive_by_writing_the_workers_lines(
     verdict = grade(
         tmp_path, task, cases[:2], sandbox, {"skiplist/rules.py": KEEPS_ALIVE}, static="report"
     )
-    rows = (
-        json.loads((tmp_path / "work" / "differential.json").read_text())["rows"] if False else None
-    )
     assert verdict.metrics["cases_passed"] == 0
     assert verdict.metrics["workers"] == 2  # each case timed out, each in a worker of its own
 
@@ -362,9 +361,11 @@ HUGE_OR_FORKS = (
     SOLUTION
     + """
 _real = skipped
+_calls = []
 
 def skipped(case):
-    if len(case["files"]) % 2:
+    _calls.append(case)
+    if len(_calls) == 1:
         return "x" * (9 << 20)  # an answer over the cap
     from os import fork
     fork()
@@ -375,12 +376,18 @@ def skipped(case):
 
 def test_a_huge_answer_fails_its_case_and_a_fork_is_refused(tmp_path, task, cases, sandbox) -> None:
     few = cases[:4]
-    parity = {len(row.input["files"]) % 2 for row in few}
-    assert parity == {0, 1}  # both kinds of case are among them
     verdict = grade(
-        tmp_path, task, few, sandbox, {"skiplist/rules.py": HUGE_OR_FORKS}, static="report"
+        tmp_path,
+        task,
+        few,
+        sandbox,
+        {"skiplist/rules.py": HUGE_OR_FORKS},
+        tmp_path,
+        static="report",
     )
-    assert verdict.metrics["cases_passed"] == 0
+    rows = json.loads((tmp_path / "differential.json").read_text())["rows"]
+    assert rows[0]["error"] == f"the answer is over {8 << 20} bytes"
+    assert all(row["error"].startswith("PermissionError") for row in rows[1:]), rows
     details = [f.detail for f in verdict.findings]
     assert "at run time: calls os.fork" in details, details
     assert verdict.metrics["workers"] == 1  # neither one took the worker down
