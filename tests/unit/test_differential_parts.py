@@ -157,6 +157,10 @@ def test_cases_build_freezes_tagged_buckets_with_their_meta(task_copy, capsys) -
         "skiplist 1.0",
     )
     assert meta["buckets"] == {"comments": 5, "braces": 5, "nocase": 5, "base": 5}
+    assert meta["isolated"] == {
+        bucket: sum(r["isolated"] for r in rows if r["bucket"] == bucket)
+        for bucket in meta["buckets"]
+    }
     assert len(rows) == 20 and len({r["id"] for r in rows}) == 20
     for found in rows:
         assert (found["bucket"] in found["rules"]) or (
