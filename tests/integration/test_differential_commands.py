@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import sys
 import urllib.error
 import urllib.request
@@ -90,11 +91,24 @@ if n == 5:
             case = {{"patterns": [], "files": ["ran " + argv[0]]}}
         except (OSError, subprocess.SubprocessError):
             pass
+if n == 6 and (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("PATH")):
+    case = {{"patterns": [], "files": ["saw the environment"]}}
+if n == 7:
+    import socket
+    try:
+        socket.create_connection(("127.0.0.1", {port}), timeout=2).close()
+        case = {{"patterns": [], "files": ["reached the host"]}}
+    except OSError:
+        pass
 print(json.dumps(skipped(case)))
 """
 
 
-def test_a_candidate_command_runs_each_case_contained(task: Task, tmp_path: Path) -> None:
+def test_a_candidate_command_runs_each_case_contained(
+    task: Task, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "secret-of-the-host")
+    listener = socket.create_server(("127.0.0.1", 0))
     spec = spec_of(task)
     cases = read_case_set(task.folder / spec.cases, spec).rows[:8]
     numbers = {json.dumps(row.input, sort_keys=True): n for n, row in enumerate(cases)}
@@ -103,7 +117,8 @@ def test_a_candidate_command_runs_each_case_contained(task: Task, tmp_path: Path
     (root / "skiplist" / "rules.py").write_text(SOLUTION)
     answers = str(task.folder / spec.cases)
     oracle = str(task.folder / "oracle" / "oracle_cli.py")
-    hostile = HOSTILE.format(answers=answers, oracle=oracle, numbers=numbers)
+    port = listener.getsockname()[1]
+    hostile = HOSTILE.format(answers=answers, oracle=oracle, numbers=numbers, port=port)
     (root / "skiplist_cli.py").write_text(hostile)
     quick = spec.model_copy(update={"case_timeout": 5.0, "minimise": False, "static": "report"})
     verdict = grade_candidate(
@@ -118,8 +133,10 @@ def test_a_candidate_command_runs_each_case_contained(task: Task, tmp_path: Path
     )
     rows = json.loads((tmp_path / "differential.json").read_text())["rows"]
     errors = {n: row["error"] for n, row in enumerate(rows) if not row["pass"]}
-    # The hang and the oversized answer cost their own cases; the child, the answer file and
-    # the programs were out of reach, so those cases answered right.
+    listener.close()
+    # The hang and the oversized answer cost their own cases; the child, the answer file, the
+    # programs, the host's environment and its loopback were out of reach, so those cases
+    # answered right.
     assert set(errors) == {1, 2}, errors
     assert errors[1].startswith("timeout") and errors[2].startswith("the answer was cut")
     assert verdict.metrics["workers"] == len(cases)  # one process per case
