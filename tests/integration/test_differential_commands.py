@@ -172,3 +172,16 @@ def _listeners(port: int) -> list[int]:
         for c in psutil.net_connections("tcp")
         if c.status == "LISTEN" and c.laddr and c.laddr.port == port and c.pid
     ]
+
+
+def test_a_server_that_never_listens_makes_the_trial_invalid(tmp_path: Path) -> None:
+    folder = command_task(tmp_path / "skiplist", candidate_command=False)
+    toml = folder / "task.toml"
+    text = toml.read_text().replace(
+        'server = ["python3", "-I", "-S", "oracle/serve.py", "{port}"]',
+        'server = ["python3", "-c", "raise SystemExit(3)", "{port}"]',
+    )
+    toml.write_text(text)
+    with agent_run_watch(load_task(folder)) as watch:
+        pass
+    assert watch.problem == "the oracle server exited 3 before listening"

@@ -179,7 +179,7 @@ def test_cases_build_dev_writes_a_visible_set_the_hidden_one_never_uses(task_cop
             ('cases = "cases/hidden.jsonl"\ndev_cases = "dev/cases.jsonl"\n'),
         )
     )
-    argv = ["cases", "build", str(task_copy), "--pool", "300", "--per-rule", "5", "--seed", "1"]
+    argv = ["cases", "build", str(task_copy), "--pool", "200", "--per-rule", "5", "--seed", "1"]
     assert run_cli([*argv, "--dev", "30"]) == 0
     dev = [
         json.loads(line) for line in (task_copy / "repo/dev/cases.jsonl").read_text().splitlines()
