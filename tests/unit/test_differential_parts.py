@@ -223,6 +223,15 @@ def test_cases_build_refuses_bad_input_in_one_line(task_copy, capsys) -> None:
     assert run_cli(["cases", "build", str(DEMO_SUITE / "tasks" / "top-products")]) == 2
 
 
+def test_cases_build_says_in_one_line_that_the_oracle_failed(task_copy, capsys) -> None:
+    oracle = task_copy / "oracle" / "skiplist_oracle.py"
+    oracle.write_text(oracle.read_text() + "\n\ndef answer(case, off):\n    raise KeyError(1)\n")
+    capsys.readouterr()
+    assert run_cli(["cases", "build", str(task_copy), "--pool", "5", "--per-rule", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "case 0: the oracle failed on a case: KeyError" in err and "Traceback" not in err
+
+
 def test_shrink_reaches_a_one_minimal_case_and_counts_tries() -> None:
     case = {"patterns": ["p1", "x", "p3", "p4"], "files": ["f1", "f2", "y", "f4", "f5"]}
     calls: list[int] = []

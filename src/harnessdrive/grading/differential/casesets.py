@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from harnessdrive.errors import TaskFormatError, UserError
+from harnessdrive.errors import GradingError, TaskFormatError, UserError
 from harnessdrive.grading.differential.compare import canonical
 from harnessdrive.grading.differential.loading import task_callable
 from harnessdrive.grading.differential.oracle import Oracle
@@ -94,16 +94,18 @@ def build_case_set(
         if key in seen:  # the same case made twice is one case: never in two buckets
             continue
         seen.add(key)
-        rules = oracle.rules_of(case)
-        tagged.append(
-            CaseRow(
+        try:
+            rules = oracle.rules_of(case)
+            row = CaseRow(
                 id=f"{chosen_profile}-{seed}-{index}",
                 input=case,
                 expected=oracle.answer(case),
                 rules=rules,
                 isolated=oracle.isolates(case, rules),
             )
-        )
+        except GradingError as exc:  # the task's oracle is broken: say so, in one line
+            raise CaseBuildError(f"case {index}: {exc}") from None
+        tagged.append(row)
     rows, unused = fill_buckets(tagged, spec.oracle.rules, per_rule)
     buckets = (*spec.oracle.rules, BASE_BUCKET)
     meta = CaseSetMeta(
