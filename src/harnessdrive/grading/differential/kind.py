@@ -103,7 +103,8 @@ def grade_candidate(
         metrics["case_seconds"] = round(run.seconds, 3)
         counterexamples: tuple[Counterexample, ...] = ()
         refused = bool(findings) or bool(session.forbidden)
-        # A candidate the static check refuses scores 0 whatever it answers: nothing to shrink.
+        # A candidate the static check or the run-time guard refuses scores 0 whatever it
+        # answers: nothing to shrink.
         if (
             spec.minimise
             and spec.parts
@@ -118,7 +119,6 @@ def grade_candidate(
         findings += tuple(
             Finding(
                 code="forbidden-import",
-                path=spec.candidate or "",
                 detail=f"at run time: {what}",
                 severity="report",
             )
