@@ -210,6 +210,25 @@ DODGES = {
         "    return []\n",
         "calls os.system",
     ),
+    "a string run as code": (
+        "import string\n"
+        "def skipped(case):\n"
+        "    d = '_' * 2\n"
+        "    g = string.Formatter().get_field('0.' + d + 'globals' + d, [skipped], {})[0]\n"
+        "    g[d + 'builtins' + d]['ex' + 'ec']('import ' + 'ctypes')\n"
+        "    return []\n",
+        "imports ctypes",
+    ),
+    "importlib, already loaded, asked for another module": (
+        "import string\n"
+        "def skipped(case):\n"
+        "    d = '_' * 2\n"
+        "    g = string.Formatter().get_field('0.' + d + 'globals' + d, [skipped], {})[0]\n"
+        "    lib = g[d + 'builtins' + d][d + 'import' + d]('importlib')\n"
+        "    lib.import_module('multi' + 'processing')\n"
+        "    return []\n",
+        "loads compiled code (marshal)",  # importlib raises no import event of its own
+    ),
     "pickle by name": (
         "import string\n"
         "def skipped(case):\n"

@@ -39,8 +39,6 @@ REFUSED_EVENTS = frozenset(
         "subprocess.Popen",
         "code.__new__",
         "function.__new__",
-        "marshal.loads",
-        "marshal.load",
         "sys.setprofile",
         "sys.settrace",
         "sys._current_frames",
@@ -48,6 +46,15 @@ REFUSED_EVENTS = frozenset(
     }
 )
 REFUSED_PREFIXES = ("socket.", "ctypes.", "_ctypes.", "mmap.", "winreg.", "_winapi.")
+
+
+def _source_outside(filename: object, inside: str) -> bool:
+    """Whether ``filename`` (what compile() was given) is a file outside the repository."""
+    if isinstance(filename, bytes):
+        filename = filename.decode(errors="replace")
+    if not isinstance(filename, str) or not os.path.isabs(filename):
+        return False  # "<string>" and the like: a string compiled, not a module loaded
+    return not os.path.realpath(filename).startswith(inside)
 
 
 def _guard(root: str, allowed: "frozenset[str]", results: Any) -> None:
@@ -78,11 +85,19 @@ def _guard(root: str, allowed: "frozenset[str]", results: Any) -> None:
             results.write("F " + json.dumps(what) + "\n")
         raise error(f"not allowed here: {what}")
 
+    inside = os.path.realpath(root) + os.sep
+
     def hook(event: str, args: "tuple[Any, ...]") -> None:
         if event == "import":
             name = str(args[0])
             if name not in loaded and not listed(name) and not own(name):
                 refuse(f"imports {name}", ImportError)
+        elif event in ("marshal.loads", "marshal.load"):
+            # How importlib (which raises no "import" event) loads a cached module.
+            refuse("loads compiled code (marshal)", ImportError)
+        elif event == "compile" and _source_outside(args[1], inside):
+            # How importlib loads a module from source: any file but the repository's.
+            refuse(f"loads {os.path.basename(str(args[1]))}", ImportError)
         elif event in REFUSED_EVENTS or event.startswith(REFUSED_PREFIXES):
             refuse(f"calls {event}", PermissionError)
 
