@@ -161,7 +161,25 @@ def test_the_tasks_own_oracle_server_serves_the_agents_run_only(task: Task) -> N
         port = int(watch.env[URL_VARIABLE].rsplit(":", 1)[1].strip("/"))
         pid = next(p for p in _listeners(port))
         os.kill(pid, signal.SIGKILL)
+        _wait_dead(pid)
     assert watch.problem == "the oracle server died during the agent's run"
+
+
+def _wait_dead(pid: int) -> None:
+    """Until ``pid`` has died (a zombie its parent has not reaped yet, or gone)."""
+    import time
+
+    import psutil
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return
+        except psutil.NoSuchProcess:
+            return
+        time.sleep(0.01)
+    pytest.fail(f"{pid} did not die")
 
 
 def _listeners(port: int) -> list[int]:
@@ -185,3 +203,16 @@ def test_a_server_that_never_listens_makes_the_trial_invalid(tmp_path: Path) -> 
     with agent_run_watch(load_task(folder)) as watch:
         pass
     assert watch.problem == "the oracle server exited 3 before listening"
+
+
+def test_checks_oracle_wrapper_reaches_the_tasks_own_server(task: Task, tmp_path: Path) -> None:
+    from harnessdrive.grading.differential.baselines import _wrapper
+
+    spec = spec_of(task)
+    cases = read_case_set(task.folder / spec.cases, spec).rows[:3]
+    before = len((task.folder / "oracle" / "served.jsonl").read_text().splitlines())
+    sandbox = sandbox_of("bwrap", hidden=(task.folder,))
+    reachable, graded = _wrapper(task, spec, cases, sandbox, sys.executable, tmp_path)
+    assert (reachable.score, graded.score) == (1.0, 0.0)
+    served = (task.folder / "oracle" / "served.jsonl").read_text().splitlines()
+    assert len(served) - before == len(cases)  # the task's server answered each case
