@@ -3,6 +3,7 @@ rules say (acceptance 2 of the differential work). Graded in bubblewrap, as a tr
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 import threading
@@ -56,6 +57,7 @@ def grade(
     cases: tuple[CaseRow, ...],
     sandbox: Sandbox,
     files: dict[str, str],
+    logs: Path | None = None,
     **spec_changes: object,
 ) -> Verdict:
     root = tmp_path / "repo"
@@ -73,6 +75,7 @@ def grade(
         work=tmp_path / "work",
         sandbox=sandbox,
         python=sys.executable,
+        logs=logs,
     )
 
 
@@ -162,25 +165,91 @@ HELPER_CTYPES = "from . import deeper\n" + SOLUTION.replace("def skipped", "def 
 
 
 @pytest.mark.parametrize(
-    ("helper", "offender", "what"),
+    ("helper", "offender", "what", "loads"),
     [
-        ({"skiplist/helper.py": HELPER_SYSTEM}, "skiplist/helper.py", "os.system"),
+        ({"skiplist/helper.py": HELPER_SYSTEM}, "skiplist/helper.py", "os.system", True),
         (
             {"skiplist/helper.py": HELPER_CTYPES, "skiplist/deeper.py": "import ctypes\n"},
             "skiplist/deeper.py",
             "ctypes",
+            False,  # refused at run time too: the candidate cannot even load
         ),
     ],
 )
 def test_a_forbidden_import_hidden_in_the_candidates_own_modules_is_found(
-    tmp_path, task, cases, sandbox, helper, offender, what
+    tmp_path, task, cases, sandbox, helper, offender, what, loads
 ) -> None:
     files = {"skiplist/rules.py": INDIRECT, **helper}
     verdict = grade(tmp_path, task, cases, sandbox, files)
-    assert [(f.code, f.path) for f in verdict.findings] == [("forbidden-import", offender)]
-    assert what in verdict.findings[0].detail
-    # Its answers are right, but a forbidden import scores 0 unless the task only reports it.
-    assert (verdict.outcome, verdict.score, verdict.metrics["pass_rate"]) == ("fail", 0.0, 1.0)
+    static = [f for f in verdict.findings if not f.detail.startswith("at run time")]
+    assert [(f.code, f.path) for f in static] == [("forbidden-import", offender)]
+    assert what in static[0].detail
+    # A forbidden import scores 0 unless the task only reports it, whatever it answers.
+    assert (verdict.outcome, verdict.score) == ("fail", 0.0)
+    assert verdict.metrics["pass_rate"] == (1.0 if loads else 0.0)
+
+
+# Each reaches a forbidden module or call in a way no reading of the source can follow; the
+# run-time guard refuses it where it happens, and the refusal is a finding.
+DODGES = {
+    "a computed name through a formatter": (
+        "import string\n"
+        "def skipped(case):\n"
+        "    d = '_' * 2\n"
+        "    g = string.Formatter().get_field('0.' + d + 'globals' + d, [skipped], {})[0]\n"
+        "    g[d + 'builtins' + d][d + 'import' + d]('subprocess').run(['true'])\n"
+        "    return []\n",
+        "imports subprocess",
+    ),
+    "os.system through the builtins": (
+        "import string\n"
+        "def skipped(case):\n"
+        "    d = '_' * 2\n"
+        "    g = string.Formatter().get_field('0.' + d + 'globals' + d, [skipped], {})[0]\n"
+        "    g[d + 'builtins' + d][d + 'import' + d]('os').system('true')\n"
+        "    return []\n",
+        "calls os.system",
+    ),
+    "a string run as code": (
+        "import string\n"
+        "def skipped(case):\n"
+        "    d = '_' * 2\n"
+        "    g = string.Formatter().get_field('0.' + d + 'globals' + d, [skipped], {})[0]\n"
+        "    g[d + 'builtins' + d]['ex' + 'ec']('import ' + 'ctypes')\n"
+        "    return []\n",
+        "imports ctypes",
+    ),
+    "importlib, already loaded, asked for another module": (
+        "import string\n"
+        "def skipped(case):\n"
+        "    d = '_' * 2\n"
+        "    g = string.Formatter().get_field('0.' + d + 'globals' + d, [skipped], {})[0]\n"
+        "    lib = g[d + 'builtins' + d][d + 'import' + d]('importlib')\n"
+        "    lib.import_module('multi' + 'processing')\n"
+        "    return []\n",
+        "loads compiled code (marshal)",  # importlib raises no import event of its own
+    ),
+    "pickle by name": (
+        "import string\n"
+        "def skipped(case):\n"
+        "    d = '_' * 2\n"
+        "    g = string.Formatter().get_field('0.' + d + 'globals' + d, [skipped], {})[0]\n"
+        "    g[d + 'builtins' + d][d + 'import' + d]('pick' + 'le')\n"
+        "    return []\n",
+        "imports pickle",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DODGES))
+def test_what_the_static_check_cannot_see_is_refused_at_run_time(
+    tmp_path, task, cases, sandbox, name
+) -> None:
+    source, refused = DODGES[name]
+    verdict = grade(tmp_path, task, cases[:3], sandbox, {"skiplist/rules.py": source})
+    details = [f.detail for f in verdict.findings]
+    assert f"at run time: {refused}" in details, details
+    assert (verdict.outcome, verdict.score) == ("fail", 0.0)
 
 
 def _on_one_case(cases: tuple[CaseRow, ...], action: str, imports: str = "") -> str:
@@ -253,3 +322,91 @@ def test_check_baselines_hold_and_catch_a_rule_switch_that_does_nothing(tmp_path
         ("naive", True),
     ]
     assert found[3].score == 1.0 and found[0].score == 1.0 and found[1].score == 0.0
+
+
+def test_check_json_carries_the_baselines_check_reports(tmp_path, capsys) -> None:
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "suite.toml").write_text('name = "one"\ntasks = ["tasks/*"]\n')
+    shutil.copytree(TASK_FOLDER, suite / "tasks" / "skiplist")
+    capsys.readouterr()
+    from harnessdrive.cli.app import run_cli
+
+    assert run_cli(["check", str(suite), "--json", "--sandbox", "bwrap"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is True
+    found = {(b["task"], b["baseline"]): (b["expected"], b["ok"]) for b in report["baselines"]}
+    assert found == {
+        ("skiplist", "oracle-wrapper, oracle reachable"): ("100%", True),
+        ("skiplist", "oracle-wrapper, as graded"): ("0%", True),
+        ("skiplist", "rule comments off, on its bucket"): ("0%", True),
+        ("skiplist", "rule braces off, on its bucket"): ("0%", True),
+        ("skiplist", "rule nocase off, on its bucket"): ("0%", True),
+        ("skiplist", "starter"): ("0%", True),
+        ("skiplist", "naive"): ("at most 50%", True),
+    }
+    scores = {b["baseline"]: b["score"] for b in report["baselines"]}
+    assert scores["oracle-wrapper, oracle reachable"] == 1.0 and scores["starter"] == 0.0
+
+
+# Reaches the worker's own results file (its path is in sys.argv) and writes the lines the
+# supervisor reads: a case start repeated, and answers to no waiting case, to keep a hang alive.
+KEEPS_ALIVE = """
+import string, time
+
+def skipped(case):
+    d = "_" * 2
+    g = string.Formatter().get_field("0." + d + "globals" + d, [skipped], {})[0]
+    sys = g[d + "builtins" + d][d + "import" + d]("sys")
+    with open(sys.argv[5], "a") as results:
+        while True:
+            results.write('B 0\\nR {"i": 999, "answer": []}\\n')
+            results.flush()
+            time.sleep(0.05)
+"""
+
+
+def test_a_hang_cannot_keep_itself_alive_by_writing_the_workers_lines(
+    tmp_path, task, cases, sandbox
+) -> None:
+    verdict = grade(
+        tmp_path, task, cases[:2], sandbox, {"skiplist/rules.py": KEEPS_ALIVE}, static="report"
+    )
+    assert verdict.metrics["cases_passed"] == 0
+    assert verdict.metrics["workers"] == 2  # each case timed out, each in a worker of its own
+
+
+HUGE_OR_FORKS = (
+    SOLUTION
+    + """
+_real = skipped
+_calls = []
+
+def skipped(case):
+    _calls.append(case)
+    if len(_calls) == 1:
+        return "x" * (9 << 20)  # an answer over the cap
+    from os import fork
+    fork()
+    return _real(case)
+"""
+)
+
+
+def test_a_huge_answer_fails_its_case_and_a_fork_is_refused(tmp_path, task, cases, sandbox) -> None:
+    few = cases[:4]
+    verdict = grade(
+        tmp_path,
+        task,
+        few,
+        sandbox,
+        {"skiplist/rules.py": HUGE_OR_FORKS},
+        tmp_path,
+        static="report",
+    )
+    rows = json.loads((tmp_path / "differential.json").read_text())["rows"]
+    assert rows[0]["error"] == f"the answer is over {8 << 20} bytes"
+    assert all(row["error"].startswith("PermissionError") for row in rows[1:]), rows
+    details = [f.detail for f in verdict.findings]
+    assert "at run time: calls os.fork" in details, details
+    assert verdict.metrics["workers"] == 1  # neither one took the worker down

@@ -53,6 +53,8 @@ def findings(tmp_path: Path, source: str, **others: str) -> list[str]:
         "def f():\n    return f.__globals__\n",
         "import socket\n",
         "from urllib import request\n",
+        "def f():\n    return getattr(f, '__glo' + 'bals__')\n",  # a computed name
+        "def f():\n    return getattr(f, '__globals__')\n",
     ],
 )
 def test_the_allowlist_refuses_every_way_to_a_forbidden_module(tmp_path, source) -> None:
@@ -63,6 +65,7 @@ def test_allowed_modules_and_names_pass(tmp_path) -> None:
     source = (
         "import re, json\nfrom os.path import join\nfrom collections import abc, Counter\n"
         "import collections.abc\nfrom os import path\nre.compile('x')\n"
+        "top = getattr(Counter(), 'most_common')\n"
     )
     assert findings(tmp_path, source) == []
 
@@ -105,6 +108,31 @@ def test_buckets_take_single_rule_cases_first_and_no_case_twice() -> None:
     assert [r.id for r in unused] == ["ab2"]
 
 
+def test_buckets_take_cases_that_measure_their_rule_alone_first() -> None:
+    alone = CaseRow(id="a-alone", input={}, expected=[], rules=("a",), isolated=True)
+    base = CaseRow(id="base-alone", input={}, expected=[], isolated=True)
+    pool = [row("ab1", "a", "b"), row("a1", "a"), alone, row("base1"), base]
+    chosen, _ = fill_buckets(pool, ["a"], 1)
+    assert [(r.bucket, r.id) for r in chosen] == [("a", "a-alone"), ("base", "base-alone")]
+
+
+def test_an_isolated_case_depends_on_its_rule_alone() -> None:
+    from harnessdrive.grading.differential.oracle import Oracle
+
+    spec = load_task(TASK).spec.grade
+    assert isinstance(spec, DifferentialGradeSpec)
+    oracle = Oracle(TASK, spec.oracle)
+    # Braces alone decide it: with or without the other rules, the same answer.
+    braces = {"patterns": ["*.{log,md}"], "files": ["a.log", "b.md", "c.py"]}
+    # Braces and case: its answer depends on how both are done.
+    both = {"patterns": ["*.{LOG,md}"], "files": ["a.log", "b.md"]}
+    assert (oracle.rules_of(braces), oracle.isolates(braces, ("braces",))) == (("braces",), True)
+    assert oracle.rules_of(both) == ("braces", "nocase")
+    assert oracle.isolates(both, ("braces", "nocase")) is False
+    plain = {"patterns": ["*.py"], "files": ["a.py", "b.log"]}
+    assert (oracle.rules_of(plain), oracle.isolates(plain, ())) == ((), True)
+
+
 def test_a_bucket_that_cannot_be_filled_says_so() -> None:
     with pytest.raises(CaseBuildError, match="the bucket 'b' has only 1 of the 2 cases"):
         fill_buckets([row("a1", "a"), row("b1", "b"), row("a2", "a")], ["a", "b"], 2)
@@ -129,6 +157,10 @@ def test_cases_build_freezes_tagged_buckets_with_their_meta(task_copy, capsys) -
         "skiplist 1.0",
     )
     assert meta["buckets"] == {"comments": 5, "braces": 5, "nocase": 5, "base": 5}
+    assert meta["isolated"] == {
+        bucket: sum(r["isolated"] for r in rows if r["bucket"] == bucket)
+        for bucket in meta["buckets"]
+    }
     assert len(rows) == 20 and len({r["id"] for r in rows}) == 20
     for found in rows:
         assert (found["bucket"] in found["rules"]) or (
@@ -139,6 +171,49 @@ def test_cases_build_freezes_tagged_buckets_with_their_meta(task_copy, capsys) -
     assert hidden.read_bytes() == first  # the seed decides everything
 
 
+def test_cases_build_dev_writes_a_visible_set_the_hidden_one_never_uses(task_copy, capsys) -> None:
+    toml = task_copy / "task.toml"
+    toml.write_text(
+        toml.read_text().replace(
+            'cases = "cases/hidden.jsonl"\n',
+            ('cases = "cases/hidden.jsonl"\ndev_cases = "dev/cases.jsonl"\n'),
+        )
+    )
+    argv = ["cases", "build", str(task_copy), "--pool", "200", "--per-rule", "5", "--seed", "1"]
+    assert run_cli([*argv, "--dev", "30"]) == 0
+    dev = [
+        json.loads(line) for line in (task_copy / "repo/dev/cases.jsonl").read_text().splitlines()
+    ]
+    hidden = [
+        json.loads(line) for line in (task_copy / "cases/hidden.jsonl").read_text().splitlines()
+    ]
+    assert (len(dev), len(hidden)) == (30, 20)
+    assert (task_copy / "repo/dev/cases.meta.json").is_file()
+    # Neither a hidden case's id nor its input is ever shown, even when made twice.
+    assert not {r["id"] for r in dev} & {r["id"] for r in hidden}
+    assert not {json.dumps(r["input"], sort_keys=True) for r in dev} & {
+        json.dumps(r["input"], sort_keys=True) for r in hidden
+    }
+    oracle = load_task(task_copy)
+    assert isinstance(oracle.spec.grade, DifferentialGradeSpec)
+    from harnessdrive.grading.differential.oracle import Oracle
+
+    answers = Oracle(task_copy, oracle.spec.grade.oracle)
+    assert all(r["expected"] == answers.answer(r["input"]) for r in dev)  # the oracle's answers
+    # The hidden set is the one a build without --dev makes: the dev set takes nothing from it.
+    first = (task_copy / "cases/hidden.jsonl").read_bytes()
+    assert run_cli(argv) == 0
+    assert (task_copy / "cases/hidden.jsonl").read_bytes() == first
+    without = task_copy / "no-dev"
+    shutil.copytree(TASK, without)
+    capsys.readouterr()
+    assert (
+        run_cli(["cases", "build", str(without), "--pool", "300", "--per-rule", "5", "--dev", "3"])
+        == 2
+    )
+    assert "a dev set needs 'dev_cases'" in capsys.readouterr().err
+
+
 def test_cases_build_refuses_bad_input_in_one_line(task_copy, capsys) -> None:
     capsys.readouterr()
     argv = ["cases", "build", str(task_copy), "--pool", "10", "--per-rule", "5"]
@@ -146,6 +221,15 @@ def test_cases_build_refuses_bad_input_in_one_line(task_copy, capsys) -> None:
     err = capsys.readouterr().err
     assert "raise the pool" in err and "Traceback" not in err
     assert run_cli(["cases", "build", str(DEMO_SUITE / "tasks" / "top-products")]) == 2
+
+
+def test_cases_build_says_in_one_line_that_the_oracle_failed(task_copy, capsys) -> None:
+    oracle = task_copy / "oracle" / "skiplist_oracle.py"
+    oracle.write_text(oracle.read_text() + "\n\ndef answer(case, off):\n    raise KeyError(1)\n")
+    capsys.readouterr()
+    assert run_cli(["cases", "build", str(task_copy), "--pool", "5", "--per-rule", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "case 0: the oracle failed on a case: KeyError" in err and "Traceback" not in err
 
 
 def test_shrink_reaches_a_one_minimal_case_and_counts_tries() -> None:

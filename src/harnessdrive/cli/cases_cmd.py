@@ -33,5 +33,10 @@ def build(
     buckets = ", ".join(f"{name} {count}" for name, count in frozen.buckets.items())
     console = stdout()
     console.print(f"{frozen.cases} cases frozen into {frozen.path} ({buckets})")
+    for name, count in frozen.buckets.items():
+        alone = frozen.isolated.get(name, 0)
+        if alone < count:  # such a bucket's rate also depends on how other rules are done
+            what = "no rule" if name == "base" else f"{name!r} alone"
+            console.print(f"bucket {name!r}: {alone} of its {count} cases measure {what}")
     if frozen.dev_path is not None:
         console.print(f"{frozen.dev_cases} dev cases written to {frozen.dev_path}")

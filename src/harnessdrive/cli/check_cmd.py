@@ -10,7 +10,7 @@ from rich.table import Table
 
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
-from harnessdrive.grading.differential.baselines import Baseline, suite_baselines
+from harnessdrive.grading.differential.baselines import Baseline, baselines_json, suite_baselines
 from harnessdrive.grading.selftest.cases import CheckCase, TaskCheck, checks_json, new_logs_folder
 from harnessdrive.grading.selftest.suite import self_test
 from harnessdrive.tasks.loading import load_suite
@@ -53,7 +53,7 @@ def check(
     ]
     broken = [item for item in checks if not item.ok]
     if json_output:
-        print(checks_json(checks))
+        print(checks_json(checks, baselines_json(baselines)))
         if broken or wrong:
             raise typer.Exit(1)
         return

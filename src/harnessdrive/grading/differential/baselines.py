@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from harnessdrive.grading.differential.casesets import CaseRow, read_case_set
 from harnessdrive.grading.differential.compare import same
@@ -26,6 +27,7 @@ from harnessdrive.grading.differential.kind import grade_candidate
 from harnessdrive.grading.differential.oracle import Oracle
 from harnessdrive.grading.differential.service import URL_VARIABLE, AgentRunWatch, oracle_server
 from harnessdrive.grading.differential.spec import DifferentialGradeSpec
+from harnessdrive.grading.differential.task_server import start_task_server
 from harnessdrive.sandbox.runner import Sandbox, SandboxKind, get_sandbox
 from harnessdrive.tasks.loading import Suite, Task
 
@@ -96,23 +98,37 @@ def _wrapper(
             case_timeout=spec.case_timeout,
             network="loopback" if url else "none",
             env={URL_VARIABLE: url} if url else {},
+            allowed=None,  # no run-time guard: the sandbox alone must keep the oracle out
         )
 
-    server = oracle_server(Oracle(task.folder, spec.oracle), AgentRunWatch())
-    thread = threading.Thread(target=server.serve_forever, name="oracle", daemon=True)
-    thread.start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/"
+    with _served(task, spec) as url:
         with_access = _score(cases, run_cases(candidate("with", url), inputs).answers, spec)
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
     without = _score(cases, run_cases(candidate("without", None), inputs).answers, spec)
     return [
         Baseline("oracle-wrapper, oracle reachable", "100%", with_access, with_access == 1.0),
         Baseline("oracle-wrapper, as graded", "0%", without, without == 0.0),
     ]
+
+
+@contextmanager
+def _served(task: Task, spec: DifferentialGradeSpec) -> Iterator[str]:
+    """The oracle served as the agent's run has it: the task's own server when it has one."""
+    if spec.oracle.server is not None:
+        own = start_task_server(task.folder, spec.oracle)
+        try:
+            yield own.url  # one that never listened: the wrapper scores 0 and the check says so
+        finally:
+            own.stop()
+        return
+    server = oracle_server(Oracle(task.folder, spec.oracle), AgentRunWatch())
+    thread = threading.Thread(target=server.serve_forever, name="oracle", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
 
 
 def _rules_off(
@@ -183,6 +199,15 @@ def _scratch(folder: Path | None) -> Iterator[Path]:
         return
     with tempfile.TemporaryDirectory(prefix="harnessdrive-baselines-") as made:
         yield Path(made)
+
+
+def baselines_json(baselines: dict[str, list[Baseline]]) -> list[dict[str, Any]]:
+    """Every task's baselines as JSON rows: what each must score, what it scored, ok."""
+    return [
+        {"task": task, "baseline": b.name, "expected": b.expected, "score": b.score, "ok": b.ok}
+        for task, found in baselines.items()
+        for b in found
+    ]
 
 
 def suite_baselines(

@@ -8,19 +8,22 @@ A case row is ``{"id", "input", "expected", "rules", "bucket"}``; the meta file
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from harnessdrive.errors import TaskFormatError, UserError
+from harnessdrive.errors import GradingError, TaskFormatError, UserError
+from harnessdrive.grading.differential.compare import canonical
 from harnessdrive.grading.differential.loading import task_callable
 from harnessdrive.grading.differential.oracle import Oracle
-from harnessdrive.grading.differential.spec import DifferentialGradeSpec
+from harnessdrive.grading.differential.spec import DifferentialGradeSpec, GeneratorSpec
+from harnessdrive.grading.differential.task_commands import TaskCommandError, run_json_command
 from harnessdrive.tasks.loading import Task
 
+GENERATOR_SECONDS = 30.0
 BASE_BUCKET = "base"
 """The bucket of cases no switchable rule changes: what the documented behaviour alone decides."""
 
@@ -35,6 +38,9 @@ class CaseRow(BaseModel):
     expected: Any
     rules: tuple[str, ...] = ()
     bucket: str = BASE_BUCKET
+    isolated: bool = False
+    """Its answer depends on its one rule alone (or, untagged, on no rule): see
+    :meth:`Oracle.isolates`."""
 
 
 class CaseSetMeta(BaseModel):
@@ -46,6 +52,8 @@ class CaseSetMeta(BaseModel):
     pool: int
     per_rule: int
     buckets: dict[str, int]
+    isolated: dict[str, int] = Field(default_factory=dict)
+    """How many cases of each bucket measure its rule alone."""
 
 
 @dataclass(frozen=True)
@@ -76,46 +84,74 @@ def build_case_set(
     if pool < 1 or per_rule < 1:
         raise CaseBuildError("the pool and the cases per rule must be at least 1")
     chosen_profile = profile or spec.generator.profile
-    generate = task_callable(folder, spec.generator.function, "generator")
+    generate = generator(folder, spec.generator)
     oracle = Oracle(folder, spec.oracle)
     tagged: list[CaseRow] = []
+    seen: set[str] = set()
     for index in range(pool):
         case = generate(index, seed, chosen_profile)
-        tagged.append(
-            CaseRow(
+        key = canonical(case)
+        if key in seen:  # the same case made twice is one case: never in two buckets
+            continue
+        seen.add(key)
+        try:
+            rules = oracle.rules_of(case)
+            row = CaseRow(
                 id=f"{chosen_profile}-{seed}-{index}",
                 input=case,
                 expected=oracle.answer(case),
-                rules=oracle.rules_of(case),
+                rules=rules,
+                isolated=oracle.isolates(case, rules),
             )
-        )
+        except GradingError as exc:  # the task's oracle is broken: say so, in one line
+            raise CaseBuildError(f"case {index}: {exc}") from None
+        tagged.append(row)
     rows, unused = fill_buckets(tagged, spec.oracle.rules, per_rule)
+    buckets = (*spec.oracle.rules, BASE_BUCKET)
     meta = CaseSetMeta(
         seed=seed,
         profile=chosen_profile,
         oracle_version=spec.oracle.version,
         pool=pool,
         per_rule=per_rule,
-        buckets={bucket: per_rule for bucket in (*spec.oracle.rules, BASE_BUCKET)},
+        buckets=dict.fromkeys(buckets, per_rule),
+        isolated={b: sum(r.isolated for r in rows if r.bucket == b) for b in buckets},
     )
     return CaseSet(rows=tuple(rows), meta=meta), unused
+
+
+def generator(folder: Path, spec: GeneratorSpec) -> Callable[[int, int, str], Any]:
+    """Case ``index`` from a seed and a profile, by the task's function or command."""
+    if spec.function is not None:
+        return task_callable(folder, spec.function, "generator")
+    words = spec.command or ()
+
+    def make(index: int, seed: int, profile: str) -> Any:
+        fill = {"index": str(index), "seed": str(seed), "profile": profile}
+        try:
+            return run_json_command(folder, words, fill=fill, timeout=GENERATOR_SECONDS)
+        except TaskCommandError as exc:
+            raise CaseBuildError(f"the generator failed on case {index}: {exc}") from None
+
+    return make
 
 
 def fill_buckets(
     tagged: Sequence[CaseRow], rules: Sequence[str], per_rule: int
 ) -> tuple[list[CaseRow], list[CaseRow]]:
-    """``per_rule`` cases for each rule's bucket (cases tagged with that rule, those tagged with
-    it alone first) and for the base bucket (untagged cases); no case is used twice."""
+    """``per_rule`` cases for each rule's bucket (cases tagged with that rule: those that
+    measure it alone first, then those tagged with it alone, then the rest) and for the base
+    bucket (untagged cases, isolated ones first); no case is used twice."""
     taken: set[str] = set()
     chosen: list[CaseRow] = []
     # The rule with the fewest cases chooses first, so a plentiful rule never takes them.
-    order = sorted(rules, key=lambda rule: sum(rule in row.rules for row in tagged))
+    order = sorted(rules, key=lambda rule: _supply(tagged, rule))
     for rule in (*order, BASE_BUCKET):
         if rule == BASE_BUCKET:
             fits = [row for row in tagged if not row.rules and row.id not in taken]
         else:
             fits = [row for row in tagged if rule in row.rules and row.id not in taken]
-            fits.sort(key=lambda row: len(row.rules))  # stable: single-rule cases first
+        fits.sort(key=lambda row: (not row.isolated, len(row.rules)))  # stable
         if len(fits) < per_rule:
             raise CaseBuildError(
                 f"the bucket {rule!r} has only {len(fits)} of the {per_rule} cases it needs in "
@@ -126,6 +162,13 @@ def fill_buckets(
             chosen.append(row.model_copy(update={"bucket": rule}))
     unused = [row for row in tagged if row.id not in taken]
     return chosen, unused
+
+
+def _supply(tagged: Sequence[CaseRow], rule: str) -> tuple[int, int]:
+    return (
+        sum(row.rules == (rule,) and row.isolated for row in tagged),
+        sum(rule in row.rules for row in tagged),
+    )
 
 
 def write_case_set(path: Path, case_set: CaseSet) -> None:
@@ -174,6 +217,7 @@ class FrozenSet:
     path: Path
     cases: int
     buckets: dict[str, int]
+    isolated: dict[str, int]
     dev_path: Path | None
     dev_cases: int
 
@@ -207,7 +251,8 @@ def freeze_cases(
         write_case_set(dev_path, dev_set)
     path = task_folder / spec.cases
     write_case_set(path, case_set)
-    return FrozenSet(path, len(case_set.rows), case_set.meta.buckets, dev_path, dev)
+    meta = case_set.meta
+    return FrozenSet(path, len(case_set.rows), meta.buckets, meta.isolated, dev_path, dev)
 
 
 def freeze_task_cases(

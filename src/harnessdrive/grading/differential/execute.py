@@ -21,12 +21,16 @@ from pathlib import Path
 from typing import Any
 
 from harnessdrive.grading.differential.compare import canonical
+from harnessdrive.grading.differential.static_check import DEFAULT_ALLOWED
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.process import ProcessResult, StopToken
 from harnessdrive.sandbox.runner import Isolation, Network, PlainSandbox, Sandbox
 
 WORKER = Path(__file__).with_name("worker_main.py")
 _POLL_SECONDS = 0.001
+READ_BYTES = 16 * 1024 * 1024
+MAX_LINE = 32 * 1024 * 1024
+"""Bytes of one results line; the worker keeps an answer well under it."""
 STARTUP_SECONDS = 20.0
 """How long the worker may take to import the candidate (and between cases it is sent)."""
 WORKER_SECONDS = 24 * 3600.0
@@ -71,6 +75,9 @@ class Candidate:
     network: Network = "none"
     """Grading never changes it; only ``check``'s oracle-wrapper baseline reaches the oracle."""
     env: Mapping[str, str] = field(default_factory=dict)
+    allowed: frozenset[str] | None = DEFAULT_ALLOWED
+    """Modules the worker's run-time guard lets the candidate import (beside its own); None:
+    no guard (``check``'s oracle wrapper, our own code, which must reach the network)."""
 
 
 def run_cases(candidate: Candidate, inputs: Sequence[Any]) -> CandidateRun:
@@ -85,8 +92,10 @@ class CandidateSession:
 
     def __init__(self, candidate: Candidate) -> None:
         self.candidate = candidate
-        self.sandbox = _hiding(candidate.sandbox, candidate.hide)
+        self.sandbox = hiding(candidate.sandbox, candidate.hide)
         self.workers = 0
+        self.forbidden: set[str] = set()
+        """Everything the run-time guard refused, over every worker."""
         self._worker: _Worker | None = None
         self._seq = 0
         self._load_error: str | None = None
@@ -120,6 +129,7 @@ class CandidateSession:
             worker = self._running()
             worker.send([(n, inputs[n - first]) for n in pending])
             pending = worker.collect(pending, got, self.candidate.case_timeout)
+            self.forbidden |= worker.forbidden
             self._load_error = worker.load_error
             if worker.finished:
                 self._worker = None
@@ -147,9 +157,12 @@ class _Worker:
         self.token = StopToken()
         self.outer = candidate.stop
         self.load_error: str | None = None
+        self.forbidden: set[str] = set()
+        """What the run-time guard refused the candidate (``F`` lines)."""
         self.result: ProcessResult | None = None
         self._offset, self._pending = 0, b""
         self._current: int | None = None
+        self._begun: set[int] = set()
         self._since = now()
         argv = [
             candidate.python,
@@ -161,6 +174,7 @@ class _Worker:
             candidate.function,
             str(self.inputs),
             str(self.results),
+            json.dumps(None if candidate.allowed is None else sorted(candidate.allowed)),
         ]
         env = {
             "PATH": "",
@@ -268,21 +282,24 @@ class _Worker:
         try:
             with self.results.open("rb") as handle:
                 handle.seek(self._offset)
-                chunk = handle.read()
+                chunk = handle.read(READ_BYTES)  # bounded: the candidate can write this file
         except OSError:
             return
         if not chunk:
             return
         self._offset += len(chunk)
         *lines, self._pending = (self._pending + chunk).split(b"\n")
+        if len(self._pending) > MAX_LINE:  # no line of ours is this long: the candidate's junk
+            self._pending = b""
         for raw in lines:
             kind, _, rest = raw.decode("utf-8", errors="replace").partition(" ")
             try:
                 if kind == "B":
-                    self._current, self._since = int(rest), now()
-                elif kind == "R":
-                    self._answered(json.loads(rest), got, waiting)
+                    self._began(int(rest), waiting)
+                elif kind == "R" and self._answered(json.loads(rest), got, waiting):
                     self._current, self._since = None, now()
+                elif kind == "F":
+                    self.forbidden.add(str(json.loads(rest))[:300])
                 elif kind == "L":
                     self.load_error = f"cannot load the candidate: {json.loads(rest)}"[:300]
                     got.update({n: CaseAnswer(n, error=self.load_error) for n in waiting})
@@ -290,14 +307,24 @@ class _Worker:
             except (ValueError, KeyError, TypeError):
                 continue  # a line the candidate garbled: its case stays unanswered
 
+    def _began(self, number: int, waiting: set[int]) -> None:
+        # Each case starts its clock once: the candidate can write this file too, and a "B"
+        # line repeated must never keep a hang alive.
+        if number in waiting and number not in self._begun:
+            self._begun.add(number)
+            self._current, self._since = number, now()
+
     @staticmethod
-    def _answered(row: Any, got: dict[int, CaseAnswer], waiting: set[int]) -> None:
+    def _answered(row: Any, got: dict[int, CaseAnswer], waiting: set[int]) -> bool:
+        """Take the answer ``row`` gives; False when it answers no case still waiting."""
         number = int(row["i"])
         answer, error = row.get("answer"), row.get("error")
         canonical(answer)
-        if number in waiting:
-            got[number] = CaseAnswer(number, answer, None if error is None else str(error)[:300])
-            waiting.discard(number)
+        if number not in waiting:
+            return False
+        got[number] = CaseAnswer(number, answer, None if error is None else str(error)[:300])
+        waiting.discard(number)
+        return True
 
 
 def _how(result: ProcessResult | None) -> str:
@@ -309,7 +336,7 @@ def _how(result: ProcessResult | None) -> str:
     return "killed by a signal" if code is None or code < 0 else f"exit {code}"
 
 
-def _hiding(sandbox: Sandbox, extra: tuple[Path, ...]) -> Sandbox:
+def hiding(sandbox: Sandbox, extra: tuple[Path, ...]) -> Sandbox:
     """``sandbox`` with ``extra`` host paths covered too (an oracle's binary, say)."""
     if not extra:
         return sandbox

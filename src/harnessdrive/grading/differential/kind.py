@@ -13,6 +13,11 @@ from typing import Any
 
 from harnessdrive.errors import GradingError, TaskFormatError
 from harnessdrive.grading.differential.casesets import CaseRow, read_case_set
+from harnessdrive.grading.differential.command_candidate import (
+    CommandCandidate,
+    CommandSession,
+    python_module,
+)
 from harnessdrive.grading.differential.compare import same
 from harnessdrive.grading.differential.execute import (
     Candidate,
@@ -24,7 +29,7 @@ from harnessdrive.grading.differential.minimise import shrink
 from harnessdrive.grading.differential.oracle import Oracle
 from harnessdrive.grading.differential.results import Counterexample
 from harnessdrive.grading.differential.spec import KIND, DifferentialGradeSpec
-from harnessdrive.grading.differential.static_check import check_candidate
+from harnessdrive.grading.differential.static_check import DEFAULT_ALLOWED, check_candidate
 from harnessdrive.grading.kinds.base import GradingCopy
 from harnessdrive.grading.verdict import Finding, Verdict
 from harnessdrive.sandbox.process import StopToken
@@ -65,8 +70,8 @@ def grade_candidate(
     logs: Path | None = None,
 ) -> Verdict:
     """The verdict on the candidate in ``root`` (a grading copy, or any folder for ``check``)."""
-    module, _, function = spec.candidate.partition(":")
-    static, _ = check_candidate(root, module, spec.allowed_modules)
+    module = candidate_module(spec, root)
+    static = check_candidate(root, module, spec.allowed_modules)[0] if module else ()
     findings = tuple(
         Finding(
             code="forbidden-import",
@@ -80,35 +85,47 @@ def grade_candidate(
     home, tmp = work / "home", work / "tmp"
     for folder in (home, tmp):
         folder.mkdir(parents=True, exist_ok=True)
-    candidate = Candidate(
+    session = open_session(
+        spec,
         sandbox=sandbox,
         python=python,
         root=root,
-        module=module,
-        function=function,
         work=work / "cases",
         home=home,
         tmp=tmp,
-        case_timeout=spec.case_timeout,
         stop=stop,
-        hide=tuple(Path(p) for p in spec.hide),
     )
-    with CandidateSession(candidate) as session:
+    with session:
         run = _answered(session, [row.input for row in cases])
         answers = {a.index: a for a in run.answers}
         passed = [_agrees(row, answers[i], spec) for i, row in enumerate(cases)]
         metrics = _metrics(cases, passed)
         metrics["case_seconds"] = round(run.seconds, 3)
         counterexamples: tuple[Counterexample, ...] = ()
-        blocked = bool(findings) and spec.static == "fail"
-        # A candidate the static check refuses scores 0 whatever it answers: nothing to shrink.
-        if spec.minimise and spec.parts and not all(passed) and not blocked:
+        refused = bool(findings) or bool(session.forbidden)
+        # A candidate the static check or the run-time guard refuses scores 0 whatever it
+        # answers: nothing to shrink.
+        if (
+            spec.minimise
+            and spec.parts
+            and not all(passed)
+            and not (refused and spec.static == "fail")
+        ):
             oracle = Oracle(task_folder, spec.oracle)
             counterexamples = _counterexamples(spec, cases, passed, session, oracle)
             metrics["counterexamples"] = float(len(counterexamples))
             metrics["minimiser_oracle_calls"] = float(oracle.calls)
         metrics["workers"] = float(session.workers)
+        findings += tuple(
+            Finding(
+                code="forbidden-import",
+                detail=f"at run time: {what}",
+                severity="report",
+            )
+            for what in sorted(session.forbidden)
+        )
     metrics["static_findings"] = float(len(findings))
+    blocked = bool(findings) and spec.static == "fail"
     score = metrics["pass_rate"]
     if blocked:
         score = 0.0
@@ -123,6 +140,66 @@ def grade_candidate(
     if logs is not None:
         _write_report(logs / "differential.json", cases, passed, answers, counterexamples)
     return verdict
+
+
+Session = CandidateSession | CommandSession
+
+
+def candidate_module(spec: DifferentialGradeSpec, root: Path) -> str | None:
+    """The repository module the candidate starts from, for the static check (None: a
+    command that is not Python, contained by the sandbox alone)."""
+    if spec.candidate is not None:
+        return spec.candidate.partition(":")[0]
+    return python_module(spec.candidate_command or (), root)
+
+
+def open_session(
+    spec: DifferentialGradeSpec,
+    *,
+    sandbox: Sandbox,
+    python: str,
+    root: Path,
+    work: Path,
+    home: Path,
+    tmp: Path,
+    stop: StopToken | None = None,
+) -> Session:
+    """The candidate's session: a worker for ``module:function``, one sandboxed process per
+    case for a command."""
+    hide = tuple(Path(p) for p in spec.hide)
+    if spec.candidate_command is not None:
+        return CommandSession(
+            CommandCandidate(
+                sandbox=sandbox,
+                python=python,
+                root=root,
+                words=spec.candidate_command,
+                work=work,
+                home=home,
+                tmp=tmp,
+                case_timeout=spec.case_timeout,
+                stop=stop,
+                hide=hide,
+            )
+        )
+    assert spec.candidate is not None
+    module, _, function = spec.candidate.partition(":")
+    return CandidateSession(
+        Candidate(
+            sandbox=sandbox,
+            python=python,
+            root=root,
+            module=module,
+            function=function,
+            work=work,
+            home=home,
+            tmp=tmp,
+            case_timeout=spec.case_timeout,
+            stop=stop,
+            hide=hide,
+            allowed=DEFAULT_ALLOWED | frozenset(spec.allowed_modules),
+        )
+    )
 
 
 def _agrees(row: CaseRow, answer: CaseAnswer, spec: DifferentialGradeSpec) -> bool:
@@ -146,7 +223,7 @@ def _metrics(cases: tuple[CaseRow, ...], passed: list[bool]) -> dict[str, float]
     return metrics
 
 
-def _answered(session: CandidateSession, inputs: list[Any]) -> CandidateRun:
+def _answered(session: Session, inputs: list[Any]) -> CandidateRun:
     run = session.answer(inputs)
     if run.disturbed is not None:
         raise GradingError(f"invalid: {run.disturbed}")
@@ -157,7 +234,7 @@ def _counterexamples(
     spec: DifferentialGradeSpec,
     cases: tuple[CaseRow, ...],
     passed: list[bool],
-    session: CandidateSession,
+    session: Session,
     oracle: Oracle,
 ) -> tuple[Counterexample, ...]:
     # Each bucket's first failures first, so every broken rule gets its counterexample.

@@ -11,6 +11,11 @@ from harnessdrive.errors import GradingError
 from harnessdrive.grading.differential.compare import canonical
 from harnessdrive.grading.differential.loading import task_callable
 from harnessdrive.grading.differential.spec import OracleSpec
+from harnessdrive.grading.differential.task_commands import (
+    TaskCommandError,
+    run_json_command,
+    switched,
+)
 
 
 @dataclass
@@ -26,17 +31,50 @@ class Oracle:
     def answer(self, case: Any, off: Iterable[str] = ()) -> Any:
         key = (canonical(case), frozenset(off))
         if key not in self._cache:
-            function = task_callable(self.folder, self.spec.function, "oracle")
             self.calls += 1
-            try:
-                answer = function(case, key[1])
-                canonical(answer)  # an answer must be JSON
-            except Exception as exc:  # the oracle's own failure: the grader cannot evaluate
-                raise GradingError(f"the oracle failed on a case: {type(exc).__name__}") from exc
-            self._cache[key] = answer
+            self._cache[key] = self._ask(case, key[1])
         return self._cache[key]
+
+    def _ask(self, case: Any, off: frozenset[str]) -> Any:
+        if self.spec.command is not None:
+            words, env = switched(self.spec.command, [self.spec.switches[r] for r in sorted(off)])
+            try:
+                return run_json_command(
+                    self.folder, words, case=case, env=env, timeout=self.spec.answer_timeout
+                )
+            except TaskCommandError as exc:
+                raise GradingError(f"the oracle failed on a case: {exc}") from None
+        assert self.spec.function is not None
+        function = task_callable(self.folder, self.spec.function, "oracle")
+        try:
+            answer = function(case, off)
+            canonical(answer)  # an answer must be JSON
+        except Exception as exc:  # the oracle's own failure: the grader cannot evaluate
+            raise GradingError(f"the oracle failed on a case: {type(exc).__name__}") from exc
+        return answer
 
     def rules_of(self, case: Any) -> tuple[str, ...]:
         """The rules whose switching-off changes the answer to ``case``."""
         base = canonical(self.answer(case))
         return tuple(r for r in self.spec.rules if canonical(self.answer(case, {r})) != base)
+
+    def isolates(self, case: Any, rules: tuple[str, ...]) -> bool:
+        """Whether ``case`` (tagged with ``rules``) measures one rule alone, or none.
+
+        A case tagged with rule R alone is isolated when the other rules make no difference to
+        it, with R on or off: the answer with every other rule off is the full answer, and the
+        answer with every rule off is the answer with R off. An untagged case is isolated when
+        even every rule off at once leaves its answer alone. A candidate that gets R wrong then
+        fails every isolated case of R, whatever it does with the other rules, and one that
+        implements no rule passes every isolated untagged case.
+        """
+        every = frozenset(self.spec.rules)
+        full = canonical(self.answer(case))
+        if not rules:
+            return canonical(self.answer(case, every)) == full
+        if len(rules) > 1:
+            return False
+        (rule,) = rules
+        return canonical(self.answer(case, every - {rule})) == full and canonical(
+            self.answer(case, every)
+        ) == canonical(self.answer(case, {rule}))

@@ -28,6 +28,7 @@ from typing import Any
 from harnessdrive.errors import GradingError
 from harnessdrive.grading.differential.oracle import Oracle
 from harnessdrive.grading.differential.spec import DifferentialGradeSpec
+from harnessdrive.grading.differential.task_server import TaskServer, start_task_server
 from harnessdrive.sandbox.clock import now
 from harnessdrive.tasks.loading import Task
 
@@ -58,7 +59,12 @@ def agent_run_watch(task: Task) -> Iterator[AgentRunWatch]:
     spec = task.spec.grade
     server: ThreadingHTTPServer | None = None
     thread: threading.Thread | None = None
-    if isinstance(spec, DifferentialGradeSpec) and spec.oracle.serve:
+    own: TaskServer | None = None
+    if isinstance(spec, DifferentialGradeSpec) and spec.oracle.server is not None:
+        own = start_task_server(task.folder, spec.oracle)
+        watch.env[URL_VARIABLE] = own.url
+        watch.problem = own.problem  # a server that never served makes the trial invalid
+    elif isinstance(spec, DifferentialGradeSpec) and spec.oracle.serve:
         server = oracle_server(Oracle(task.folder, spec.oracle), watch)
         thread = threading.Thread(target=server.serve_forever, name="oracle", daemon=True)
         thread.start()
@@ -67,6 +73,8 @@ def agent_run_watch(task: Task) -> Iterator[AgentRunWatch]:
     try:
         yield watch
     finally:
+        if own is not None and not own.stop() and watch.problem is None:
+            watch.problem = "the oracle server died during the agent's run"
         if server is not None and thread is not None:
             died = not thread.is_alive()
             server.shutdown()

@@ -66,6 +66,8 @@ FORBIDDEN_ATTRIBUTES = frozenset(
         "gi_frame",
     }
 )
+NAMED_ATTRIBUTE_CALLS = frozenset({"getattr", "setattr", "delattr", "hasattr"})
+"""Calls whose attribute name, when computed, could be any of the forbidden ones."""
 COMPILED_SUFFIXES = (".pyc", ".so", ".pyd")
 
 
@@ -235,6 +237,17 @@ def _dynamic(node: ast.AST) -> str | None:
         and node.func.id in FORBIDDEN_CALLS
     ):
         return f"calls {node.func.id}()"
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in NAMED_ATTRIBUTE_CALLS
+        and len(node.args) >= 2
+    ):
+        name = node.args[1]
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+            return f"calls {node.func.id}() with a computed name"
+        if name.value.startswith("__") or name.value in FORBIDDEN_ATTRIBUTES:
+            return f"calls {node.func.id}() for {name.value}"
     if isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_ATTRIBUTES:
         return f"uses .{node.attr}"
     if isinstance(node, ast.Name) and node.id in FORBIDDEN_ATTRIBUTES:

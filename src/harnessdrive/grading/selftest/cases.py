@@ -6,7 +6,7 @@ import json
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 
 @dataclass(frozen=True)
@@ -50,11 +50,14 @@ class TaskCheck:
         return [case for case in self.cases if case.kind == "fixture"]
 
 
-def checks_json(checks: list[TaskCheck]) -> str:
-    """The self-test as JSON: each task with its cases, its problems and whether it is ok."""
+def checks_json(checks: list[TaskCheck], baselines: list[dict[str, Any]] | None = None) -> str:
+    """The self-test as JSON: each task with its cases, its problems and whether it is ok, and
+    the differential tasks' baselines (each with its own ``ok``)."""
+    found = baselines or []
     return json.dumps(
         {
-            "ok": all(item.ok for item in checks),
+            "ok": all(item.ok for item in checks) and all(b["ok"] for b in found),
+            "baselines": found,
             "tasks": [
                 {
                     "task": item.task,

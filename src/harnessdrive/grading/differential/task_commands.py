@@ -1,0 +1,91 @@
+"""The task's own commands (an oracle, a generator), run on the host in the task folder.
+
+They are the task author's code, never the agent's: no sandbox, but the allowlisted
+environment only (no credentials) and a time limit per call. A case goes in as JSON on stdin,
+or in a file where a word of the command is ``{case}``; the answer comes back as JSON on stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from harnessdrive.sandbox.env import base_environment
+
+CASE_WORD = "{case}"
+MAX_OUTPUT = 64 * 1024 * 1024
+"""Bytes of an answer read from a task command (a larger one is a broken command)."""
+
+
+class TaskCommandError(Exception):
+    """A task command failed: the caller says whose failure it is."""
+
+
+def run_json_command(
+    folder: Path,
+    words: Sequence[str],
+    *,
+    case: Any = None,
+    fill: Mapping[str, str] | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float,
+) -> Any:
+    """What ``words`` prints as JSON, run in ``folder`` with ``{name}`` words of ``fill``
+    replaced and ``case`` (unless None) given on stdin or as the ``{case}`` file."""
+    with tempfile.TemporaryDirectory(prefix="harnessdrive-task-command-") as scratch:
+        home = Path(scratch)
+        text = None if case is None else json.dumps(case)
+        argv = [fill_words(word, fill or {}) for word in words]
+        stdin: str | None = text
+        if text is not None and any(CASE_WORD in word for word in argv):
+            case_file = home / "case.json"
+            case_file.write_text(text, encoding="utf-8")
+            argv = [word.replace(CASE_WORD, str(case_file)) for word in argv]
+            stdin = None
+        environment = base_environment(home, home, extra=env)
+        try:
+            out = subprocess.run(
+                argv,
+                cwd=folder,
+                env=environment,
+                input=(stdin or "").encode(),
+                capture_output=True,
+                timeout=timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise TaskCommandError(f"{words[0]} took over {timeout:g}s") from None
+        except OSError as exc:
+            raise TaskCommandError(f"{words[0]} cannot run: {exc.strerror}") from None
+    if out.returncode != 0:
+        tail = out.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
+        raise TaskCommandError(f"{words[0]} exited {out.returncode}: {tail[0][:200]}")
+    if len(out.stdout) > MAX_OUTPUT:
+        raise TaskCommandError(f"{words[0]} printed over {MAX_OUTPUT} bytes")
+    try:
+        return json.loads(out.stdout)
+    except ValueError:
+        raise TaskCommandError(f"{words[0]} did not print one JSON value") from None
+
+
+def fill_words(word: str, fill: Mapping[str, str]) -> str:
+    for name, value in fill.items():
+        word = word.replace("{" + name + "}", value)
+    return word
+
+
+def switched(words: Sequence[str], switches: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    """The command and the environment with each switch on: ``NAME=value`` is a variable,
+    anything else a word added to the command."""
+    argv, env = list(words), {}
+    for switch in switches:
+        name, equals, value = switch.partition("=")
+        if equals and name and not name.startswith("-") and name.replace("_", "").isalnum():
+            env[name] = value
+        else:
+            argv.append(switch)
+    return argv, env
