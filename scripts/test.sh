@@ -11,6 +11,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_PROGRESS_BAR=off
 system_packages=(
   bwrap:bubblewrap # the sandbox the security tests run under
   chromium:chromium # the browser the HTML report's tests open it in
+  cc:gcc # builds the clock-stepping library of the differential clock test
 )
 # The extras of this package the tests need, for `pip install -e '.[...]'`.
 python_extras=test
