@@ -5,9 +5,11 @@ and 2 jobs each, alternating when repeated:
 
     python benchmarks/mining_peer.py REPO [--commits 100] [--repeats 1] [--jobs 2]
         [--test-cmd "PYTHONPATH=src python -m pytest -q"] [--sandbox auto] [--python312 PATH]
+        [--harnesslab-venv VENV]
 
 Harness Lab (package ``harnesslab`` on PyPI) needs Python 3.12: the benchmark finds one on PATH
-or under pyenv, or takes ``--python312``, and installs Harness Lab into a scratch environment.
+or under pyenv, or takes ``--python312``, and installs Harness Lab into a scratch environment
+(``--harnesslab-venv`` names an environment that already has it).
 The test command runs with a second scratch environment first on PATH (pytest, same Python), so
 neither tool builds anything; Harness Lab gets the command with the commit's own test files
 appended (its ``{tests}``), harnessdrive the command as it is (the whole suite). harnessdrive
@@ -185,11 +187,12 @@ def compare_mining(
     repeats: int = 1,
     sandbox: str = "auto",
     python312: str | None = None,
+    harnesslab_venv: Path | None = None,
 ) -> MiningComparison:
     """Mine ``repo``'s ``commits`` newest commits with both tools, alternating ``repeats`` times."""
     repo = repo.resolve()
     python = find_python312(python312)
-    lab = make_venv(python, scratch / "harnesslab-venv", HARNESS_LAB)
+    lab = harnesslab_venv or make_venv(python, scratch / "harnesslab-venv", HARNESS_LAB)
     tools = make_venv(python, scratch / "test-venv", "pytest")
     window = newest_commits(repo, commits + 1)
     # harnessdrive's window is a date; the summary says how many commits it scanned.
@@ -224,6 +227,7 @@ def main() -> None:
     parser.add_argument("--test-cmd", default=DEFAULT_TEST_COMMAND)
     parser.add_argument("--sandbox", default="auto", choices=["auto", "bwrap", "none"])
     parser.add_argument("--python312")
+    parser.add_argument("--harnesslab-venv", type=Path, help="an environment with Harness Lab")
     parser.add_argument("--scratch", type=Path, help="kept between runs (default: a new folder)")
     args = parser.parse_args()
     scratch = args.scratch or Path(tempfile.mkdtemp(prefix="mining-peer-"))
@@ -237,6 +241,7 @@ def main() -> None:
         repeats=args.repeats,
         sandbox=args.sandbox,
         python312=args.python312,
+        harnesslab_venv=args.harnesslab_venv,
     )
     print("\n".join(result.lines()))
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import shlex
 import shutil
 import tempfile
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -152,19 +154,22 @@ def mine(
         outcome = ValidationOutcome((), 0.0)
         used: set[str] = set()
         if scan.candidates:
-            head = check_head(checker, scan.head)
-            used.update(head.environments)
-            outcome = validate(
-                scan.candidates,
+            head, outcome = _validate_beside_head(
                 checker,
-                max_tasks=options.max_tasks,
-                # Twice as many commits in progress as workers: one commit's git work and copies
-                # overlap with another's tests, and no worker idles while a commit waits for its
-                # last runs.
-                jobs=IN_PROGRESS_PER_SLOT * options.jobs,
-                progress=progress,
-                settled=settled,
+                scan.head,
+                lambda: validate(
+                    scan.candidates,
+                    checker,
+                    max_tasks=options.max_tasks,
+                    # Twice as many commits in progress as workers: one commit's git work and
+                    # copies overlap with another's tests, and no worker idles while a commit
+                    # waits for its last runs.
+                    jobs=IN_PROGRESS_PER_SLOT * options.jobs,
+                    progress=progress,
+                    settled=settled,
+                ),
             )
+            used.update(head.environments)
         kept = outcome.kept
         for result in kept:
             used.update(result.environments)
@@ -186,6 +191,33 @@ def mine(
         shutil.rmtree(scratch, ignore_errors=True)
         shutil.rmtree(suite / "staging", ignore_errors=True)
     return MineResult(summary, suite if kept else None)
+
+
+def _validate_beside_head(
+    checker: Checker, head: str, validation: Callable[[], ValidationOutcome]
+) -> tuple[HeadCheck, ValidationOutcome]:
+    """HEAD's check and the candidates' at the same time; HEAD's failure stops both.
+
+    HEAD's run has the first rank, so it takes the first free worker; the candidates' runs use
+    the other workers meanwhile instead of leaving them idle. When HEAD fails, every run still
+    going is ended and HEAD's error is what mining reports, as if it had run alone first.
+    """
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mine-head") as pool:
+        head_check = pool.submit(check_head, checker, head)
+
+        def on_head_done(done: Future[HeadCheck]) -> None:
+            if not done.cancelled() and done.exception() is not None:
+                checker.halt()
+
+        head_check.add_done_callback(on_head_done)
+        try:
+            outcome = validation()
+        except BaseException:
+            if head_check.done() and head_check.exception() is not None:
+                head_check.result()  # HEAD's error, not the halt it caused
+            checker.halt()
+            raise
+        return head_check.result(), outcome
 
 
 def resolve_test_command(
