@@ -11,8 +11,6 @@ from __future__ import annotations
 import shlex
 import shutil
 import tempfile
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +18,7 @@ from pathlib import Path
 from harnessdrive.errors import Setting, UserError
 from harnessdrive.executors.base import DEFAULT_EXECUTOR, WorkerSettings
 from harnessdrive.executors.registry import create_executor
+from harnessdrive.mining.beside_head import validate_beside_head
 from harnessdrive.mining.checks import CandidateResult, Checker
 from harnessdrive.mining.environments import EnvironmentStore, needs_for, python_test_command
 from harnessdrive.mining.history import ScanResult, scan_history
@@ -44,13 +43,7 @@ from harnessdrive.mining.summary import (
 )
 from harnessdrive.mining.taskfiles import TaskSettings
 from harnessdrive.mining.test_command import DetectedCommand, detect_test_command
-from harnessdrive.mining.validation import (
-    HeadCheck,
-    Progress,
-    ValidationOutcome,
-    check_head,
-    validate,
-)
+from harnessdrive.mining.validation import HeadCheck, Progress, ValidationOutcome, validate
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.sandbox.runner import SandboxKind, get_sandbox
 
@@ -154,10 +147,10 @@ def mine(
         outcome = ValidationOutcome((), 0.0)
         used: set[str] = set()
         if scan.candidates:
-            head, outcome = _validate_beside_head(
+            head, outcome = validate_beside_head(
                 checker,
                 scan.head,
-                lambda: validate(
+                lambda held: validate(
                     scan.candidates,
                     checker,
                     max_tasks=options.max_tasks,
@@ -165,9 +158,10 @@ def mine(
                     # copies overlap with another's tests, and no worker idles while a commit
                     # waits for its last runs.
                     jobs=IN_PROGRESS_PER_SLOT * options.jobs,
-                    progress=progress,
+                    progress=held,
                     settled=settled,
                 ),
+                progress,
             )
             used.update(head.environments)
         kept = outcome.kept
@@ -191,33 +185,6 @@ def mine(
         shutil.rmtree(scratch, ignore_errors=True)
         shutil.rmtree(suite / "staging", ignore_errors=True)
     return MineResult(summary, suite if kept else None)
-
-
-def _validate_beside_head(
-    checker: Checker, head: str, validation: Callable[[], ValidationOutcome]
-) -> tuple[HeadCheck, ValidationOutcome]:
-    """HEAD's check and the candidates' at the same time; HEAD's failure stops both.
-
-    HEAD's run has the first rank, so it takes the first free worker; the candidates' runs use
-    the other workers meanwhile instead of leaving them idle. When HEAD fails, every run still
-    going is ended and HEAD's error is what mining reports, as if it had run alone first.
-    """
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mine-head") as pool:
-        head_check = pool.submit(check_head, checker, head)
-
-        def on_head_done(done: Future[HeadCheck]) -> None:
-            if not done.cancelled() and done.exception() is not None:
-                checker.halt()
-
-        head_check.add_done_callback(on_head_done)
-        try:
-            outcome = validation()
-        except BaseException:
-            if head_check.done() and head_check.exception() is not None:
-                head_check.result()  # HEAD's error, not the halt it caused
-            checker.halt()
-            raise
-        return head_check.result(), outcome
 
 
 def resolve_test_command(
