@@ -8,12 +8,14 @@ has passed, so a failing HEAD prints its error and nothing about any candidate.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from harnessdrive.mining.checks import CandidateResult, Checker
 from harnessdrive.mining.validation import HeadCheck, Progress, ValidationOutcome, check_head
+from harnessdrive.sandbox.clock import now
 
 Validation = Callable[[Progress | None], ValidationOutcome]
 """Validation of the candidates, given where its progress goes."""
@@ -47,7 +49,9 @@ class HeldProgress:
 def validate_beside_head(
     checker: Checker, head: str, validation: Validation, progress: Progress | None
 ) -> tuple[HeadCheck, ValidationOutcome]:
-    """HEAD's check beside ``validation``; HEAD's error (a UserError) stops both."""
+    """HEAD's check beside ``validation``; HEAD's error (a UserError) stops both. The outcome's
+    ``seconds`` is the time both took together."""
+    started = now()
     held = HeldProgress(progress)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mine-head") as pool:
         head_check = pool.submit(check_head, checker, head)
@@ -68,4 +72,5 @@ def validate_beside_head(
             raise
         passed = head_check.result()
         held.release()  # done here too: the summary must not overtake the held lines
-        return passed, outcome
+    # The two overlap: validation took from HEAD's start to the later of the two ends.
+    return passed, dataclasses.replace(outcome, seconds=round(now() - started, 3))

@@ -251,7 +251,8 @@ def _summary(
             validated=len(outcome.kept),
             rejected=dict(outcome.rejected),
         ),
-        validation_seconds=outcome.seconds + (head.seconds if head is not None else 0.0),
+        # HEAD's check ran beside the candidates': the outcome's time holds both.
+        validation_seconds=outcome.seconds if head is not None else 0.0,
         tasks=[
             SummaryTask(
                 id=r.candidate.id,
