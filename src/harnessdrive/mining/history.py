@@ -4,7 +4,7 @@ Commits come from ``git log HEAD`` since ``--since``, newest first, without merg
 detection. Each commit is kept as a candidate or skipped for the first of these reasons:
 ``first commit`` (no parent, including the oldest commit of a shallow clone), ``too large``
 (more than 30 files, or more than 1,000 added plus deleted lines), ``no source changes``,
-``no test changes``.
+``no test changes`` (a test runner's settings file alone, such as ``tox.ini``, is none).
 """
 
 from __future__ import annotations
