@@ -5,14 +5,22 @@ and 2 jobs each, alternating when repeated:
 
     python benchmarks/mining_peer.py REPO [--commits 100] [--repeats 1] [--jobs 2]
         [--test-cmd "PYTHONPATH=src python -m pytest -q"] [--sandbox auto] [--python312 PATH]
+        [--harnesslab-venv VENV] [--harnessdrive-jobs N]
 
 Harness Lab (package ``harnesslab`` on PyPI) needs Python 3.12: the benchmark finds one on PATH
-or under pyenv, or takes ``--python312``, and installs Harness Lab into a scratch environment.
+or under pyenv, or takes ``--python312``, and installs Harness Lab into a scratch environment
+(``--harnesslab-venv`` names an environment that already has it).
 The test command runs with a second scratch environment first on PATH (pytest, same Python), so
 neither tool builds anything; Harness Lab gets the command with the commit's own test files
 appended (its ``{tests}``), harnessdrive the command as it is (the whole suite). harnessdrive
 runs its test commands at the lowest CPU priority, so both tools run under ``nice -n 19``: on a
 busy machine the priority would otherwise decide the comparison.
+
+Harness Lab's ``--parallelism N`` checks N commits at a time and runs each commit's two test
+commands (at the parent and at the commit) at the same time, so up to 2N test processes run
+at once; harnessdrive's ``--jobs N`` is N test processes at once. ``--harnessdrive-jobs``
+gives harnessdrive another ``--jobs`` (4 against Harness Lab's 2 is the same number of test
+processes at once).
 
 ``compare_mining`` is the function another benchmark calls for this part.
 """
@@ -24,6 +32,7 @@ import glob
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -59,10 +68,17 @@ class MiningComparison:
     def best(self, tool: str) -> float:
         return min(r.seconds for r in self.of(tool))
 
+    def median(self, tool: str) -> float:
+        return statistics.median(r.seconds for r in self.of(tool))
+
     @property
     def ratio(self) -> float:
         """harnessdrive's best time over Harness Lab's."""
         return self.best("harnessdrive") / self.best("harnesslab")
+
+    @property
+    def median_ratio(self) -> float:
+        return self.median("harnessdrive") / self.median("harnesslab")
 
     def lines(self) -> list[str]:
         out = [
@@ -74,12 +90,14 @@ class MiningComparison:
             times = ", ".join(f"{r.seconds:.1f}" for r in runs)
             kept = runs[-1].kept
             out.append(
-                f"  {tool:12s} {times} s; scanned {runs[-1].scanned}, kept {len(kept)}:"
+                f"  {tool:12s} {times} s (median {self.median(tool):.1f});"
+                f" scanned {runs[-1].scanned}, kept {len(kept)}:"
                 f" {' '.join(c[:10] for c in kept)}"
             )
         hl, hd = set(self.of("harnesslab")[-1].kept), set(self.of("harnessdrive")[-1].kept)
         out.append(
-            f"  ratio harnessdrive / Harness Lab (best of each): {self.ratio:.2f};"
+            f"  ratio harnessdrive / Harness Lab: best of each {self.ratio:.2f},"
+            f" median of each {self.median_ratio:.2f};"
             f" kept by both {len(hl & hd)}, only Harness Lab {len(hl - hd)},"
             f" only harnessdrive {len(hd - hl)}"
         )
@@ -185,11 +203,13 @@ def compare_mining(
     repeats: int = 1,
     sandbox: str = "auto",
     python312: str | None = None,
+    harnesslab_venv: Path | None = None,
+    harnessdrive_jobs: int | None = None,
 ) -> MiningComparison:
     """Mine ``repo``'s ``commits`` newest commits with both tools, alternating ``repeats`` times."""
     repo = repo.resolve()
     python = find_python312(python312)
-    lab = make_venv(python, scratch / "harnesslab-venv", HARNESS_LAB)
+    lab = harnesslab_venv or make_venv(python, scratch / "harnesslab-venv", HARNESS_LAB)
     tools = make_venv(python, scratch / "test-venv", "pytest")
     window = newest_commits(repo, commits + 1)
     # harnessdrive's window is a date; the summary says how many commits it scanned.
@@ -207,8 +227,9 @@ def compare_mining(
                 out = scratch / "hl-out"
                 run = run_harness_lab(lab, repo, out, commits, lab_command, jobs, env)
             else:
+                hd_jobs = harnessdrive_jobs or jobs
                 run = run_harnessdrive(
-                    repo, scratch / "hd-out", since, commits, whole, jobs, sandbox, env
+                    repo, scratch / "hd-out", since, commits, whole, hd_jobs, sandbox, env
                 )
             result.runs.append(run)
             print(f"  {tool}: {run.seconds:.1f} s, kept {len(run.kept)}", flush=True)
@@ -224,6 +245,12 @@ def main() -> None:
     parser.add_argument("--test-cmd", default=DEFAULT_TEST_COMMAND)
     parser.add_argument("--sandbox", default="auto", choices=["auto", "bwrap", "none"])
     parser.add_argument("--python312")
+    parser.add_argument(
+        "--harnessdrive-jobs",
+        type=int,
+        help="harnessdrive's --jobs when it differs from Harness Lab's --parallelism",
+    )
+    parser.add_argument("--harnesslab-venv", type=Path, help="an environment with Harness Lab")
     parser.add_argument("--scratch", type=Path, help="kept between runs (default: a new folder)")
     args = parser.parse_args()
     scratch = args.scratch or Path(tempfile.mkdtemp(prefix="mining-peer-"))
@@ -237,6 +264,8 @@ def main() -> None:
         repeats=args.repeats,
         sandbox=args.sandbox,
         python312=args.python312,
+        harnesslab_venv=args.harnesslab_venv,
+        harnessdrive_jobs=args.harnessdrive_jobs,
     )
     print("\n".join(result.lines()))
 

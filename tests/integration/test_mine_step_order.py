@@ -129,7 +129,7 @@ def test_the_fast_check_let_the_suite_breaker_through_to_the_whole_suite(checked
     assert record.focused is not None and record.focused.exit_code != 0
     assert record.before is None  # its own tests failing alone is the suite failing
     assert record.after is not None and record.after.exit_code != 0
-    assert record.focused_again is None and record.after_again is None
+    assert record.focused_again is None and record.focused_after is None
 
 
 def test_two_workers_record_the_same_runs_as_one_after_another(checked: Checked) -> None:
@@ -141,4 +141,4 @@ def test_two_workers_record_the_same_runs_as_one_after_another(checked: Checked)
     sequential, shared = results["one after another"], results["two workers"]
     assert {c: runs(r) for c, r in shared.items()} == {c: runs(r) for c, r in sequential.items()}
     good = next(r for r in shared.values() if r.kept)
-    assert set(runs(good)) == {"focused", "after", "focused_again", "after_again"}
+    assert set(runs(good)) == {"focused", "after", "focused_again", "focused_after"}

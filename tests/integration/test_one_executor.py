@@ -177,7 +177,7 @@ def test_every_mining_test_run_is_a_job_on_the_given_executor(
     assert [task.commit for task in result.summary.tasks] == [sha]
     (executor,) = counting.made
     task = result.summary.tasks[0].id
-    runs = ["after", "after_again", "focused", "focused_again"]
+    runs = ["after", "focused", "focused_after", "focused_again"]
     assert executor.keys == sorted(["mine:head", *(f"mine:{task}:{run}" for run in runs)])
     assert sorted(executor.results) == executor.keys
     assert all(isinstance(job.harness, KnownChange) for job, _ in executor.jobs)
@@ -191,7 +191,7 @@ def test_every_mining_test_run_is_a_job_on_the_given_executor(
     # HEAD goes first; then the commit's steps in judging order.
     priorities = {job.key: priority for job, priority in executor.jobs}
     assert priorities["mine:head"] < priorities[f"mine:{task}:focused"]
-    order = ["focused", "after", "focused_again", "after_again"]
+    order = ["focused", "after", "focused_again", "focused_after"]
     assert [priorities[f"mine:{task}:{run}"] for run in order] == sorted(
         priorities[f"mine:{task}:{run}"] for run in order
     )

@@ -441,3 +441,19 @@ def test_a_bare_repository(history: History, scan: ScanResult, tmp_path: Path) -
     history.repo.git("clone", "-q", "--bare", str(history.repo.path), str(bare))
     found = scan_history(bare, since=ALL)
     assert found.counts == scan.counts and found.candidates == scan.candidates
+
+
+def test_a_runners_settings_alone_are_no_test_changes(tmp_path: Path) -> None:
+    repo = RepoBuilder(tmp_path / "repo")
+    repo.commit("Initial", {"src/a.py": OPS, "tests/test_a.py": TEST})
+    repo.commit("Declare 3.13", {"src/a.py": OPS + "#\n", "tox.ini": "[tox]\nenvlist = py313\n"})
+    repo.commit("Fixture", {"src/a.py": OPS + "#2\n", "tests/conftest.py": "X = 1\n"})
+    data = repo.commit("New data", {"src/a.py": OPS + "#3\n", "tests/data/cases.json": "[]\n"})
+    both = repo.commit(
+        "Fix", {"src/a.py": OPS + "#4\n", "tox.ini": "[tox]\n", "tests/test_a.py": TEST + "#"}
+    )
+    scan = scan_history(repo.path, since=ALL)
+    assert [c.commit for c in scan.candidates] == [both, data]
+    assert scan.counts.skipped["no test changes"] == 2
+    # A settings file that comes with a test is one of the hidden files all the same.
+    assert sorted(scan.candidates[0].hidden_tests) == ["tests/test_a.py", "tox.ini"]

@@ -15,7 +15,8 @@ Seed 000's order: the tests must fail before the change, pass after it, then fai
 more. A time-out before the change counts as a failure (a hang can be the bug). Where the test
 command can be narrowed to the commit's own test files, the two runs before the change are the
 narrowed command (the fast check and its repeat): the whole suite holds those tests, so their
-failure is the whole suite's failure; the two runs with the change are always the whole suite.
+failure is the whole suite's failure. The whole suite runs once with the change (a kept task's
+whole suite passes with it), and its repeat is the narrowed command with the change.
 """
 
 from __future__ import annotations
@@ -60,7 +61,10 @@ RejectReason = Literal[
 ]
 REJECT_REASONS: tuple[RejectReason, ...] = get_args(RejectReason)  # in the order above
 ROUND_SIZE = 2
-"""Whole-suite runs per round: before and after the fix."""
+"""Runs per round after the fast check: before and after the fix (or, where the fast check
+ran, the whole suite with the fix and the commit's own tests before it)."""
+_BEFORE_STEPS = frozenset({"before", "before_again", "focused", "focused_again"})
+_REPEAT_STEPS = frozenset({"before_again", "after_again", "focused_again", "focused_after"})
 
 
 class Stopped(Exception):
@@ -153,9 +157,6 @@ class Checker:
             write_task_folder(folder, self.repo, candidate, self.settings)
             task = load_task(folder)
             snapshot = build_snapshot(self.repo, candidate.parent, work / "snapshot")
-            gold_copy = copy_snapshot(snapshot, work / "gold")
-            apply_solution(task, gold_copy)
-            gold = capture_changes(snapshot, gold_copy)
         except (HarnessdriveError, OSError) as exc:
             return rejected("could not copy the commit", str(exc))
 
@@ -190,6 +191,14 @@ class Checker:
                 if outcome.passed:
                     return rejected("tests pass before the fix", "its own tests pass alone")
 
+        # The gold patch only for a candidate that the fast check leaves standing: most
+        # candidates end there, and its copy and diff are then work for nothing.
+        try:
+            gold_copy = copy_snapshot(snapshot, work / "gold")
+            apply_solution(task, gold_copy)
+            gold = capture_changes(snapshot, gold_copy)
+        except (HarnessdriveError, OSError) as exc:
+            return rejected("could not copy the commit", str(exc))
         error = prepared("after", gold_copy, lambda: gold_copy)
         if error is not None:
             return rejected("setup command failed", error)
@@ -203,11 +212,13 @@ class Checker:
             )
         else:
             # The whole suite holds the commit's own tests, so their failure alone already
-            # makes it fail before the fix: only the runs with the fix need the whole suite.
+            # makes it fail before the fix. The whole suite runs once with the fix (a kept
+            # task's whole suite passes); the second round repeats the commit's own tests,
+            # before and with the fix, which is where a flaky test shows.
             steps = (
                 ("after", task, gold),
                 ("focused_again", narrowed, empty),
-                ("after_again", task, gold),
+                ("focused_after", narrowed, gold),
             )
         for label, outcome in self._whole_suite(snapshot, steps, logs, rank):
             check = check.model_copy(update={label: outcome.record})
@@ -314,8 +325,8 @@ def outcome_of(verdict: Verdict) -> TestOutcome:
 
 def _judge(label: str, outcome: TestOutcome) -> RejectReason | None:
     """Why a run's result rejects the candidate, or None when it is the expected one."""
-    before = label.startswith(("before", "focused"))
-    again = label.endswith("again")
+    before = label in _BEFORE_STEPS
+    again = label in _REPEAT_STEPS
     if before:
         if outcome.passed:  # a time-out before the change is a failure: a hang can be the bug
             return "flaky" if again else "tests pass before the fix"

@@ -4,7 +4,7 @@ Commits come from ``git log HEAD`` since ``--since``, newest first, without merg
 detection. Each commit is kept as a candidate or skipped for the first of these reasons:
 ``first commit`` (no parent, including the oldest commit of a shallow clone), ``too large``
 (more than 30 files, or more than 1,000 added plus deleted lines), ``no source changes``,
-``no test changes``.
+``no test changes`` (a test runner's settings file alone, such as ``tox.ini``, is none).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from harnessdrive.mining.contents import lfs_pointer_blobs
 from harnessdrive.mining.gitread import stream_git
 from harnessdrive.mining.logstream import LOG_FORMAT, LoggedCommit, parse_log
 from harnessdrive.mining.repository import locate, refuse_partial_clone
+from harnessdrive.mining.runners import is_runner_settings
 from harnessdrive.mining.since import DEFAULT_SINCE, parse_since
 
 MAX_FILES = 30
@@ -89,7 +90,13 @@ def skip_reason(
     kinds = {classify_path(c.path) for c in changes if not c.is_gitlink}
     if "source" not in kinds:
         return "no source changes"
-    if "test" not in kinds:
+    # A runner's settings file (tox.ini, pytest.ini, conftest.py) alone holds no test that
+    # could fail before the fix: such a commit is skipped before any copy is made.
+    if not any(
+        classify_path(c.path) == "test" and not is_runner_settings(c.path)
+        for c in changes
+        if not c.is_gitlink
+    ):
         return "no test changes"
     return None
 

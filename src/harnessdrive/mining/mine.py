@@ -18,6 +18,7 @@ from pathlib import Path
 from harnessdrive.errors import Setting, UserError
 from harnessdrive.executors.base import DEFAULT_EXECUTOR, WorkerSettings
 from harnessdrive.executors.registry import create_executor
+from harnessdrive.mining.beside_head import validate_beside_head
 from harnessdrive.mining.checks import CandidateResult, Checker
 from harnessdrive.mining.environments import EnvironmentStore, needs_for, python_test_command
 from harnessdrive.mining.history import ScanResult, scan_history
@@ -42,13 +43,7 @@ from harnessdrive.mining.summary import (
 )
 from harnessdrive.mining.taskfiles import TaskSettings
 from harnessdrive.mining.test_command import DetectedCommand, detect_test_command
-from harnessdrive.mining.validation import (
-    HeadCheck,
-    Progress,
-    ValidationOutcome,
-    check_head,
-    validate,
-)
+from harnessdrive.mining.validation import HeadCheck, Progress, ValidationOutcome, validate
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.sandbox.runner import SandboxKind, get_sandbox
 
@@ -152,19 +147,23 @@ def mine(
         outcome = ValidationOutcome((), 0.0)
         used: set[str] = set()
         if scan.candidates:
-            head = check_head(checker, scan.head)
-            used.update(head.environments)
-            outcome = validate(
-                scan.candidates,
+            head, outcome = validate_beside_head(
                 checker,
-                max_tasks=options.max_tasks,
-                # Twice as many commits in progress as workers: one commit's git work and copies
-                # overlap with another's tests, and no worker idles while a commit waits for its
-                # last runs.
-                jobs=IN_PROGRESS_PER_SLOT * options.jobs,
-                progress=progress,
-                settled=settled,
+                scan.head,
+                lambda held: validate(
+                    scan.candidates,
+                    checker,
+                    max_tasks=options.max_tasks,
+                    # Twice as many commits in progress as workers: one commit's git work and
+                    # copies overlap with another's tests, and no worker idles while a commit
+                    # waits for its last runs.
+                    jobs=IN_PROGRESS_PER_SLOT * options.jobs,
+                    progress=held,
+                    settled=settled,
+                ),
+                progress,
             )
+            used.update(head.environments)
         kept = outcome.kept
         for result in kept:
             used.update(result.environments)
@@ -252,7 +251,8 @@ def _summary(
             validated=len(outcome.kept),
             rejected=dict(outcome.rejected),
         ),
-        validation_seconds=outcome.seconds + (head.seconds if head is not None else 0.0),
+        # HEAD's check ran beside the candidates': the outcome's time holds both.
+        validation_seconds=outcome.seconds if head is not None else 0.0,
         tasks=[
             SummaryTask(
                 id=r.candidate.id,

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from harnessdrive.tasks.globs import compile_globs
+from harnessdrive.tasks.globs import compile_globs, compile_names
 
 Language = Literal[
     "python", "javascript", "go", "rust", "jvm", "ruby", "php", "elixir", "dotnet", "swift"
@@ -218,8 +218,18 @@ RUNNERS: tuple[Runner, ...] = (
     ),
 )
 
+_SETTINGS_NAME = compile_names(
+    dict.fromkeys(g for r in RUNNERS for g in r.settings if "/" not in g)
+)
+
 # Manifests whose text may name a runner (a dependency or a script).
 MANIFEST_NAMES = ("package.json", "Gemfile", "composer.json", "pyproject.toml")
+
+
+def is_runner_settings(path: str) -> bool:
+    """True for a file a runner reads as its settings (``tox.ini``, ``conftest.py``,
+    ``jest.config.ts``, ...): it may change how tests run, but holds no test of its own."""
+    return _SETTINGS_NAME.fullmatch(path.rsplit("/", 1)[-1]) is not None
 
 
 def all_runner_globs() -> tuple[str, ...]:

@@ -44,6 +44,9 @@ class CheckRecord(_Model):
     after_again: RunRecord | None = None
     focused_again: RunRecord | None = None
     """The narrowed command on the parent once more: the repeat of ``focused``."""
+    focused_after: RunRecord | None = None
+    """The narrowed command with the fix: the repeat of ``after`` where ``focused`` ran (the
+    whole suite has passed with the fix once; a flaky test of the commit shows here)."""
 
 
 class RejectedTask(_Model):
