@@ -160,21 +160,25 @@ def adopt_artifacts(artifacts: Path, folder: Path) -> None:
     earlier attempt) is left behind, for the caller to remove with ``artifacts``.
     """
     try:
-        entries = list(artifacts.iterdir())
+        with os.scandir(artifacts) as listing:
+            entries = list(listing)
     except FileNotFoundError:
         return
+    present = set(os.listdir(folder))
     for entry in entries:
-        target = folder / entry.name
-        if entry.name in RESERVED or entry.is_symlink() or os.path.lexists(target):
+        # DirEntry answers from the listing itself: no stat per file, and never through a link.
+        if entry.name in RESERVED or entry.name in present or entry.is_symlink():
             continue
-        if not (entry.is_file() or entry.is_dir()):
+        is_dir = entry.is_dir(follow_symlinks=False)
+        if not (is_dir or entry.is_file(follow_symlinks=False)):
             continue
+        target = os.path.join(folder, entry.name)
         try:
-            os.replace(entry, target)
+            os.rename(entry.path, target)
         except OSError as exc:
             if exc.errno != errno.EXDEV:
                 raise
-            if entry.is_dir():
-                shutil.copytree(entry, target, symlinks=True)
+            if is_dir:
+                shutil.copytree(entry.path, target, symlinks=True)
             else:
-                shutil.copyfile(entry, target)
+                shutil.copyfile(entry.path, target)
