@@ -27,6 +27,7 @@ from harnessdrive.store.checkpoint import (
     read_checkpoint,
     write_checkpoint,
 )
+from harnessdrive.store.flush import BackgroundFlush
 from harnessdrive.store.inflight import InflightRecord
 from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.results import TrialResult
@@ -63,10 +64,14 @@ class Recorder:
         # Removing even an empty folder can take longer than recording a trial on some file
         # systems (running/reaper.py): what a job hands back goes in the background.
         self._reaper = Reaper(None)
+        # Waiting for the disk is the longest step of recording on a busy one: results are
+        # written atomically here and flushed to disk in the background.
+        self._flush = BackgroundFlush()
 
     def close(self) -> None:
-        """Wait until every handed-back folder is gone."""
+        """Wait until every handed-back folder is gone and every result is on disk."""
         self._reaper.close()
+        self._flush.close()
 
     def claim(
         self, planned: PlannedTrial, harness: Harness, *, budget_usd: float | None = None
@@ -144,7 +149,7 @@ class Recorder:
         return done.result
 
     def _record(self, claimed: ClaimedTrial, result: TrialResult) -> None:
-        self.store.record(result)
+        self._flush.add(self.store.record(result, durable=False))
         self.store.clear_inflight(claimed.inflight)
 
 
