@@ -3,9 +3,10 @@ runs it got back (store/provenance.py)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Sequence
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from harnessdrive.harnesses.base import AgentRun
 from harnessdrive.matrix.resolve import known_instruction_files
@@ -45,12 +46,20 @@ def trial_provenance(snapshot: Snapshot, runs: Sequence[AgentRun], sandbox: str)
 
 def instruction_hashes(snapshot: Snapshot) -> dict[str, str]:
     """Each file of the snapshot named like any harness's instruction file, hashed."""
-    names = known_instruction_files()
-    listed = git("ls-files", "-z", cwd=snapshot.root).decode("utf-8", "surrogateescape")
-    found = {}
+    return dict(_instruction_hashes(snapshot.root, snapshot.tree, known_instruction_files()))
+
+
+@functools.lru_cache(maxsize=256)
+def _instruction_hashes(
+    root: Path, tree: str, names: frozenset[str]
+) -> tuple[tuple[str, str], ...]:
+    # A snapshot's files never change once built and its tree names them, so every trial
+    # from one snapshot shares one answer (and one ``git ls-files``).
+    listed = git("ls-files", "-z", cwd=root).decode("utf-8", "surrogateescape")
+    found = []
     for rel in sorted(filter(None, listed.split("\0"))):
         if PurePosixPath(rel).name in names:
-            path = snapshot.root / rel
+            path = root / rel
             if path.is_file() and not path.is_symlink():
-                found[rel] = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-    return found
+                found.append((rel, hashlib.sha256(path.read_bytes()).hexdigest()[:16]))
+    return tuple(found)

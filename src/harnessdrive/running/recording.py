@@ -27,6 +27,7 @@ from harnessdrive.store.checkpoint import (
     read_checkpoint,
     write_checkpoint,
 )
+from harnessdrive.store.flush import BackgroundFlush
 from harnessdrive.store.inflight import InflightRecord
 from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.results import TrialResult
@@ -63,10 +64,14 @@ class Recorder:
         # Removing even an empty folder can take longer than recording a trial on some file
         # systems (running/reaper.py): what a job hands back goes in the background.
         self._reaper = Reaper(None)
+        # Waiting for the disk is the longest step of recording on a busy one: results are
+        # written atomically here and flushed to disk in the background.
+        self._flush = BackgroundFlush()
 
     def close(self) -> None:
-        """Wait until every handed-back folder is gone."""
+        """Wait until every handed-back folder is gone and every result is on disk."""
         self._reaper.close()
+        self._flush.close()
 
     def claim(
         self, planned: PlannedTrial, harness: Harness, *, budget_usd: float | None = None
@@ -144,7 +149,7 @@ class Recorder:
         return done.result
 
     def _record(self, claimed: ClaimedTrial, result: TrialResult) -> None:
-        self.store.record(result)
+        self._flush.add(self.store.record(result, durable=False))
         self.store.clear_inflight(claimed.inflight)
 
 
@@ -160,21 +165,25 @@ def adopt_artifacts(artifacts: Path, folder: Path) -> None:
     earlier attempt) is left behind, for the caller to remove with ``artifacts``.
     """
     try:
-        entries = list(artifacts.iterdir())
+        with os.scandir(artifacts) as listing:
+            entries = list(listing)
     except FileNotFoundError:
         return
+    present = set(os.listdir(folder))
     for entry in entries:
-        target = folder / entry.name
-        if entry.name in RESERVED or entry.is_symlink() or os.path.lexists(target):
+        # DirEntry answers from the listing itself: no stat per file, and never through a link.
+        if entry.name in RESERVED or entry.name in present or entry.is_symlink():
             continue
-        if not (entry.is_file() or entry.is_dir()):
+        is_dir = entry.is_dir(follow_symlinks=False)
+        if not (is_dir or entry.is_file(follow_symlinks=False)):
             continue
+        target = os.path.join(folder, entry.name)
         try:
-            os.replace(entry, target)
+            os.rename(entry.path, target)
         except OSError as exc:
             if exc.errno != errno.EXDEV:
                 raise
-            if entry.is_dir():
-                shutil.copytree(entry, target, symlinks=True)
+            if is_dir:
+                shutil.copytree(entry.path, target, symlinks=True)
             else:
-                shutil.copyfile(entry, target)
+                shutil.copyfile(entry.path, target)

@@ -32,6 +32,18 @@ def write_atomic(path: Path, data: str | bytes, *, durable: bool = True) -> None
         _fsync_dir(path.parent)
 
 
+def flush_to_disk(path: Path) -> None:
+    """Flush a file written without ``durable`` and its folder to disk (best effort: a file
+    moved or removed since is left to whoever moved it)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        _fsync_dir(path.parent)
+
+
 def _fsync_dir(folder: Path) -> None:
     with contextlib.suppress(OSError):
         fd = os.open(folder, os.O_RDONLY)

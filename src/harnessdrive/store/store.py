@@ -92,6 +92,9 @@ class Store:
         resumes from. Whether that result stands is for the task's fingerprint to say: it holds
         the task's files and its repository's path, so another suite of the name never matches.
         """
+        current = _load(self.paths.trial(trial_id).result)
+        if current is not None:
+            return current  # the current attempt is the latest: no earlier one need be read
         _, attempts = self.recorded_attempts(trial_id)
         return attempts[-1] if attempts else None
 
@@ -120,16 +123,18 @@ class Store:
         current = _load(paths.result)
         return [*found, current] if current is not None else found
 
-    def record(self, result: TrialResult) -> None:
-        """Write ``result.json`` atomically, then index it."""
+    def record(self, result: TrialResult, *, durable: bool = True) -> Path:
+        """Write ``result.json`` atomically, then index it; returns the file. Without
+        ``durable`` it is not flushed to disk here (the caller does: store/flush.py)."""
         if result.schema_ != RESULT_SCHEMA:
             # What this harnessdrive writes has this schema's shape, whichever file it came from
             # (an in-flight record an older driver left behind, say).
             result = result.model_copy(update={"schema_": RESULT_SCHEMA})
         paths = self.paths.trial(result.trial_id)
-        write_atomic(paths.result, result.to_json() + "\n")
+        write_atomic(paths.result, result.to_json() + "\n", durable=durable)
         rel = paths.result.relative_to(self.paths.trials).as_posix()
         index.upsert(self.db, [index.row_for(rel, result, latest=True)])
+        return paths.result
 
     def begin_attempt(self, trial_id: str) -> tuple[TrialPaths, int]:
         """Move an earlier attempt's files aside and return a clean folder and attempt number."""

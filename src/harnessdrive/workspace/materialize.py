@@ -14,6 +14,7 @@ from harnessdrive.errors import ChangeError, WorkspaceError
 from harnessdrive.workspace.blobs import blob_reader
 from harnessdrive.workspace.changes import GITLINK_MODE, SYMLINK_MODE, FileChange
 from harnessdrive.workspace.snapshot import Snapshot
+from harnessdrive.workspace.tree_copy import copy_tree
 
 # Below this many files an in-process copy beats starting ``cp``; above it ``cp`` wins.
 _IN_PROCESS_COPY_LIMIT = 2000
@@ -26,8 +27,8 @@ def copy_snapshot(snapshot: Snapshot, dest: Path) -> Path:
     dest.parent.mkdir(parents=True, exist_ok=True)
     if snapshot.files <= _IN_PROCESS_COPY_LIMIT:
         try:
-            shutil.copytree(snapshot.root, dest, symlinks=True)
-        except (OSError, shutil.Error) as exc:
+            copy_tree(snapshot.root, dest)
+        except (OSError, WorkspaceError) as exc:
             raise WorkspaceError(f"cannot copy the base state: {exc}") from exc
         return dest
     result = subprocess.run(
