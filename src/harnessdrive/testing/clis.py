@@ -80,7 +80,7 @@ def _pin(name: str) -> CliPin:
         raise KeyError(f"unknown CLI {name!r}; known: {', '.join(PINS)}") from None
 
 
-def install(names: Iterable[str] | None = None, jobs: int = 3) -> dict[str, float]:
+def install(names: Iterable[str] | None = None, jobs: int = 4) -> dict[str, float]:
     """Install the named CLIs (all by default) unless already stamped; returns seconds per CLI."""
     wanted = [_pin(n) for n in (names if names is not None else PINS)]
     return pinned.install(wanted, cache_root(), jobs=jobs)
@@ -100,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     install_cmd = commands.add_parser("install", help="install pinned CLIs (all by default)")
     install_cmd.add_argument("names", nargs="*", help=f"any of: {', '.join(PINS)}")
-    install_cmd.add_argument("--jobs", type=int, default=3)
+    install_cmd.add_argument("--jobs", type=int, default=4)
     path_cmd = commands.add_parser("path", help="print the executable of one CLI")
     path_cmd.add_argument("name", choices=list(PINS))
     commands.add_parser("list", help="show each pin, whether installed, and its size")

@@ -200,7 +200,9 @@ def find_installed(harness: str, env: Mapping[str, str] | None = None) -> Path |
 
 def install(pins: Iterable[CliPin], cache: Path, jobs: int = 3) -> dict[str, float]:
     """Install each pin into ``cache`` unless already stamped there; seconds per pin (0: was)."""
-    wanted = list(pins)
+    # The Python CLIs first: each builds a virtual environment, the longest installs, so they
+    # must not wait behind the npm ones.
+    wanted = sorted(pins, key=lambda pin: pin.registry == "npm")
     cache.mkdir(parents=True, exist_ok=True)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         seconds = pool.map(lambda pin: _install_one(pin, cache), wanted)
