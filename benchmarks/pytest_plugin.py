@@ -117,6 +117,10 @@ def main() -> None:
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"(measured {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, load {load}, ")
     print(f" {os.cpu_count()} CPUs)")
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        # Then every interpreter compiles each module it imports from source, every time.
+        print("PYTHONDONTWRITEBYTECODE is set: no bytecode is cached, so every session above")
+        print("compiled its imports from source; unset it to measure what a usual install does")
 
 
 if __name__ == "__main__":
