@@ -9,8 +9,8 @@
    form at benchmark time, from the installed files: the same prompt, fixture repository, gate
    command, hidden test, protected ``tests/``, objective script (injected into the measuring
    copy only), direction, target, three rounds, keep-best and the two reference overlays. The
-   in-loop evaluator is left out of the port (harnessdrive does not run one yet), so
-   harnessdrive's rounds do less than Harness Lab's fake agents' evaluator calls would.
+   in-loop evaluator is left out of the port (harnessdrive's scripted agents do not call
+   one), so harnessdrive's rounds do less than Harness Lab's fake agents' evaluator calls would.
 3. Runs the three scripted agents, one trial each, with each tool, alternating, ``--rounds``
    times: Harness Lab's ``fake-improver,fake-noop,fake-breaker`` and harnessdrive's
    ``reference,noop,breaker``, one trial at a time each. Every run is a fresh CLI process with a
