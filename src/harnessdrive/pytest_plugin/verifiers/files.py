@@ -53,18 +53,27 @@ def check_files_written(output: CaseOutput, *paths: str) -> None:
 def check_file_unchanged(output: CaseOutput, *paths: str) -> None:
     """The change leaves each of ``paths`` as it was."""
     _need(paths, "check_file_unchanged")
-    changed = [p for p in paths if p in set(output.files_written)]
+    written = set(output.files_written)
+    changed = [p for p in paths if p in written]
     if changed:
         raise AssertionError(f"{output.cell.id}: changed: {', '.join(changed)}")
 
 
+def _no_stray(output: CaseOutput, how: str, allow: Iterable[str]) -> None:
+    """No path the change ``how`` (added, deleted) outside the ``allow`` globs."""
+    allowed = tuple(allow)
+    stray = sorted(
+        p
+        for p, done in _changes(output).items()
+        if done == how and not any(fnmatch.fnmatch(p, g) for g in allowed)
+    )
+    if stray:
+        raise AssertionError(f"{output.cell.id}: {how} files: {', '.join(stray)}")
+
+
 def check_no_files_added(output: CaseOutput, allow: Iterable[str] = ()) -> None:
     """The change adds no file, except those matching an ``allow`` glob."""
-    allowed = tuple(allow)
-    added = [p for p, how in _changes(output).items() if how == "added"]
-    stray = [p for p in added if not any(fnmatch.fnmatch(p, g) for g in allowed)]
-    if stray:
-        raise AssertionError(f"{output.cell.id}: added files: {', '.join(sorted(stray))}")
+    _no_stray(output, "added", allow)
 
 
 def check_files_deleted(output: CaseOutput, *paths: str) -> None:
@@ -80,11 +89,7 @@ def check_files_deleted(output: CaseOutput, *paths: str) -> None:
 
 def check_no_files_deleted(output: CaseOutput, allow: Iterable[str] = ()) -> None:
     """The change deletes no file, except those matching an ``allow`` glob."""
-    allowed = tuple(allow)
-    deleted = [p for p, how in _changes(output).items() if how == "deleted"]
-    stray = [p for p in deleted if not any(fnmatch.fnmatch(p, g) for g in allowed)]
-    if stray:
-        raise AssertionError(f"{output.cell.id}: deleted files: {', '.join(sorted(stray))}")
+    _no_stray(output, "deleted", allow)
 
 
 def check_changes_within(output: CaseOutput, *globs: str) -> None:
