@@ -252,7 +252,7 @@ def _summary(
             rejected=dict(outcome.rejected),
         ),
         # HEAD's check ran beside the candidates': the outcome's time holds both.
-        validation_seconds=outcome.seconds if head is not None else 0.0,
+        validation_seconds=outcome.seconds,
         tasks=[
             SummaryTask(
                 id=r.candidate.id,

@@ -84,13 +84,10 @@ class ValidationOutcome:
 class HeadCheck:
     record: RunRecord
     environments: tuple[str, ...]
-    seconds: float
-    """The whole check: copy, environments, setup and tests."""
 
 
 def check_head(checker: Checker, head: str) -> HeadCheck:
     """Run setup and the test command in a fresh copy of HEAD; a failure is a UserError."""
-    started = now()
     environments: tuple[str, ...] = ()
     work = checker.scratch / "head"
     folder = checker.staging / "head"
@@ -150,7 +147,7 @@ def check_head(checker: Checker, head: str) -> HeadCheck:
     run = verdict.hidden
     if verdict.outcome == "pass" and run is not None:
         record = RunRecord(exit_code=run.exit_code, seconds=run.seconds)
-        return HeadCheck(record, environments, round(now() - started, 3))
+        return HeadCheck(record, environments)
     if run is not None and run.timed_out:
         problem = (
             f"the test command times out after {checker.settings.test_timeout:g} s in a fresh copy"

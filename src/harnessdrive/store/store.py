@@ -92,7 +92,7 @@ class Store:
         resumes from. Whether that result stands is for the task's fingerprint to say: it holds
         the task's files and its repository's path, so another suite of the name never matches.
         """
-        current = _load(self.paths.trial(trial_id).result)
+        current = self.latest(trial_id)
         if current is not None:
             return current  # the current attempt is the latest: no earlier one need be read
         _, attempts = self.recorded_attempts(trial_id)
