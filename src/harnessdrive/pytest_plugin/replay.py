@@ -55,6 +55,8 @@ class Replayed:
     """The run priced again from its calls with the current price records, on the day it ran."""
     grader_outcome: str
     """The task grader's verdict: the stored one, or graded again when asked."""
+    task: Task
+    """The task as the trial stored it."""
 
     @property
     def usage(self) -> Usage:
@@ -131,6 +133,7 @@ def replay(
         source=source,
         cost=cost,
         grader_outcome=outcome,
+        task=task,
     )
 
 

@@ -6,7 +6,6 @@ The replayed results go into this session's report like a live run's."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +16,7 @@ import pytest
 from harnessdrive.errors import HarnessdriveError
 from harnessdrive.pytest_plugin.collection import PROPERTY
 from harnessdrive.pytest_plugin.output import CaseOutput
-from harnessdrive.pytest_plugin.replay import final_workspace, replay, stored_task
+from harnessdrive.pytest_plugin.replay import final_workspace, replay
 from harnessdrive.pytest_plugin.run_item import call_case, events_of
 from harnessdrive.pytest_plugin.skills import coverage, dialect_for
 from harnessdrive.store.results import TrialResult
@@ -70,7 +69,6 @@ def replay_item(item: EvalItem, state: EvalState) -> None:
         pytest.skip(f"replay: no stored trial of {cell.id} in {state.replay_from}")
     try:
         replayed = replay(trial.folder, price_files=state.settings.price_files, regrade=False)
-        task = stored_task(trial.folder)
     except HarnessdriveError as exc:
         pytest.fail(f"replay of {trial.folder}: {exc}", pytrace=False)
     result = replayed.result()
@@ -78,9 +76,9 @@ def replay_item(item: EvalItem, state: EvalState) -> None:
     if files.skill is not None:
         harness = cell.variant.harness
         installed = f"{dialect_for(harness).folder}/{files.skill.name}"
-        found = events_of(json.loads(replayed.transcript.model_dump_json()))
+        found = events_of(replayed.transcript.model_dump(mode="json"))
         skill = coverage(files.skill, harness, installed, found)
-    with final_workspace(trial.folder, task) as (_snapshot, workspace):
+    with final_workspace(trial.folder, replayed.task) as (_snapshot, workspace):
         output = CaseOutput(
             cell=cell,
             result=result,
@@ -92,7 +90,7 @@ def replay_item(item: EvalItem, state: EvalState) -> None:
             derived=replayed.transcript,
         )
         verdict, _note, error = call_case(item, output)
-    props = {**output.properties(), "result": json.loads(result.to_json())}
+    props = output.properties()
     props["scope"] = state.scopes.get(files.name, "")
     props["case_verdict"] = verdict
     props["replay"] = {
