@@ -29,6 +29,7 @@ from harnessdrive.store.results import (
 )
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Event, ModelCall, Transcript, Usage
+from harnessdrive.workspace.changes import PATCH_CUT_MARK
 
 GOOD_DIFF = """\
 diff --git a/calc.py b/calc.py
@@ -319,3 +320,23 @@ def test_a_verifier_that_cannot_tell_raises(runs: dict[str, CaseOutput], tmp_pat
     ):
         with pytest.raises(CannotEvaluate):
             call()
+
+
+def test_a_cut_patch_cannot_tell_what_was_added_or_deleted(
+    runs: dict[str, CaseOutput], tmp_path: Path
+) -> None:
+    good = runs["good"]
+    folder = tmp_path / "cut"
+    folder.mkdir()
+    # The patch as capture_changes leaves it past its limit: the files after the cut are gone.
+    patch = GOOD_DIFF.split("diff --git a/old.txt")[0]
+    (folder / "diff.patch").write_text(f"{patch}\n{PATCH_CUT_MARK} 99 bytes in all]\n")
+    cut = CaseOutput(good.cell, good.result, folder, good.workspace)
+    for check in (
+        plugin.check_no_files_added,
+        plugin.check_no_files_deleted,
+        lambda output: plugin.check_files_deleted(output, "old.txt"),
+        lambda output: plugin.check_changes_within(output, "*.py"),
+    ):
+        with pytest.raises(CannotEvaluate, match="patch was cut"):
+            check(cut)

@@ -29,6 +29,8 @@ _KINDS: dict[str, ChangeKind] = {
 SYMLINK_MODE = "120000"
 GITLINK_MODE = "160000"
 PATCH_LIMIT_BYTES = 16 * 1024 * 1024
+# Ends a patch cut at the limit, so a reader knows that files past it are missing.
+PATCH_CUT_MARK = "[harnessdrive: patch cut:"
 """The most of a change's patch kept (``diff.patch``); the file list and counts are complete."""
 
 
@@ -155,8 +157,7 @@ def diff_trees(snapshot: Snapshot, base_tree: str, tree: str) -> Changes:
     )
     if patch_bytes > len(patch):
         patch += (
-            f"\n[harnessdrive: patch cut: {patch_bytes} bytes in all, the first {len(patch)} "
-            "are kept]\n"
+            f"\n{PATCH_CUT_MARK} {patch_bytes} bytes in all, the first {len(patch)} are kept]\n"
         ).encode()
     return Changes(
         base_tree=base_tree,

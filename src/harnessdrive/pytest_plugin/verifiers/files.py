@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable
 
 from harnessdrive.pytest_plugin.output import CannotEvaluate, CaseOutput
+from harnessdrive.workspace.changes import PATCH_CUT_MARK
 
 
 def _need(paths: tuple[str, ...], check: str, what: str = "path") -> None:
@@ -17,9 +18,13 @@ def _need(paths: tuple[str, ...], check: str, what: str = "path") -> None:
 
 def _changes(output: CaseOutput) -> dict[str, str]:
     """Each path the change touched and how: ``added``, ``deleted`` or ``modified``."""
+    patch = output.diff
+    if PATCH_CUT_MARK in patch:
+        # The files past the cut are unknown: any of them may be added or deleted.
+        raise CannotEvaluate(f"{output.cell.id}: the change's patch was cut at its size limit")
     changes: dict[str, str] = {}
     current = ""
-    for line in output.diff.splitlines():
+    for line in patch.splitlines():
         if line.startswith("diff --git "):
             current = line.rsplit(" b/", 1)[-1]
             changes[current] = "modified"
