@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import median
 
 from harnessdrive.improvement.acceptance import improvement, ratio
 from harnessdrive.improvement.history import RoundEntry
@@ -78,9 +79,3 @@ def spread(samples: Sequence[float]) -> float:
     """Half the samples' range relative to their median: ±5% jitter reads about 0.05."""
     middle = median(samples)
     return (max(samples) - min(samples)) / (2 * middle) if middle > 0 else 0.0
-
-
-def median(samples: Sequence[float]) -> float:
-    ordered = sorted(samples)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2

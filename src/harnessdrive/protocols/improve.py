@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 from harnessdrive.errors import HarnessdriveError, TaskFormatError
@@ -31,7 +32,7 @@ from harnessdrive.improvement.evaluator import (
     client_command,
 )
 from harnessdrive.improvement.history import RoundEntry, RoundState, round_section
-from harnessdrive.improvement.metrics import median, trial_score
+from harnessdrive.improvement.metrics import trial_score
 from harnessdrive.improvement.resume import (
     entry_from,
     outcome_from,

@@ -17,7 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from harnessdrive.grading.differential.compare import canonical
-from harnessdrive.grading.differential.execute import CandidateRun, CaseAnswer, hiding
+from harnessdrive.grading.differential.execute import (
+    CandidateRun,
+    CaseAnswer,
+    hiding,
+    how_it_ended,
+)
 from harnessdrive.grading.differential.task_commands import CASE_WORD
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
@@ -126,11 +131,8 @@ class CommandSession:
 def _answer(result: ProcessResult, out: Path, timeout: float) -> tuple[Any, str | None]:
     if result.timed_out:
         return None, f"timeout: over {timeout:g}s"
-    if result.limit is not None:
-        return None, f"crashed ({result.limit.replace('_', ' ')} limit)"
-    if result.exit_code != 0:
-        how = "killed by a signal" if result.exit_code is None or result.exit_code < 0 else None
-        return None, f"crashed ({how or f'exit {result.exit_code}'})"
+    if result.limit is not None or result.exit_code != 0:
+        return None, f"crashed ({how_it_ended(result)})"
     if result.stdout_record is not None and result.stdout_record.cut:
         return None, f"the answer was cut: {result.stdout_record.written} bytes printed"
     try:

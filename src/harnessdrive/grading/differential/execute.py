@@ -242,7 +242,7 @@ class _Worker:
                     return []
                 began = self._current in waiting
                 culprit = self._current if began and self._current is not None else min(waiting)
-                how = _how(self.result)
+                how = how_it_ended(self.result)
                 why = f"crashed ({how})" if began else f"the candidate's worker ended ({how})"
                 return self._fail(culprit, why, pending, got, waiting)
             limit = case_timeout if self._current is not None else STARTUP_SECONDS
@@ -327,7 +327,8 @@ class _Worker:
         return True
 
 
-def _how(result: ProcessResult | None) -> str:
+def how_it_ended(result: ProcessResult | None) -> str:
+    """A candidate process's end in words: its limit, a signal or its exit code."""
     if result is None:
         return "no exit status"
     if result.limit is not None:
