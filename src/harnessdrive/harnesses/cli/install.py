@@ -1,9 +1,9 @@
 """The agent CLIs this harnessdrive is tested with, pinned, and the installer that fetches them.
 
 ``harnessdrive install-clis [NAME ...]`` puts each CLI in its own folder of an install cache:
-npm packages into an npm prefix, PyPI packages into a venv. A stamp file written last marks a
-finished install of one pinned version, so a second run is a few stat calls. Only npm and PyPI
-are used; nothing is fetched at run time.
+npm packages into an npm prefix, PyPI packages into a venv (with uv where it is installed,
+else pip). A stamp file written last marks a finished install of one pinned version, so a
+second run is a few stat calls. Only npm and PyPI are used; nothing is fetched at run time.
 
 Where harnessdrive looks for a pinned install (:func:`search_caches`): only
 ``$HARNESSDRIVE_CLI_CACHE`` when it is set; otherwise the user cache
@@ -41,7 +41,7 @@ STAMP_NAME = ".harnessdrive-installed.json"
 
 
 class InstallError(HarnessdriveError):
-    """npm or pip failed; the message names the log."""
+    """npm, uv or pip failed; the message names the log."""
 
 
 @dataclass(frozen=True)
@@ -222,7 +222,7 @@ def _install_one(pin: CliPin, cache: Path) -> float:
     if pin.registry == "npm":
         _install_npm(pin, target, log)
     else:
-        _install_pypi(pin, target, log)
+        _install_pypi(pin, target, log, _uv())
     if not (target / pin.executable).exists():
         raise InstallError(
             f"{pin.package}@{pin.version} installed but {pin.executable} is missing (see {log})"
@@ -259,12 +259,32 @@ def _make_vendored_ripgrep_executable(target: Path) -> None:
             rg.chmod(rg.stat().st_mode | 0o111)
 
 
-def _install_pypi(pin: CliPin, target: Path, log: Path) -> None:
+def _install_pypi(pin: CliPin, target: Path, log: Path, uv: str | None) -> None:
     python = _python_for(pin)
     venv = target / "venv"
+    requirement = f"{pin.package}=={pin.version}"
+    if uv is not None:
+        # uv resolves, downloads and compiles in parallel: a minute of pip is seconds. It does
+        # not read pip's configuration, so where it fails pip gets its turn.
+        try:
+            _run([uv, "venv", "--quiet", "--python", python, str(venv)], log)
+            venv_python = str(venv / "bin" / "python")
+            _run([uv, "pip", "install", "--quiet", "--compile-bytecode", "--python", venv_python,
+                  requirement], log)  # fmt: skip
+            return
+        except InstallError:
+            shutil.rmtree(venv, ignore_errors=True)
     _run([python, "-m", "venv", str(venv)], log)
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
-    _run([*pip, "--disable-pip-version-check", f"{pin.package}=={pin.version}"], log)
+    _run([*pip, "--disable-pip-version-check", requirement], log)
+
+
+def _uv() -> str | None:
+    """uv on PATH or beside this interpreter (installed into the same environment)."""
+    beside = Path(sys.executable).parent / "uv"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("uv")
 
 
 def _python_for(pin: CliPin) -> str:
