@@ -16,11 +16,11 @@
    results folder, timed from start to exit.
 4. Prints every time, the medians and the ratios (target: harnessdrive at most 0.5x Harness
    Lab's time with ``--sandbox none``, at most 0.6x under bubblewrap), then each Python test
-   command's time inside harnessdrive (median of what result.json recorded, for each sandbox
-   on its own line) next to the same
-   command run bare in a prepared copy (best of several; target within 1.1x), also bare at the
-   lowest CPU priority (harnessdrive's own for test commands: on a busy machine that alone
-   changes the time, on a quiet one nothing), and the per-trial phases result.json records.
+   command's time inside harnessdrive (the median of what result.json recorded, for each
+   sandbox on its own line) next to the median of the same command run bare in a prepared
+   copy, a few times after each round (target within 1.1x), also bare at the lowest CPU
+   priority (harnessdrive's own for test commands: on a busy machine that alone changes the
+   time, on a quiet one nothing), and the per-trial phases result.json records.
 
 ``--profile`` also runs one harnessdrive round in this process under cProfile and prints the
 functions that took longest.
@@ -41,6 +41,7 @@ import sys
 import tempfile
 import time
 import tomllib
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,8 @@ import tomli_w
 
 HARNESSLAB = "harnesslab==0.3.0"
 VARIANTS = {"reference": "fake-reference", "noop": "fake-noop"}
-BARE_RUNS = 7
+BARE_RUNS = 3
+"""Bare runs of each command per round."""
 
 # Reads the installed demo suite with Harness Lab's own YAML reader; prints it as JSON.
 _READ_DEMO = """
@@ -182,34 +184,63 @@ def trial_results(results: Path) -> list[dict[str, Any]]:
     return [json.loads(p.read_text()) for p in sorted(results.glob("trials/**/result.json"))]
 
 
-def bare_seconds(command: str, cwd: Path, *, niced: bool = False) -> float:
-    """Best of ``BARE_RUNS``; ``niced`` starts it at the lowest CPU priority, as harnessdrive
-    starts every test command (on a busy machine the priority alone changes its time)."""
+def bare_seconds(command: str, cwd: Path, *, niced: bool = False) -> list[float]:
+    """``BARE_RUNS`` times of ``command``; ``niced`` starts it at the lowest CPU priority, as
+    harnessdrive starts every test command (on a busy machine the priority alone changes its
+    time)."""
     head = ["nice", "-n", "19"] if niced else []
     times = []
     for _ in range(BARE_RUNS):
         started = time.perf_counter()
         subprocess.run([*head, "bash", "-c", command], cwd=cwd, capture_output=True, check=False)
         times.append(time.perf_counter() - started)
-    return min(times)
+    return times
 
 
-def command_times(suite: Path, by_sandbox: dict[str, list[Path]], work: Path) -> None:
+@dataclass
+class BareCommands:
+    """Each task's visible and hidden commands in a prepared copy, timed bare between the rounds
+    so that both sides see the same machine."""
+
+    suite: Path
+    work: Path
+    times: dict[tuple[str, str, bool], list[float]] = field(default_factory=dict)
+
+    def prepare(self) -> None:
+        for task in sorted((self.suite / "tasks").iterdir()):
+            spec = tomllib.loads((task / "task.toml").read_text())
+            for label in ("visible", "hidden"):
+                copy = self.work / "bare" / task.name / label
+                shutil.copytree(self.suite / "project", copy)
+                shutil.copytree(task / "solution", copy, dirs_exist_ok=True)
+                if label == "hidden":
+                    for item in spec["grade"]["hidden"]:
+                        shutil.copyfile(task / item["source"], copy / item["target"])
+
+    def measure(self) -> None:
+        for task in sorted((self.suite / "tasks").iterdir()):
+            spec = tomllib.loads((task / "task.toml").read_text())
+            commands = {
+                "visible": spec["grade"]["visible_command"],
+                "hidden": spec["grade"]["command"],
+            }
+            for label, command in commands.items():
+                copy = self.work / "bare" / task.name / label
+                for niced in (False, True):
+                    key = (task.name, label, niced)
+                    self.times.setdefault(key, []).extend(bare_seconds(command, copy, niced=niced))
+
+
+def command_times(bare: BareCommands, by_sandbox: dict[str, list[Path]]) -> None:
     """Each grading command inside harnessdrive, per sandbox, next to the same command bare."""
-    print("\nPython test commands: inside harnessdrive (median, per sandbox) vs bare (best of"
-          f" {BARE_RUNS}), reference trials")  # fmt: skip
-    for task in sorted((suite / "tasks").iterdir()):
-        spec = tomllib.loads((task / "task.toml").read_text())
-        copy = work / "bare" / task.name
-        shutil.copytree(suite / "project", copy)
-        shutil.copytree(task / "solution", copy, dirs_exist_ok=True)
-        visible = spec["grade"]["visible_command"]
-        visible_bare = bare_seconds(visible, copy), bare_seconds(visible, copy, niced=True)
-        for item in spec["grade"]["hidden"]:
-            shutil.copyfile(task / item["source"], copy / item["target"])
-        hidden = spec["grade"]["command"]
-        hidden_bare = bare_seconds(hidden, copy), bare_seconds(hidden, copy, niced=True)
-        for label, (bare, bare_niced) in (("visible", visible_bare), ("hidden", hidden_bare)):
+    print(
+        "\nPython test commands: inside harnessdrive vs bare, reference trials; medians of every"
+        " run (bare: measured between the rounds), best of each in brackets"
+    )
+    for task in sorted((bare.suite / "tasks").iterdir()):
+        for label in ("visible", "hidden"):
+            plain = bare.times[(task.name, label, False)]
+            niced = bare.times[(task.name, label, True)]
             for sandbox, results in by_sandbox.items():
                 inside = [
                     r["rounds"][-1]["grading"][label]["seconds"]
@@ -217,12 +248,13 @@ def command_times(suite: Path, by_sandbox: dict[str, list[Path]], work: Path) ->
                     for r in trial_results(folder)
                     if r["task"] == task.name and r["variant_label"] == "reference"
                 ]
-                median = statistics.median(inside)
+                ours, theirs = statistics.median(inside), statistics.median(plain)
                 print(
-                    f"  {task.name:30} {label:7} {sandbox:5} {median * 1000:6.0f} ms vs"
-                    f" {bare * 1000:6.0f} ms  ratio {median / bare:.2f}x (target <= 1.10x);"
-                    f" bare at nice 19 {bare_niced * 1000:6.0f} ms,"
-                    f" ratio {median / bare_niced:.2f}x"
+                    f"  {task.name:30} {label:7} {sandbox:5} {ours * 1000:4.0f} ms"
+                    f" ({min(inside) * 1000:3.0f}) vs bare {theirs * 1000:4.0f} ms"
+                    f" ({min(plain) * 1000:3.0f}): {ours / theirs:.2f}x (target <= 1.10x);"
+                    f" bare at nice 19 {statistics.median(niced) * 1000:4.0f} ms,"
+                    f" {ours / statistics.median(niced):.2f}x"
                 )
 
 
@@ -260,6 +292,8 @@ def main() -> None:
             find_python312(args.python312), work / "hl-venv"
         )
         suite = port_demo(venv, work)
+        bare = BareCommands(suite, work)
+        bare.prepare()
         trials = 3 * len(VARIANTS) * args.repeat
         print(f"{trials} sequential trials per round, {args.rounds} rounds, alternating")
         times: dict[str, list[float]] = {"harnesslab": [], "none": [], "bwrap": []}
@@ -272,6 +306,7 @@ def main() -> None:
                 results = round_dir / f"hd-{sandbox}"
                 times[sandbox].append(run_harnessdrive(suite, results, args.repeat, sandbox))
                 kept[sandbox].append(results)
+            bare.measure()
             print(
                 f"  round {number + 1}: Harness Lab {times['harnesslab'][-1]:.1f} s,"
                 f" harnessdrive none {times['none'][-1]:.1f} s,"
@@ -284,7 +319,7 @@ def main() -> None:
                 f"harnessdrive --sandbox {sandbox}: {ours:.1f} s vs Harness Lab {peer:.1f} s"
                 f" = {ours / peer:.2f}x (target <= {target}x)"
             )
-        command_times(suite, kept, work)
+        command_times(bare, kept)
         phases([folder for folders in kept.values() for folder in folders])
         if args.profile:
             profile_once(suite, work, args.repeat)

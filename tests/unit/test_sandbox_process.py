@@ -6,6 +6,7 @@ import os
 import resource
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -166,3 +167,14 @@ def test_the_kernel_process_limit_is_set_only_where_the_kernel_counts(
         assert hard == inherited
     else:  # 16 threads per process, on top of the tasks running now; never above the hard one
         assert min(50 * 16, inherited) <= hard < 50 * 16 + 100_000
+
+
+def test_the_run_time_ends_when_the_command_exits_not_after_the_cleanup(tmp_path: Path) -> None:
+    # The command leaves a child that ignores SIGTERM: ending it takes the tree kill's wait for
+    # the polite signal (0.2 s) before SIGKILL. That wait is ours, not the command's time.
+    box = box_for(tmp_path, "none")
+    started = time.monotonic()
+    result = box.run("(trap '' TERM; exec sleep 60) & exit 0")
+    wall = time.monotonic() - started
+    assert result.exit_code == 0
+    assert result.seconds + 0.2 <= wall

@@ -148,7 +148,6 @@ def _run(
     marker = uuid.uuid4().hex
     full_env = dict(env)
     full_env[MARKER_VARIABLE] = marker
-    started = now()
     stdout.parent.mkdir(parents=True, exist_ok=True)
     stderr.parent.mkdir(parents=True, exist_ok=True)
     limits = launch.limits
@@ -163,6 +162,9 @@ def _run(
     shared = _same_file(stdout, stderr)
     err = out if shared else PipeCapture(stderr, launch.output)
     with open(stdin if stdin is not None else os.devnull, "rb") as inp:
+        # The run's time is the process's own, from its start to its exit: what is set up
+        # before and cleaned up after (the tree, the namespace) is ours, not the command's.
+        launched = now()
         try:
             proc = subprocess.Popen(
                 command,
@@ -196,7 +198,7 @@ def _run(
                 if limits is not None
                 else None
             )
-            deadline = started + timeout
+            deadline = launched + timeout
             while True:
                 if exited.wait(_POLL_SECONDS):
                     break
@@ -208,6 +210,7 @@ def _run(
                     break
                 if watchdog is not None and (broken := watchdog.check()) is not None:
                     break
+            ended = now()
         finally:
             exited.close()
             namespace = None
@@ -242,7 +245,7 @@ def _run(
     return ProcessResult(
         exit_code=exit_code,
         timed_out=timed_out,
-        seconds=now() - started,
+        seconds=ended - launched,
         stopped=stopped,
         limit=broken,
         stdout_record=out_record,
