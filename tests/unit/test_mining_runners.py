@@ -15,6 +15,7 @@ from harnessdrive.mining.runners import (
     RUNNERS,
     Runner,
     all_runner_globs,
+    is_runner_settings,
     select_runners,
 )
 from harnessdrive.mining.taskfiles import render_task_toml, restore_groups
@@ -211,3 +212,18 @@ def test_the_grader_restores_a_path_of_every_glob(glob: str) -> None:
     included, excluded = _split(changes, (), TEST_GLOBS, ())
     assert (included, excluded) == ([], (path,))
     assert classify_path(path) == "test"
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["tox.ini", "tests/conftest.py", ".cargo/config.toml", "crates/a/.cargo/config.toml",
+     ".config/nextest.toml", ".mvn/maven.config"],
+)  # fmt: skip
+def test_settings_files_in_folders_of_their_own_are_settings_too(path: str) -> None:
+    # A commit that changes only these and source code has no test that could fail before it.
+    assert is_runner_settings(path)
+
+
+@pytest.mark.parametrize("path", ["tests/test_a.py", "src/.cargo/notes.toml", "config.toml"])
+def test_test_files_and_look_alikes_are_not_settings(path: str) -> None:
+    assert not is_runner_settings(path)

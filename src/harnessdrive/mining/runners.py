@@ -221,6 +221,8 @@ RUNNERS: tuple[Runner, ...] = (
 _SETTINGS_NAME = compile_names(
     dict.fromkeys(g for r in RUNNERS for g in r.settings if "/" not in g)
 )
+# The settings that live in a folder of their own (``.cargo/config.toml``), matched on the path.
+_SETTINGS_PATH = compile_globs(dict.fromkeys(g for r in RUNNERS for g in r.settings if "/" in g))
 
 # Manifests whose text may name a runner (a dependency or a script).
 MANIFEST_NAMES = ("package.json", "Gemfile", "composer.json", "pyproject.toml")
@@ -229,7 +231,9 @@ MANIFEST_NAMES = ("package.json", "Gemfile", "composer.json", "pyproject.toml")
 def is_runner_settings(path: str) -> bool:
     """True for a file a runner reads as its settings (``tox.ini``, ``conftest.py``,
     ``jest.config.ts``, ...): it may change how tests run, but holds no test of its own."""
-    return _SETTINGS_NAME.fullmatch(path.rsplit("/", 1)[-1]) is not None
+    if _SETTINGS_NAME.fullmatch(path.rsplit("/", 1)[-1]) is not None:
+        return True
+    return _SETTINGS_PATH.match(path) is not None
 
 
 def all_runner_globs() -> tuple[str, ...]:
