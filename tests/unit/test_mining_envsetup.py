@@ -47,6 +47,9 @@ def _wheel(directory, files):
 
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
+    # Like hatch-vcs or setuptools-scm: the version file is written into the tree at build time.
+    with open(os.path.join("src", "calcpkg", "_version.py"), "w") as handle:
+        handle.write("version = '1.0+built'\\n")
     return _wheel(wheel_directory, {"_calcpkg.pth": os.path.abspath("src") + "\\n"})
 
 
@@ -147,6 +150,24 @@ def test_each_copy_links_the_shared_environment_and_imports_its_own_code(
         assert script.stdout.decode().strip() == str(copy / "src" / "calcpkg" / "__init__.py")
         # The thin environment holds no packages of its own: it stays small.
         assert sum(1 for _ in (copy / ".venv").rglob("*")) < 40
+
+
+def test_a_file_the_install_wrote_into_the_tree_reaches_every_copy(
+    store: tuple[Path, Path],
+) -> None:
+    root, folder = store
+    info = json.loads((folder / "env.json").read_text())
+    assert info["generated_files"] == ["src/calcpkg/_version.py"]
+    # A fresh copy of the files (as a snapshot gives them) has no version file of its own.
+    copy = python_project(root / "fresh-copy")
+    assert not (copy / "src" / "calcpkg" / "_version.py").exists()
+    envsetup.link_or_build(copy, folder.parent, "python", pytest=False)
+    assert python_in(copy, "from calcpkg._version import version; print(version)") == "1.0+built"
+    # A copy that has the file keeps its own.
+    own = python_project(root / "own-copy")
+    (own / "src" / "calcpkg" / "_version.py").write_text("version = 'mine'\n")
+    envsetup.link_or_build(own, folder.parent, "python", pytest=False)
+    assert python_in(own, "from calcpkg._version import version; print(version)") == "mine"
 
 
 def test_a_copy_whose_manifests_changed_builds_its_own_environment(

@@ -9,6 +9,9 @@ store, under a key that hashes the manifests it was built from, and every copy l
   test extras. A copy gets a thin ``.venv`` of its own (no packages, made in milliseconds) whose
   site-packages chains to the shared one, plus the project's own editable-install files
   rewritten to point at the copy, so tests import the copy's code and never another copy's.
+  What the project's install wrote into its own tree (a version file made from the git tags, as
+  hatch-vcs and setuptools-scm write it; an extension built in place) is kept with the
+  environment and written into each copy that does not have it.
 - Node: ``node_modules`` is installed from the lockfile once; a copy gets a link to it.
 
 When the store has no environment for a copy's manifests (a change edited them after mining),
@@ -66,6 +69,15 @@ KINDS = ("python", "node")
 READY = ".ready"
 ENV_INFO = "env.json"
 SHARED_PTH = "_harnessdrive_shared_env.pth"
+GENERATED = "generated"
+"""Under an environment's ``project`` folder: the files the install wrote into the tree."""
+# Folders the install's own products never need from the tree: tools' caches and build output.
+_NOT_GENERATED = frozenset(
+    {".git", ".venv", "venv", "__pycache__", "build", "dist", ".eggs", "node_modules", ".tox",
+     ".nox", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
+)  # fmt: skip
+_GENERATED_LIMIT = 32 * 1024 * 1024
+"""At most this many bytes of generated files are kept (a version file is a few hundred)."""
 
 
 class SetupFailed(Exception):
@@ -265,6 +277,36 @@ def _editable_install_of(dist_info: Path, prototype: Path) -> bool:
     return Path(urllib.request.url2pathname(url.path)).resolve() == prototype.resolve()
 
 
+def tree_files(root: Path) -> set[str]:
+    """Every file under ``root`` outside caches, build output and metadata folders."""
+    found: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [
+            d for d in dirnames if d not in _NOT_GENERATED and not d.endswith(".egg-info")
+        ]
+        folder = Path(dirpath).relative_to(root)
+        found.update((folder / name).as_posix() for name in filenames)
+    return found
+
+
+def keep_generated(root: Path, env: Path, before: set[str]) -> list[str]:
+    """Copy the files that appeared in ``root`` since ``before`` into the environment."""
+    kept: list[str] = []
+    total = 0
+    for relative in sorted(tree_files(root) - before):
+        source = root / relative
+        if source.is_symlink() or not source.is_file():
+            continue
+        total += source.stat().st_size
+        if total > _GENERATED_LIMIT:
+            break
+        target = env / "project" / GENERATED / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+        kept.append(relative)
+    return kept
+
+
 def install_node(root: Path) -> None:
     lockfile = node_lockfile(root)
     if lockfile is None:
@@ -287,9 +329,15 @@ def build_into_store(root: Path, store: Path, kind: str, *, pytest: bool) -> Pat
     _remove(folder)  # an earlier build that did not finish
     folder.mkdir(parents=True)
     if kind == "python":
+        before = tree_files(root)
         build_python(root, folder, pytest=pytest)
         moved = detach_project(folder, root)
-        info = {"prototype": str(root), "env": str(folder), "project_files": moved}
+        info = {
+            "prototype": str(root),
+            "env": str(folder),
+            "project_files": moved,
+            "generated_files": keep_generated(root, folder, before),
+        }
         (folder / ENV_INFO).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     else:
         install_node(root)
@@ -329,6 +377,12 @@ def link_python(root: Path, shared: Path) -> None:
                 target = site / source.relative_to(project_site)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(source.read_bytes().replace(prototype, here))
+    generated = shared / "project" / GENERATED
+    for relative in info.get("generated_files", []):
+        target = root / relative
+        if not target.exists() and not target.is_symlink():  # the copy's own file wins
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(generated / relative, target)
     # Console scripts (pytest, the project's own) must start the thin interpreter.
     old = os.fsencode(str(_env_python(Path(info["env"]))))
     new = os.fsencode(str(_env_python(thin)))
