@@ -276,3 +276,54 @@ def test_a_scripts_launch_lines_are_found_and_replaced(launch: bytes) -> None:
     header = envsetup.script_header(b"/a b/.venv/bin/python")
     assert header == b"#!/bin/sh\n'''exec' \"/a b/.venv/bin/python\" \"$0\" \"$@\"\n' '''\n"
     assert envsetup.script_body(header + body, b"/a b/.venv/bin/python") == body
+
+
+def uv_pyproject(wheels: Path) -> str:
+    # The tests group is empty; the docs group holds the one wheel: it must not be installed.
+    docs = f'docs = ["greet @ {(wheels / GREET).as_uri()}"]'
+    return PYPROJECT.replace(
+        "[project.optional-dependencies]\ntest = []\n",
+        f"[dependency-groups]\ntests = []\n{docs}\n",
+    )
+
+
+def test_a_project_with_a_uv_lock_gets_what_the_lock_pins_through_uv(tmp_path: Path) -> None:
+    uv = envsetup._uv()
+    if uv is None:
+        pytest.skip("uv is not installed here")  # scripts/test.sh installs it
+    project = python_project(tmp_path / "prototype")
+    (project / "pyproject.toml").write_text(uv_pyproject(project / "wheels"))
+    (project / "requirements.txt").unlink()
+    locked = subprocess.run([uv, "lock", "--offline"], cwd=project, capture_output=True, text=True)
+    assert locked.returncode == 0, locked.stderr
+    assert "uv.lock" in envsetup.python_manifests(project)
+    assert envsetup._test_groups(project) == ["tests"]
+    pristine = copy_of(project, tmp_path / "pristine")
+    folder = envsetup.build_into_store(project, tmp_path / "store", "python", pytest=False)
+    assert folder is not None and envsetup.is_ready(folder)
+    assert "uv =" in (folder / "pyvenv.cfg").read_text()  # uv made it, not pip
+    copy = copy_of(pristine, tmp_path / "copy")
+    said = envsetup.link_or_build(copy, folder.parent, "python", pytest=False)
+    assert said.startswith("linked the shared python environment")
+    code = "import calcpkg, importlib.util as u; print(calcpkg.__file__, u.find_spec('greet'))"
+    assert python_in(copy, code) == f"{copy / 'src' / 'calcpkg' / '__init__.py'} None"
+
+
+def test_a_requirements_folder_keys_the_environment_and_gives_its_test_files(
+    tmp_path: Path,
+) -> None:
+    project = python_project(tmp_path / "p")
+    before = envsetup.environment_key(project, "python")
+    folder = project / "requirements"
+    folder.mkdir()
+    for name in ("docs.txt", "tests.in", "tests.txt", "typing.txt", "notes.md"):
+        (folder / name).write_text("pytest\n")
+    names = envsetup.python_manifests(project)
+    assert "requirements/notes.md" not in names and "requirements/tests.in" in names
+    assert envsetup.environment_key(project, "python") != before
+    # pip installs the top-level file and the compiled tests file; docs and typing are not built
+    assert envsetup._requirements_files(names) == ["requirements.txt", "requirements/tests.txt"]
+    (folder / "tests.txt").unlink()
+    (folder / "dev.txt").write_text("pytest\n")
+    names = envsetup.python_manifests(project)
+    assert envsetup._requirements_files(names) == ["requirements.txt", "requirements/dev.txt"]

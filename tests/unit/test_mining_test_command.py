@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from harnessdrive.mining import DetectedCommand, detect_test_command
+from harnessdrive.mining.environments import python_test_command
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -154,3 +155,16 @@ def test_text_that_is_not_utf8_is_read_anyway(tmp_path: Path) -> None:
     assert detect_test_command(str(tmp_path)) == DetectedCommand(
         "python3 -m pytest -q", "pyproject.toml"
     )
+
+
+@pytest.mark.parametrize(
+    ("detected", "runs"),
+    [
+        ("python3 -m pytest -q", ".venv/bin/python -m pytest -q"),
+        # uv run would sync an environment in every copy, from the network that grading lacks.
+        ("uv run pytest -q", ".venv/bin/python -m pytest -q"),
+        ("npm test", "npm test"),
+    ],
+)
+def test_a_detected_python_command_runs_in_the_copys_environment(detected: str, runs: str) -> None:
+    assert python_test_command(detected) == runs

@@ -171,10 +171,12 @@ def test_the_kernel_process_limit_is_set_only_where_the_kernel_counts(
 
 def test_the_run_time_ends_when_the_command_exits_not_after_the_cleanup(tmp_path: Path) -> None:
     # The command leaves a child that ignores SIGTERM: ending it takes the tree kill's wait for
-    # the polite signal (0.2 s) before SIGKILL. That wait is ours, not the command's time.
+    # the polite signal (0.2 s) before SIGKILL. That wait is ours, not the command's time. The
+    # command exits only once the child ignores SIGTERM (it says so with a file).
     box = box_for(tmp_path, "none")
     started = time.monotonic()
-    result = box.run("(trap '' TERM; exec sleep 60) & exit 0")
+    child = "(trap '' TERM; : > ignoring; exec sleep 60) &"
+    result = box.run(child + " until [ -e ignoring ]; do :; done")
     wall = time.monotonic() - started
     assert result.exit_code == 0
     assert result.seconds + 0.2 <= wall

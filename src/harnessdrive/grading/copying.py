@@ -43,6 +43,7 @@ DEPENDENCY_NAMES = (
     "setup.py",
     "setup.cfg",
     "requirements*.txt",
+    "requirements/*.txt",
     "package.json",
     "package-lock.json",
     "yarn.lock",

@@ -75,9 +75,12 @@ def needs_for(test_command: str, setup_command: str | None) -> EnvironmentNeeds:
 
 
 def python_test_command(detected: str) -> str:
-    """The detected pytest command, run with the copy's own environment instead of python3."""
-    if detected.startswith("python3 -m pytest"):
-        return VENV_PYTHON + detected[len("python3") :]
+    """The detected pytest command, run with the copy's own environment instead of python3 or
+    ``uv run`` (which would sync an environment, from the network, in every copy; the shared
+    environment holds what uv.lock pins)."""
+    for start in ("python3 -m pytest", "uv run pytest"):
+        if detected.startswith(start):
+            return VENV_PYTHON + " -m pytest" + detected[len(start) :]
     return detected
 
 

@@ -51,8 +51,11 @@ PYTHON_MANIFESTS = (
     "Pipfile.lock",
     "poetry.lock",
     "pdm.lock",
+    "uv.lock",
 )
 _REQUIREMENTS = re.compile(r"requirements[\w.-]*\.(txt|in)")
+REQUIREMENTS_FOLDER = "requirements"
+_REQUIREMENTS_FILE = re.compile(r"[\w.-]+\.(txt|in)")
 _CONSTRAINTS = re.compile(r"constraints[\w.-]*\.txt")
 # Optional-dependency groups that hold what the tests need.
 TEST_EXTRAS = ("test", "tests", "testing", "dev")
@@ -88,7 +91,8 @@ class SetupFailed(Exception):
 
 
 def python_manifests(root: Path) -> list[str]:
-    """Top-level files that decide what a Python environment holds, sorted."""
+    """Files that decide what a Python environment holds, sorted: at the top level, and the
+    requirements files of a ``requirements/`` folder (``requirements/tests.txt``)."""
     names = []
     for entry in os.scandir(root):
         name = entry.name
@@ -98,7 +102,28 @@ def python_manifests(root: Path) -> list[str]:
             or _CONSTRAINTS.fullmatch(name)
         ):
             names.append(name)
+    folder = root / REQUIREMENTS_FOLDER
+    if folder.is_dir() and not folder.is_symlink():
+        for entry in os.scandir(folder):
+            if entry.is_file() and _REQUIREMENTS_FILE.fullmatch(entry.name):
+                names.append(f"{REQUIREMENTS_FOLDER}/{entry.name}")
     return sorted(names)
+
+
+def _requirements_files(names: list[str]) -> list[str]:
+    """What pip installs with ``-r``: every top-level requirements file, and of the folder's
+    the ones named for tests (``tests.txt``), else a ``dev.txt`` (docs' need not be built)."""
+    chosen = [n for n in names if _REQUIREMENTS.fullmatch(n) and n.endswith(".txt")]
+    # pip installs the compiled ``.txt``; a ``.in`` beside it only keys the environment
+    in_folder = {
+        Path(n).stem.lower(): n
+        for n in names
+        if n.startswith(REQUIREMENTS_FOLDER + "/") and n.endswith(".txt")
+    }
+    tests = [in_folder[s] for s in sorted(in_folder) if s in TEST_EXTRAS and s != "dev"]
+    if not tests and "dev" in in_folder:
+        tests = [in_folder["dev"]]
+    return chosen + tests
 
 
 def node_lockfile(root: Path) -> str | None:
@@ -170,20 +195,25 @@ def _pip(env: Path) -> list[str]:
     return [python, "-m", "pip"]
 
 
+def _pyproject(root: Path) -> dict[str, object]:
+    pyproject = root / "pyproject.toml"
+    if not pyproject.is_file():
+        return {}
+    import tomllib
+
+    try:
+        return tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return {}
+
+
 def _test_extras(root: Path) -> list[str]:
     """The project's optional-dependency groups that look like test dependencies."""
     groups: set[str] = set()
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        import tomllib
-
-        try:
-            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-            data = {}
-        optional = data.get("project", {}).get("optional-dependencies", {})
-        if isinstance(optional, dict):
-            groups.update(optional)
+    project = _pyproject(root).get("project", {})
+    optional = project.get("optional-dependencies", {}) if isinstance(project, dict) else {}
+    if isinstance(optional, dict):
+        groups.update(optional)
     setup_cfg = root / "setup.cfg"
     if setup_cfg.is_file():
         import configparser
@@ -209,8 +239,46 @@ def _installable(root: Path) -> bool:
     return re.search(r"^\[(build-system|project)\]", text, re.MULTILINE) is not None
 
 
+def _test_groups(root: Path) -> list[str]:
+    """The project's dependency groups (PEP 735) that look like test dependencies."""
+    groups = _pyproject(root).get("dependency-groups", {})
+    names = groups if isinstance(groups, dict) else {}
+    return sorted(g for g in names if g.lower() in TEST_EXTRAS)
+
+
+def _uv() -> str | None:
+    """uv beside this interpreter (installed into the same environment) or on PATH."""
+    beside = Path(sys.executable).parent / "uv"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("uv")
+
+
+def _sync_with_uv(root: Path, env: Path, uv: str) -> None:
+    """Exactly what uv.lock pins, with the test extras and groups, into ``env``."""
+    argv = [uv, "sync", "--frozen", "--no-progress", "--python", sys.executable]
+    for extra in _test_extras(root):
+        argv += ["--extra", extra]
+    for group in _test_groups(root):
+        argv += ["--group", group]
+    print("$ UV_PROJECT_ENVIRONMENT=" + str(env) + " " + " ".join(argv), flush=True)
+    done = subprocess.run(argv, cwd=root, env={**os.environ, "UV_PROJECT_ENVIRONMENT": str(env)})
+    if done.returncode != 0:
+        raise SetupFailed(f"uv sync --frozen ... exited with {done.returncode}")
+
+
 def build_python(root: Path, env: Path, *, pytest: bool) -> None:
-    """A virtual environment at ``env`` with what the project in ``root`` needs for its tests."""
+    """A virtual environment at ``env`` with what the project in ``root`` needs for its tests.
+
+    A project with a ``uv.lock`` gets exactly what it pins (``uv sync``, where uv is installed);
+    any other, what its requirements files and manifests ask for (pip).
+    """
+    uv = _uv() if (root / "uv.lock").is_file() else None
+    if uv is not None:
+        _sync_with_uv(root, env, uv)
+        if pytest:
+            _ensure_pytest(env, [*_pip(env), "install", "--disable-pip-version-check"], root)
+        return
     venv.EnvBuilder(symlinks=os.name != "nt", with_pip=False, clear=True).create(env)
     pip = [*_pip(env), "install", "--disable-pip-version-check", "--no-input"]
     pip += ["--progress-bar", "off"]
@@ -219,17 +287,20 @@ def build_python(root: Path, env: Path, *, pytest: bool) -> None:
     for name in names:
         if _CONSTRAINTS.fullmatch(name):
             constraints += ["-c", name]
-    for name in names:
-        if _REQUIREMENTS.fullmatch(name) and name.endswith(".txt"):
-            _run([*pip, *constraints, "-r", name], root)
+    for name in _requirements_files(names):
+        _run([*pip, *constraints, "-r", name], root)
     if _installable(root):
         extras = _test_extras(root)
         target = "." + (f"[{','.join(extras)}]" if extras else "")
         _run([*pip, *constraints, "-e", target], root)
     if pytest:
-        probe = [str(_env_python(env)), "-c", "import pytest"]
-        if subprocess.run(probe, check=False, capture_output=True).returncode != 0:
-            _run([*pip, *constraints, "pytest"], root)
+        _ensure_pytest(env, [*pip, *constraints], root)
+
+
+def _ensure_pytest(env: Path, pip_install: list[str], root: Path) -> None:
+    probe = [str(_env_python(env)), "-c", "import pytest"]
+    if subprocess.run(probe, check=False, capture_output=True).returncode != 0:
+        _run([*pip_install, "pytest"], root)
 
 
 def detach_project(env: Path, prototype: Path) -> list[str]:
