@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harnessdrive.mining import envsetup
+from harnessdrive.mining import envsetup, pymanifests
 from harnessdrive.testing.wheels import make_wheel, wheel_name
 
 # Builds real environments; one worker runs the module, so its shared fixtures are built once.
@@ -186,7 +186,8 @@ def test_a_copy_whose_manifests_changed_builds_its_own_environment(
 def test_the_script_runs_on_its_own_from_the_store(store: tuple[Path, Path]) -> None:
     root, folder = store
     script = folder.parent / "envsetup.py"
-    shutil.copyfile(envsetup.__file__, script)
+    for module in (envsetup, pymanifests):  # the script and the one module it imports
+        shutil.copyfile(module.__file__, folder.parent / Path(module.__file__).name)
     copy = copy_of(root / "prototype", root / "scripted")
     result = subprocess.run(
         [sys.executable, str(script), "link", "--python"], cwd=copy, capture_output=True, text=True
@@ -296,8 +297,8 @@ def test_a_project_with_a_uv_lock_gets_what_the_lock_pins_through_uv(tmp_path: P
     (project / "requirements.txt").unlink()
     locked = subprocess.run([uv, "lock", "--offline"], cwd=project, capture_output=True, text=True)
     assert locked.returncode == 0, locked.stderr
-    assert "uv.lock" in envsetup.python_manifests(project)
-    assert envsetup._test_groups(project) == ["tests"]
+    assert "uv.lock" in pymanifests.python_manifests(project)
+    assert pymanifests.test_groups(project) == ["tests"]
     pristine = copy_of(project, tmp_path / "pristine")
     folder = envsetup.build_into_store(project, tmp_path / "store", "python", pytest=False)
     assert folder is not None and envsetup.is_ready(folder)
@@ -309,21 +310,14 @@ def test_a_project_with_a_uv_lock_gets_what_the_lock_pins_through_uv(tmp_path: P
     assert python_in(copy, code) == f"{copy / 'src' / 'calcpkg' / '__init__.py'} None"
 
 
-def test_a_requirements_folder_keys_the_environment_and_gives_its_test_files(
-    tmp_path: Path,
-) -> None:
-    project = python_project(tmp_path / "p")
-    before = envsetup.environment_key(project, "python")
-    folder = project / "requirements"
-    folder.mkdir()
-    for name in ("docs.txt", "tests.in", "tests.txt", "typing.txt", "notes.md"):
-        (folder / name).write_text("pytest\n")
-    names = envsetup.python_manifests(project)
-    assert "requirements/notes.md" not in names and "requirements/tests.in" in names
-    assert envsetup.environment_key(project, "python") != before
-    # pip installs the top-level file and the compiled tests file; docs and typing are not built
-    assert envsetup._requirements_files(names) == ["requirements.txt", "requirements/tests.txt"]
-    (folder / "tests.txt").unlink()
-    (folder / "dev.txt").write_text("pytest\n")
-    names = envsetup.python_manifests(project)
-    assert envsetup._requirements_files(names) == ["requirements.txt", "requirements/dev.txt"]
+def test_tox_deps_are_installed_where_no_other_file_names_them(tmp_path: Path) -> None:
+    project = python_project(tmp_path / "prototype")
+    (project / "requirements.txt").unlink()
+    # tox.ini alone names greet; a line for another interpreter names what does not exist
+    tox = f"[testenv]\ndeps =\n    py27: no-such-package-anywhere\n    ./wheels/{GREET}\n"
+    (project / "tox.ini").write_text(tox)
+    folder = envsetup.build_into_store(project, tmp_path / "store", "python", pytest=False)
+    assert folder is not None and envsetup.is_ready(folder)
+    env_python = str(folder / "bin" / "python")
+    found = subprocess.run([env_python, "-c", "import greet"], capture_output=True, text=True)
+    assert found.returncode == 0, found.stderr

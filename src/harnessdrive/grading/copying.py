@@ -44,6 +44,7 @@ DEPENDENCY_NAMES = (
     "setup.cfg",
     "requirements*.txt",
     "requirements/*.txt",
+    "tox.ini",
     "package.json",
     "package-lock.json",
     "yarn.lock",

@@ -19,12 +19,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from harnessdrive.mining import envsetup
+from harnessdrive.mining import envsetup, pymanifests
 from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.sandbox.runner import Isolation, Sandbox
 
 SCRIPT_NAME = "envsetup.py"
+# The setup script and the standard-library module it imports, kept side by side.
+_SCRIPT_FILES = (Path(envsetup.__file__), Path(pymanifests.__file__))
 BUILD_TIMEOUT = 1800.0
 _VENV_PATH = re.compile(r"(^|[\s'\"=;&|(])\.venv/")
 _NODE_COMMAND = re.compile(r"(^|[\s;&|(])(npm|npx|pnpm|yarn|bun|node)\b|node_modules/")
@@ -125,10 +127,11 @@ class EnvironmentStore:
         self._guard = threading.Lock()
         if needs.any:
             self.root.mkdir(parents=True, exist_ok=True)
-            script = Path(envsetup.__file__).read_bytes()
-            target = self.root / SCRIPT_NAME
-            if not target.is_file() or target.read_bytes() != script:
-                target.write_bytes(script)
+            for source in _SCRIPT_FILES:
+                script = source.read_bytes()
+                target = self.root / source.name
+                if not target.is_file() or target.read_bytes() != script:
+                    target.write_bytes(script)
 
     @property
     def script(self) -> Path:

@@ -43,22 +43,12 @@ import urllib.request
 import venv
 from pathlib import Path
 
-PYTHON_MANIFESTS = (
-    "pyproject.toml",
-    "setup.py",
-    "setup.cfg",
-    "Pipfile",
-    "Pipfile.lock",
-    "poetry.lock",
-    "pdm.lock",
-    "uv.lock",
-)
-_REQUIREMENTS = re.compile(r"requirements[\w.-]*\.(txt|in)")
-REQUIREMENTS_FOLDER = "requirements"
-_REQUIREMENTS_FILE = re.compile(r"[\w.-]+\.(txt|in)")
-_CONSTRAINTS = re.compile(r"constraints[\w.-]*\.txt")
-# Optional-dependency groups that hold what the tests need.
-TEST_EXTRAS = ("test", "tests", "testing", "dev")
+if __package__:
+    from harnessdrive.mining import pymanifests
+else:  # run as a script, beside its copy of pymanifests.py; the store gets no __pycache__
+    sys.dont_write_bytecode = True
+    import pymanifests  # type: ignore[import-not-found, no-redef]
+
 # Lockfile, then the command that installs exactly what it pins.
 NODE_INSTALLERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("package-lock.json", ("npm", "ci", "--no-audit", "--no-fund")),
@@ -90,42 +80,6 @@ class SetupFailed(Exception):
 # --- keys ------------------------------------------------------------------------------------
 
 
-def python_manifests(root: Path) -> list[str]:
-    """Files that decide what a Python environment holds, sorted: at the top level, and the
-    requirements files of a ``requirements/`` folder (``requirements/tests.txt``)."""
-    names = []
-    for entry in os.scandir(root):
-        name = entry.name
-        if entry.is_file() and (
-            name in PYTHON_MANIFESTS
-            or _REQUIREMENTS.fullmatch(name)
-            or _CONSTRAINTS.fullmatch(name)
-        ):
-            names.append(name)
-    folder = root / REQUIREMENTS_FOLDER
-    if folder.is_dir() and not folder.is_symlink():
-        for entry in os.scandir(folder):
-            if entry.is_file() and _REQUIREMENTS_FILE.fullmatch(entry.name):
-                names.append(f"{REQUIREMENTS_FOLDER}/{entry.name}")
-    return sorted(names)
-
-
-def _requirements_files(names: list[str]) -> list[str]:
-    """What pip installs with ``-r``: every top-level requirements file, and of the folder's
-    the ones named for tests (``tests.txt``), else a ``dev.txt`` (docs' need not be built)."""
-    chosen = [n for n in names if _REQUIREMENTS.fullmatch(n) and n.endswith(".txt")]
-    # pip installs the compiled ``.txt``; a ``.in`` beside it only keys the environment
-    in_folder = {
-        Path(n).stem.lower(): n
-        for n in names
-        if n.startswith(REQUIREMENTS_FOLDER + "/") and n.endswith(".txt")
-    }
-    tests = [in_folder[s] for s in sorted(in_folder) if s in TEST_EXTRAS and s != "dev"]
-    if not tests and "dev" in in_folder:
-        tests = [in_folder["dev"]]
-    return chosen + tests
-
-
 def node_lockfile(root: Path) -> str | None:
     if not (root / "package.json").is_file():
         return None
@@ -141,7 +95,7 @@ def environment_key(root: Path, kind: str, *, pytest: bool = False) -> str | Non
     if kind == "python":
         version = f"{sys.implementation.name}{sys.version_info[0]}.{sys.version_info[1]}"
         digest.update(version.encode() + (b"\0pytest\0" if pytest else b"\0"))
-        names = python_manifests(root)
+        names = pymanifests.python_manifests(root)
     elif kind == "node":
         lockfile = node_lockfile(root)
         if lockfile is None:
@@ -150,7 +104,7 @@ def environment_key(root: Path, kind: str, *, pytest: bool = False) -> str | Non
     else:
         raise ValueError(f"unknown environment kind {kind!r}")
     for name in names:
-        data = (root / name).read_bytes()
+        data = pymanifests.manifest_bytes(root, name)
         digest.update(f"{name}\0{len(data)}\0".encode() + data)
     return digest.hexdigest()[:24]
 
@@ -195,57 +149,6 @@ def _pip(env: Path) -> list[str]:
     return [python, "-m", "pip"]
 
 
-def _pyproject(root: Path) -> dict[str, object]:
-    pyproject = root / "pyproject.toml"
-    if not pyproject.is_file():
-        return {}
-    import tomllib
-
-    try:
-        return tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return {}
-
-
-def _test_extras(root: Path) -> list[str]:
-    """The project's optional-dependency groups that look like test dependencies."""
-    groups: set[str] = set()
-    project = _pyproject(root).get("project", {})
-    optional = project.get("optional-dependencies", {}) if isinstance(project, dict) else {}
-    if isinstance(optional, dict):
-        groups.update(optional)
-    setup_cfg = root / "setup.cfg"
-    if setup_cfg.is_file():
-        import configparser
-
-        parser = configparser.ConfigParser(interpolation=None, strict=False)
-        try:
-            parser.read_string(setup_cfg.read_text(encoding="utf-8", errors="replace"))
-            if parser.has_section("options.extras_require"):
-                groups.update(parser.options("options.extras_require"))
-        except configparser.Error:
-            pass
-    return sorted(g for g in groups if g.lower() in TEST_EXTRAS)
-
-
-def _installable(root: Path) -> bool:
-    """A project pip can install: setup.py, or a pyproject.toml that says how to build it."""
-    if (root / "setup.py").is_file():
-        return True
-    pyproject = root / "pyproject.toml"
-    if not pyproject.is_file():
-        return False
-    text = pyproject.read_text(encoding="utf-8", errors="replace")
-    return re.search(r"^\[(build-system|project)\]", text, re.MULTILINE) is not None
-
-
-def _test_groups(root: Path) -> list[str]:
-    """The project's dependency groups (PEP 735) that look like test dependencies."""
-    groups = _pyproject(root).get("dependency-groups", {})
-    names = groups if isinstance(groups, dict) else {}
-    return sorted(g for g in names if g.lower() in TEST_EXTRAS)
-
-
 def _uv() -> str | None:
     """uv beside this interpreter (installed into the same environment) or on PATH."""
     beside = Path(sys.executable).parent / "uv"
@@ -257,9 +160,9 @@ def _uv() -> str | None:
 def _sync_with_uv(root: Path, env: Path, uv: str) -> None:
     """Exactly what uv.lock pins, with the test extras and groups, into ``env``."""
     argv = [uv, "sync", "--frozen", "--no-progress", "--python", sys.executable]
-    for extra in _test_extras(root):
+    for extra in pymanifests.test_extras(root):
         argv += ["--extra", extra]
-    for group in _test_groups(root):
+    for group in pymanifests.test_groups(root):
         argv += ["--group", group]
     print("$ UV_PROJECT_ENVIRONMENT=" + str(env) + " " + " ".join(argv), flush=True)
     done = subprocess.run(argv, cwd=root, env={**os.environ, "UV_PROJECT_ENVIRONMENT": str(env)})
@@ -282,17 +185,23 @@ def build_python(root: Path, env: Path, *, pytest: bool) -> None:
     venv.EnvBuilder(symlinks=os.name != "nt", with_pip=False, clear=True).create(env)
     pip = [*_pip(env), "install", "--disable-pip-version-check", "--no-input"]
     pip += ["--progress-bar", "off"]
-    names = python_manifests(root)
-    constraints: list[str] = []
-    for name in names:
-        if _CONSTRAINTS.fullmatch(name):
-            constraints += ["-c", name]
-    for name in _requirements_files(names):
+    names = pymanifests.python_manifests(root)
+    constraints = [arg for name in pymanifests.constraint_files(names) for arg in ("-c", name)]
+    installed = pymanifests.requirements_files(names)
+    for name in installed:
         _run([*pip, *constraints, "-r", name], root)
-    if _installable(root):
-        extras = _test_extras(root)
+    if pymanifests.installable(root):
+        extras = pymanifests.test_extras(root)
         target = "." + (f"[{','.join(extras)}]" if extras else "")
         _run([*pip, *constraints, "-e", target], root)
+    tox = pymanifests.tox_requirements(root, installed)
+    if tox:
+        # Written for the interpreters of their day, they may not all install on this one: the
+        # tests then say what is missing.
+        try:
+            _run([*pip, *constraints, *tox], root)
+        except SetupFailed as failed:
+            print(f"tox.ini's test dependencies were not installed: {failed}", flush=True)
     if pytest:
         _ensure_pytest(env, [*pip, *constraints], root)
 

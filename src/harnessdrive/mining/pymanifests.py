@@ -1,0 +1,171 @@
+"""What a Python project's own files say its tests need: the manifests that key its shared
+environment, the requirements files pip installs, the test extras and dependency groups, and
+tox's test dependencies.
+
+Standard library only: :mod:`harnessdrive.mining.envsetup` imports it when it runs as a script
+beside the environments it serves, where harnessdrive itself need not be importable.
+"""
+
+from __future__ import annotations
+
+import configparser
+import os
+import re
+import tomllib
+from pathlib import Path
+
+PYTHON_MANIFESTS = (
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "Pipfile",
+    "Pipfile.lock",
+    "poetry.lock",
+    "pdm.lock",
+    "uv.lock",
+)
+_REQUIREMENTS = re.compile(r"requirements[\w.-]*\.(txt|in)")
+REQUIREMENTS_FOLDER = "requirements"
+_REQUIREMENTS_FILE = re.compile(r"[\w.-]+\.(txt|in)")
+_CONSTRAINTS = re.compile(r"constraints[\w.-]*\.txt")
+TEST_EXTRAS = ("test", "tests", "testing", "dev")
+"""Names of optional-dependency groups (and dependency groups) that hold what the tests need."""
+TOX_INI = "tox.ini"
+# A tox dependency line that applies only to some environments ("py38: mock").
+_TOX_CONDITIONAL = re.compile(r"^[\w!,{}.-]+\s*:(?!//)")
+_TOX_INIDIR = "{toxinidir}/"
+_TOX_FILE = re.compile(r"(-r|-c|--requirement|--constraint)[\s=]*(\S+)")
+_THE_PROJECT = re.compile(r"\.(\[[\w,\s-]*\])?")  # installed editable already
+
+
+def python_manifests(root: Path) -> list[str]:
+    """Files that decide what a Python environment holds, sorted: at the top level (tox.ini
+    where it names test dependencies), and the requirements files of a ``requirements/``
+    folder (``requirements/tests.txt``)."""
+    names = []
+    for entry in os.scandir(root):
+        name = entry.name
+        if entry.is_file() and (
+            name in PYTHON_MANIFESTS
+            or _REQUIREMENTS.fullmatch(name)
+            or _CONSTRAINTS.fullmatch(name)
+        ):
+            names.append(name)
+    if (root / TOX_INI).is_file() and tox_requirements(root, installed=[]):
+        names.append(TOX_INI)  # a tox.ini that only configures tools would not matter
+    folder = root / REQUIREMENTS_FOLDER
+    if folder.is_dir() and not folder.is_symlink():
+        for entry in os.scandir(folder):
+            if entry.is_file() and _REQUIREMENTS_FILE.fullmatch(entry.name):
+                names.append(f"{REQUIREMENTS_FOLDER}/{entry.name}")
+    return sorted(names)
+
+
+def constraint_files(names: list[str]) -> list[str]:
+    return [n for n in names if _CONSTRAINTS.fullmatch(n)]
+
+
+def requirements_files(names: list[str]) -> list[str]:
+    """What pip installs with ``-r``: every top-level requirements file, and of the folder's
+    the ones named for tests (``tests.txt``), else a ``dev.txt`` (docs' need not be built)."""
+    chosen = [n for n in names if _REQUIREMENTS.fullmatch(n) and n.endswith(".txt")]
+    # pip installs the compiled ``.txt``; a ``.in`` beside it only keys the environment
+    in_folder = {
+        Path(n).stem.lower(): n
+        for n in names
+        if n.startswith(REQUIREMENTS_FOLDER + "/") and n.endswith(".txt")
+    }
+    tests = [in_folder[s] for s in sorted(in_folder) if s in TEST_EXTRAS and s != "dev"]
+    if not tests and "dev" in in_folder:
+        tests = [in_folder["dev"]]
+    return chosen + tests
+
+
+def pyproject(root: Path) -> dict[str, object]:
+    path = root / "pyproject.toml"
+    if not path.is_file():
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return {}
+
+
+def _ini(path: Path) -> configparser.ConfigParser | None:
+    if not path.is_file():
+        return None
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(path.read_text(encoding="utf-8", errors="replace"))
+    except configparser.Error:
+        return None
+    return parser
+
+
+def test_extras(root: Path) -> list[str]:
+    """The project's optional-dependency groups that look like test dependencies."""
+    groups: set[str] = set()
+    project = pyproject(root).get("project", {})
+    optional = project.get("optional-dependencies", {}) if isinstance(project, dict) else {}
+    if isinstance(optional, dict):
+        groups.update(optional)
+    setup_cfg = _ini(root / "setup.cfg")
+    if setup_cfg is not None and setup_cfg.has_section("options.extras_require"):
+        groups.update(setup_cfg.options("options.extras_require"))
+    return sorted(g for g in groups if g.lower() in TEST_EXTRAS)
+
+
+def test_groups(root: Path) -> list[str]:
+    """The project's dependency groups (PEP 735) that look like test dependencies."""
+    groups = pyproject(root).get("dependency-groups", {})
+    names = groups if isinstance(groups, dict) else {}
+    return sorted(g for g in names if g.lower() in TEST_EXTRAS)
+
+
+def installable(root: Path) -> bool:
+    """A project pip can install: setup.py, or a pyproject.toml that says how to build it."""
+    if (root / "setup.py").is_file():
+        return True
+    path = root / "pyproject.toml"
+    if not path.is_file():
+        return False
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return re.search(r"^\[(build-system|project)\]", text, re.MULTILINE) is not None
+
+
+def tox_requirements(root: Path, installed: list[str]) -> list[str]:
+    """pip's arguments for what tox.ini's ``[testenv]`` installs before the tests (``deps``):
+    requirements, ``-r`` and ``-c`` files of the project; none of ``installed`` again.
+
+    Older projects name their test-only dependencies (freezegun, say) nowhere else. Lines for
+    some environments only (``py38: mock``) and lines with other substitutions are left out.
+    """
+    tox = _ini(root / TOX_INI)
+    if tox is None or not tox.has_option("testenv", "deps"):
+        return []
+    argv: list[str] = []
+    for raw in tox.get("testenv", "deps").splitlines():
+        line = raw.split(" #", 1)[0].strip().replace(_TOX_INIDIR, "")
+        if not line or line.startswith("#") or "{" in line or _TOX_CONDITIONAL.match(line):
+            continue
+        named = _TOX_FILE.fullmatch(line)
+        if named is not None:
+            option, name = named.groups()
+            if name not in installed and _inside(root, name):
+                argv += ["-r" if option in ("-r", "--requirement") else "-c", name]
+        elif not line.startswith("-") and not _THE_PROJECT.fullmatch(line):
+            argv.append(line)
+    return argv
+
+
+def _inside(root: Path, name: str) -> bool:
+    path = (root / name).resolve()
+    return path.is_file() and path.is_relative_to(root.resolve())
+
+
+def manifest_bytes(root: Path, name: str) -> bytes:
+    """What of manifest ``name`` keys the environment: the whole file, but of tox.ini only its
+    test dependencies (its tools' settings change far more often)."""
+    if name == TOX_INI:
+        return "\n".join(tox_requirements(root, installed=[])).encode()
+    return (root / name).read_bytes()
