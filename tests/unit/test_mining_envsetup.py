@@ -314,7 +314,10 @@ def test_tox_deps_are_installed_where_no_other_file_names_them(tmp_path: Path) -
     project = python_project(tmp_path / "prototype")
     (project / "requirements.txt").unlink()
     # tox.ini alone names greet; a line for another interpreter names what does not exist
-    tox = f"[testenv]\ndeps =\n    py27: no-such-package-anywhere\n    ./wheels/{GREET}\n"
+    # and one pin that cannot install here (no index): the others are installed all the same
+    missing = "./wheels/missing-1.0-py3-none-any.whl"
+    deps = f"py27: no-such-package-anywhere\n    {missing}\n    ./wheels/{GREET}"
+    tox = f"[testenv]\ndeps =\n    {deps}\n"
     (project / "tox.ini").write_text(tox)
     folder = envsetup.build_into_store(project, tmp_path / "store", "python", pytest=False)
     assert folder is not None and envsetup.is_ready(folder)

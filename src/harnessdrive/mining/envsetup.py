@@ -194,16 +194,35 @@ def build_python(root: Path, env: Path, *, pytest: bool) -> None:
         extras = pymanifests.test_extras(root)
         target = "." + (f"[{','.join(extras)}]" if extras else "")
         _run([*pip, *constraints, "-e", target], root)
-    tox = pymanifests.tox_requirements(root, installed)
-    if tox:
-        # Written for the interpreters of their day, they may not all install on this one: the
-        # tests then say what is missing.
-        try:
-            _run([*pip, *constraints, *tox], root)
-        except SetupFailed as failed:
-            print(f"tox.ini's test dependencies were not installed: {failed}", flush=True)
+    _install_tox_deps([*pip, *constraints], pymanifests.tox_requirements(root, installed), root)
     if pytest:
         _ensure_pytest(env, [*pip, *constraints], root)
+
+
+def _install_tox_deps(pip_install: list[str], tox: list[str], root: Path) -> None:
+    """tox.ini's test dependencies, together, else one by one: written for the interpreters of
+    their day, some may not install on this one (an old pin), and the others are still needed.
+    What does not install is logged; the tests then say whether it mattered."""
+    constraints: list[str] = []
+    groups: list[list[str]] = []
+    pending = iter(tox)
+    for arg in pending:
+        if arg == "-c":
+            constraints += [arg, next(pending)]
+        else:
+            groups.append([arg, next(pending)] if arg == "-r" else [arg])
+    if not groups:
+        return
+    try:
+        _run([*pip_install, *tox], root)
+        return
+    except SetupFailed:
+        pass
+    for group in groups:
+        try:
+            _run([*pip_install, *constraints, *group], root)
+        except SetupFailed as failed:
+            print(f"tox.ini's {' '.join(group)} was not installed: {failed}", flush=True)
 
 
 def _ensure_pytest(env: Path, pip_install: list[str], root: Path) -> None:
