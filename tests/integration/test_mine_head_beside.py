@@ -10,6 +10,7 @@ run first: its error, and no candidate's progress.
 from __future__ import annotations
 
 import sys
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -17,14 +18,14 @@ import pytest
 from harnessdrive.errors import UserError
 from harnessdrive.executors.base import WorkerSettings
 from harnessdrive.executors.registry import create_executor
-from harnessdrive.mining.beside_head import validate_beside_head
+from harnessdrive.mining.beside_head import heads_error, validate_beside_head
 from harnessdrive.mining.checks import CandidateResult, Checker, Stopped
 from harnessdrive.mining.history import scan_history
 from harnessdrive.mining.mine import MineOptions, mine
 from harnessdrive.mining.runs import RunQueue
 from harnessdrive.mining.summary import CheckRecord
 from harnessdrive.mining.taskfiles import TaskSettings
-from harnessdrive.mining.validation import Progress, ValidationOutcome
+from harnessdrive.mining.validation import HeadCheck, Progress, ValidationOutcome
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.testing.repo_builder import RepoBuilder
 
@@ -119,3 +120,16 @@ def test_a_failing_head_stops_the_candidates_and_none_is_reported(tmp_path: Path
     finally:
         runs.executor.close()
     assert reported == []
+
+
+def test_a_stop_that_also_ended_heads_run_stays_a_stop() -> None:
+    # Ctrl-C or SIGTERM can end HEAD's run before validation sees the interrupt: that is no
+    # error of HEAD's (mining then exits 130 as stopped, not 1 with a traceback).
+    stopped: Future[HeadCheck] = Future()
+    stopped.set_exception(Stopped("stopped while HEAD ran its tests"))
+    assert heads_error(stopped) is None
+    failed: Future[HeadCheck] = Future()
+    failed.set_exception(UserError("the test command fails in a fresh copy of HEAD"))
+    assert isinstance(heads_error(failed), UserError)
+    running: Future[HeadCheck] = Future()
+    assert heads_error(running) is None

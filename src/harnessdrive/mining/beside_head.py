@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from harnessdrive.mining.checks import CandidateResult, Checker
+from harnessdrive.mining.checks import CandidateResult, Checker, Stopped
 from harnessdrive.mining.validation import HeadCheck, Progress, ValidationOutcome, check_head
 from harnessdrive.sandbox.clock import now
 
@@ -46,6 +46,15 @@ class HeldProgress:
                     self._progress(done, total, result)
 
 
+def heads_error(head_check: Future[HeadCheck]) -> BaseException | None:
+    """What HEAD's check failed with, when that is what stopped validation; a stop that ended
+    HEAD's run too (Ctrl-C, SIGTERM) is not HEAD's error, and stays the stop."""
+    if not head_check.done() or head_check.cancelled():
+        return None
+    error = head_check.exception()
+    return None if isinstance(error, Stopped) else error
+
+
 def validate_beside_head(
     checker: Checker, head: str, validation: Validation, progress: Progress | None
 ) -> tuple[HeadCheck, ValidationOutcome]:
@@ -66,8 +75,9 @@ def validate_beside_head(
         try:
             outcome = validation(held)
         except BaseException:
-            if head_check.done() and head_check.exception() is not None:
-                head_check.result()  # HEAD's error, not the halt it caused
+            error = heads_error(head_check)
+            if error is not None:
+                raise error from None  # HEAD's error, not the halt it caused
             checker.halt()
             raise
         passed = head_check.result()
