@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -69,3 +70,31 @@ def test_our_roots_carry_an_owner_record_and_can_be_kept(tmp_path: Path) -> None
         for path in sorted(root.rglob("*"), reverse=True):
             path.unlink()
         root.rmdir()
+
+
+MAKE_ROOT = "from harnessdrive.sandbox.scratch import make_scratch_root; print(make_scratch_root())"
+
+
+def test_a_root_whose_driver_died_before_writing_its_record_is_swept(tmp_path: Path) -> None:
+    # kill -9 can land between making the folder and writing the record in it (or halfway
+    # through the write): the folder's name says whose it is.
+    made = subprocess.run(
+        [sys.executable, "-c", MAKE_ROOT],
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    no_record = Path(made.stdout.strip())
+    (no_record / OWNER_FILE).unlink()
+    half = Path(str(no_record) + "x")  # the same owner, a record cut short
+    half.mkdir()
+    (half / OWNER_FILE).write_text('{"pid": ')
+    assert no_record.parent == tmp_path and owner_is_gone(no_record) and owner_is_gone(half)
+    assert sorted(sweep_stale_scratch(tmp_path)) == sorted([no_record, half])
+    mine = make_scratch_root()  # this process's, without a record: still alive, so it stays
+    try:
+        (mine / OWNER_FILE).unlink()
+        assert not owner_is_gone(mine)
+    finally:
+        mine.rmdir()

@@ -4,7 +4,10 @@ A driver killed with ``kill -9`` cannot remove its scratch root (snapshots, work
 HOMEs). Each root holds a small owner record (pid and process start time, so a reused pid is not
 mistaken for the owner); the next run removes every root whose owner is dead, after killing any
 process still working in it or carrying it in its environment (the agents of ``--sandbox none``).
-Only folders with our prefix, our record and our uid are ever touched.
+The root's name carries the pid too, given with the folder in one step, so a kill before the
+record is written leaves no root that nothing sweeps (by name, a live pid counts as the owner:
+a root may then wait for a later sweep, but is never taken from a live driver). Only folders
+with our prefix, our owner mark (record or name) and our uid are ever touched.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -22,11 +26,14 @@ from harnessdrive.sandbox.tree import kill_strays
 
 PREFIX = "harnessdrive-"
 OWNER_FILE = ".harnessdrive-owner"
+_OWNER_IN_NAME = re.compile(r"-p(\d+)-[a-z0-9_]+$")
+"""``PREFIX...p<pid>-<random>``, as :func:`make_scratch_root` names roots (short: the relay's
+sockets live in one, and a socket's path has at most 107 bytes)."""
 
 
 def make_scratch_root(prefix: str = PREFIX) -> Path:
     """A new folder in the system temp dir, recorded as owned by this process."""
-    root = Path(tempfile.mkdtemp(prefix=prefix))
+    root = Path(tempfile.mkdtemp(prefix=f"{prefix}p{os.getpid()}-"))
     _write_owner(root, kept=False)
     return root
 
@@ -57,13 +64,18 @@ def sweep_stale_scratch(folder: Path | None = None) -> list[Path]:
 
 
 def owner_is_gone(root: Path) -> bool:
-    """True only for a root with our owner record whose owner is dead and that was not kept."""
+    """True only for a root with our owner record (or, without one, our name) whose owner is
+    dead and that was not kept."""
     try:
         owner = json.loads((root / OWNER_FILE).read_text())
         pid = int(owner["pid"])
         started = float(owner["started"])
     except (OSError, ValueError, KeyError, TypeError):
-        return False
+        # No record, or half of one: killed while making the root. Its name says whose it is.
+        named = _OWNER_IN_NAME.search(root.name)
+        if named is None or not root.name.startswith(PREFIX):
+            return False
+        return not psutil.pid_exists(int(named[1]))
     if owner.get("kept"):
         return False
     try:
