@@ -280,7 +280,7 @@ def _install_pypi(pin: CliPin, target: Path, log: Path, uv: str | None) -> None:
 
 
 def _uv() -> str | None:
-    """uv on PATH or beside this interpreter (installed into the same environment)."""
+    """uv beside this interpreter (installed into the same environment), else on PATH."""
     beside = Path(sys.executable).parent / "uv"
     if beside.is_file() and os.access(beside, os.X_OK):
         return str(beside)
