@@ -165,6 +165,17 @@ def test_a_missing_hidden_test_or_an_invented_one_is_a_report_mismatch(tmp_path:
     assert honest.findings == ()
 
 
+def test_a_test_name_defined_outside_the_test_files_is_still_found(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_hidden.py").write_text("def test_more():\n    pass\n")
+    (tmp_path / "src").mkdir()
+    # A helper module that makes tests: test files are read first, the rest when needed.
+    (tmp_path / "src" / "makers.py").write_text("def test_made_by_a_helper():\n    pass\n")
+    cases = [*HONEST, case("test_made_by_a_helper", "passed")]
+    judged = judge(PLAN, cases, exit_code=1, copy=tmp_path, selects=False, passes_status=True)
+    assert judged.findings == ()
+
+
 def test_a_failing_run_is_never_made_worse_by_missing_canaries() -> None:
     broken = [case("tests.test_hidden", "error", classname="")]
     assert codes(PLAN, broken) == []

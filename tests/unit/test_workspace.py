@@ -153,3 +153,29 @@ def test_a_failed_snapshot_build_leaves_nothing_behind(tmp_path: Path) -> None:
         build_snapshot(repo, "no-such-ref", tmp_path / "snap")
     assert not (tmp_path / "snap").exists()
     assert build_snapshot(repo, "HEAD", tmp_path / "snap").root.is_dir()
+
+
+def test_a_git_snapshot_is_the_commits_own_tree_in_one_pack_with_a_clean_index(
+    tmp_path: Path,
+) -> None:
+    repo = make_repo(tmp_path / "repo")
+    first = git(repo, "rev-parse", "HEAD~1")
+    snap = build_snapshot(repo, first, tmp_path / "snap")
+    assert snap.tree == git(repo, "rev-parse", f"{first}^{{tree}}")
+    assert snap.files == 4
+    packs = list((snap.root / ".git" / "objects" / "pack").glob("*.pack"))
+    assert len(packs) == 1
+    # Only what the tree needs: the later commit's blob never reaches the snapshot.
+    later = git(repo, "rev-parse", "HEAD:later.txt")
+    missing = subprocess.run(["git", "cat-file", "-e", later], cwd=snap.root, capture_output=True)
+    assert missing.returncode != 0
+    assert git(snap.root, "status", "--porcelain") == ""
+    assert git(snap.root, "ls-files", "-s", "run.sh").startswith("100755 ")
+
+
+def test_a_snapshot_of_a_subfolder_holds_that_folder_only(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    snap = build_snapshot(repo / "src", "HEAD", tmp_path / "snap")
+    assert sorted(p.name for p in snap.root.iterdir() if p.name != ".git") == ["app.py"]
+    assert snap.tree == git(repo, "rev-parse", "HEAD:src")
+    assert (snap.root / "app.py").read_text() == "VALUE = 2\n"

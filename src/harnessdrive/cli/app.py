@@ -6,6 +6,7 @@ is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Sequence
 
@@ -15,47 +16,32 @@ import typer
 from typer._click.exceptions import ClickException
 
 from harnessdrive import __version__
-from harnessdrive.cli import (
-    check_cmd,
-    compare_cmd,
-    estimate_cmd,
-    info_cmd,
-    install_cmd,
-    mine_cmd,
-    report_cmd,
-    run_cmd,
-    show_cmd,
-)
-from harnessdrive.cli.cases_cmd import cases_app
 from harnessdrive.cli.flags import error_message
 from harnessdrive.errors import UserError
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
-app = typer.Typer(
-    name="harnessdrive",
-    help="Test-drive AI coding-agent harnesses on the same tasks; code decides what passed.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
-app.command()(run_cmd.run)
-app.command()(run_cmd.demo)
-app.command()(estimate_cmd.estimate)
-app.command()(report_cmd.report)
-app.command()(compare_cmd.compare)
-app.command()(check_cmd.check)
-app.command("mine")(mine_cmd.mine_command)
-app.command()(info_cmd.harnesses)
-app.command()(info_cmd.doctor)
-app.command("install-clis")(install_cmd.install_clis)
-app.command()(report_cmd.index)
-app.command()(info_cmd.schema)
-app.command()(show_cmd.show)
-app.command()(show_cmd.review)
-app.add_typer(cases_app, name="cases")
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("run_cmd", "run"),
+    "demo": ("run_cmd", "demo"),
+    "estimate": ("estimate_cmd", "estimate"),
+    "report": ("report_cmd", "report"),
+    "compare": ("compare_cmd", "compare"),
+    "check": ("check_cmd", "check"),
+    "mine": ("mine_cmd", "mine_command"),
+    "harnesses": ("info_cmd", "harnesses"),
+    "doctor": ("info_cmd", "doctor"),
+    "install-clis": ("install_cmd", "install_clis"),
+    "index": ("report_cmd", "index"),
+    "schema": ("info_cmd", "schema"),
+    "show": ("show_cmd", "show"),
+    "review": ("show_cmd", "review"),
+    "cases": ("cases_cmd", "cases_app"),
+}
+"""Each command's module in ``harnessdrive.cli`` and its function (or sub-app), in help order.
+A command line imports only the module of the command it names: importing all of them costs
+more than many a command takes."""
 
 
 def _version(value: bool) -> None:
@@ -64,7 +50,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version."
@@ -73,10 +58,40 @@ def _root(
     """Test-drive AI coding-agent harnesses on the same tasks; code decides what passed."""
 
 
+def build_app(names: Sequence[str] | None = None) -> typer.Typer:
+    """The command line with the commands ``names`` (all of them when None)."""
+    app = typer.Typer(
+        name="harnessdrive",
+        help="Test-drive AI coding-agent harnesses on the same tasks; code decides what passed.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+    )
+    app.callback()(_root)
+    for name in COMMANDS if names is None else names:
+        module, attribute = COMMANDS[name]
+        target = getattr(importlib.import_module(f"harnessdrive.cli.{module}"), attribute)
+        if isinstance(target, typer.Typer):
+            app.add_typer(target, name=name)
+        else:
+            app.command(name)(target)
+    return app
+
+
+def _named_command(args: Sequence[str]) -> list[str] | None:
+    """The command the arguments name, when they name one; None means every command (help,
+    --version, a typo that wants the full list for its message)."""
+    first = next((a for a in args if not a.startswith("-")), None)
+    if first is None or first not in COMMANDS or args[0] != first:
+        return None
+    return [first]
+
+
 def run_cli(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code."""
-    command = typer.main.get_command(app)
     args = list(sys.argv[1:] if argv is None else argv)
+    command = typer.main.get_command(build_app(_named_command(args)))
     try:
         result = command.main(
             args=args or ["--help"],

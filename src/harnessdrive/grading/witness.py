@@ -81,7 +81,7 @@ def plant(
         )
         if found is None:
             continue
-        taken = set(re.findall(r"\w+", data.decode("utf-8", errors="replace")))
+        taken = set(_taken_words(data))
         planted = [
             Canary(target, _name(rng, taken, camel=True) if runner == "unittest" else "",
                    _name(rng, taken, camel=False, title=runner == "node"), must_pass)
@@ -244,6 +244,21 @@ def _python_tests(target: str, data: bytes, runner: RunnerKind) -> tuple[str, ..
     return found
 
 
+def _taken_words(data: bytes) -> frozenset[str]:
+    """Every word of a hidden file (canary names must differ), remembered by content too."""
+    key = hashlib.sha256(data).digest()
+    with _FOUND_LOCK:
+        known = _WORDS_OF.get(key)
+    if known is None:
+        known = frozenset(_words(data.decode("utf-8", errors="replace")))
+        with _FOUND_LOCK:
+            if len(_WORDS_OF) >= _FOUND_KEPT:
+                _WORDS_OF.pop(next(iter(_WORDS_OF)))
+            _WORDS_OF[key] = known
+    return known
+
+
+_WORDS_OF: dict[bytes, frozenset[str]] = {}
 _FOUND: dict[tuple[bytes, str], tuple[str, ...] | None] = {}
 _FOUND_LOCK = threading.Lock()
 _FOUND_KEPT = 256
@@ -343,21 +358,34 @@ def _source(runner: RunnerKind, canaries: Iterable[Canary], rng: random.Random) 
 
 
 def _undefined(names: set[str], copy: Path) -> set[str]:
-    """The names among ``names`` that occur in no Python file of the copy."""
+    """The names among ``names`` that occur in no Python file of the copy.
+
+    Files that look like tests are read first: they define nearly every test name, so the rest
+    of a large project is usually never read.
+    """
     missing = {n for n in names if n}
+    if not missing:
+        return missing
+    tests: list[Path] = []
+    others: list[Path] = []
     for folder, dirs, files in os.walk(copy):
         dirs[:] = [d for d in dirs if d not in _SKIP_DIRS]
+        in_tests = "test" in os.path.relpath(folder, copy).lower()
         for file in files:
-            if not missing:
-                return missing
-            if not file.endswith(".py"):
+            if file.endswith(".py"):
+                looks = in_tests or file.startswith("test") or file.endswith("_test.py")
+                (tests if looks else others).append(Path(folder) / file)
+    for path in tests + others:
+        try:
+            if path.is_symlink() or path.stat().st_size > _SOURCE_LIMIT:
                 continue
-            path = Path(folder) / file
-            try:
-                if path.is_symlink() or path.stat().st_size > _SOURCE_LIMIT:
-                    continue
-                words = set(re.findall(r"\w+", path.read_text(errors="replace")))
-            except OSError:
-                continue
-            missing -= words
+            missing -= _words(path.read_text(errors="replace"))
+        except OSError:
+            continue
+        if not missing:
+            break
     return missing
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text))

@@ -29,7 +29,7 @@ def overlay_snapshot(base: Snapshot, files: Sequence[tuple[str, Path]], dest: Pa
     tags = git("for-each-ref", "--format=%(refname)", "refs/tags", cwd=root).decode().split()
     for tag in tags:  # a version tag names the base commit; it now names the treated one
         git("update-ref", "--no-deref", tag, commit, cwd=root)
-    _compact(root / ".git")
+    _compact(root / ".git", repack=True)
     shadow = dest / "shadow.git"
     git("init", "-q", "--bare", "--template=", str(shadow))
     (shadow / "objects" / "info").mkdir(parents=True, exist_ok=True)

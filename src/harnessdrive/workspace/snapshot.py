@@ -26,6 +26,7 @@ from harnessdrive.errors import WorkspaceError
 from harnessdrive.workspace.blobs import LazyBlobs, blob_reader
 from harnessdrive.workspace.git import IDENTITY, git, run_git
 from harnessdrive.workspace.ignore import exclude_file_text, is_cache_name
+from harnessdrive.workspace.tree_import import ImportedTree, import_tree, listed_tree
 
 # In-tree attributes must not transform content between disk and our objects.
 _NEUTRAL_ATTRIBUTES = "* -text -ident -filter -working-tree-encoding\n"
@@ -113,28 +114,43 @@ def _build(repo_path: Path, ref: str | None, dest: Path) -> Snapshot:
     root = dest / "base"
     root.mkdir(parents=True)
     version_tag = None
+    imported: ImportedTree | None = None
+    git("init", "-q", "--template=", str(root))
+    _write_info(root / ".git")
     if _is_git_source(repo_path, ref):
-        source = _copy_git_tree(repo_path, ref or "HEAD", root)
+        top, commit_id, prefix = _resolve(repo_path, ref or "HEAD")
+        treeish = commit_id if prefix == "." else f"{commit_id}:{prefix}"
+        listed = listed_tree(Path(top), treeish)
+        if listed is not None:
+            imported = import_tree(Path(top), listed, root)
+        else:
+            write_tree_files(Path(top), treeish, root)
+        where = top if prefix == "." else f"{top}/{prefix}"
+        source = f"git {where}@{commit_id}"
         version_tag = _nearest_tag(repo_path, ref or "HEAD")
     else:
         _copy_folder(repo_path, root)
         source = f"folder {repo_path}"
-    git("init", "-q", "--template=", str(root))
-    _write_info(root / ".git")
-    git("add", "-A", "-f", "--", ".", cwd=root)
-    tree = git("write-tree", cwd=root).decode().strip()
+    if imported is None:
+        git("add", "-A", "-f", "--", ".", cwd=root)
+        tree = git("write-tree", cwd=root).decode().strip()
+    else:
+        tree = imported.tree
     commit = git("commit-tree", tree, "-m", "base", cwd=root, env=IDENTITY).decode().strip()
     git("update-ref", "--no-deref", "refs/heads/main", commit, cwd=root)
     if version_tag is not None:
         # Projects that take their version from git (setuptools-scm and the like) test it.
         git("update-ref", "--no-deref", f"refs/tags/{version_tag}", commit, cwd=root)
-    _compact(root / ".git")
+    _compact(root / ".git", repack=imported is None)
     shadow = dest / "shadow.git"
     git("init", "-q", "--bare", "--template=", str(shadow))
     (shadow / "objects" / "info").mkdir(parents=True, exist_ok=True)
     (shadow / "objects" / "info" / "alternates").write_text(str(root / ".git" / "objects") + "\n")
     _write_info(shadow)
-    files = len(git("ls-files", "-z", cwd=root).split(b"\0")) - 1
+    if imported is None:
+        files = len(git("ls-files", "-z", cwd=root).split(b"\0")) - 1
+    else:
+        files = imported.files
     return Snapshot(root=root, shadow=shadow, commit=commit, tree=tree, source=source, files=files)
 
 
@@ -149,14 +165,16 @@ def _nearest_tag(repo_path: Path, ref: str) -> str | None:
     return name
 
 
-def _compact(git_dir: Path) -> None:
-    """Pack the objects and drop what a fresh repository does not need.
+def _compact(git_dir: Path, *, repack: bool) -> None:
+    """Pack the objects (unless they came as one pack) and drop what a fresh repository does
+    not need.
 
     Every copy of the snapshot carries this ``.git``; one pack instead of a folder per object
     prefix makes copying and deleting a workspace much cheaper.
     """
-    git("repack", "-a", "-d", "-n", "-q", "--no-write-bitmap-index", git_dir=git_dir)
-    git("prune-packed", "-q", git_dir=git_dir)
+    if repack:
+        git("repack", "-a", "-d", "-n", "-q", "--no-write-bitmap-index", git_dir=git_dir)
+        git("prune-packed", "-q", git_dir=git_dir)
     for name in ("logs", "branches", "description", "COMMIT_EDITMSG"):
         target = git_dir / name
         if target.is_dir():
@@ -189,14 +207,6 @@ def _resolve(repo_path: Path, ref: str) -> tuple[str, str, str]:
     commit = git("rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}", cwd=repo_path)
     prefix = Path(repo_path).resolve().relative_to(Path(top).resolve()).as_posix()
     return top, commit.decode().strip(), prefix
-
-
-def _copy_git_tree(repo_path: Path, ref: str, root: Path) -> str:
-    top, commit_id, prefix = _resolve(repo_path, ref)
-    treeish = commit_id if prefix == "." else f"{commit_id}:{prefix}"
-    write_tree_files(Path(top), treeish, root)
-    where = top if prefix == "." else f"{top}/{prefix}"
-    return f"git {where}@{commit_id}"
 
 
 def write_tree_files(repo: Path, treeish: str, root: Path) -> None:

@@ -1,0 +1,104 @@
+"""Bring one tree of a repository into a new snapshot repository, the way git itself would.
+
+The tree's objects travel as one pack (``pack-objects`` piped into ``index-pack``), and git
+writes the files from the snapshot's own index. Nothing is hashed or compressed twice, and the
+objects are already in one pack, so a snapshot of a large repository costs a fraction of writing
+every file and adding it again. A tree that holds submodules (gitlinks) or no file at all is left
+to the caller's file-by-file way: its snapshot is not the same tree.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from harnessdrive.errors import WorkspaceError
+from harnessdrive.workspace.git import git, git_argv, git_environment
+
+
+@dataclass(frozen=True)
+class ImportedTree:
+    tree: str
+    files: int
+
+
+def listed_tree(repo: Path, treeish: str) -> tuple[str, list[bytes], int] | None:
+    """(tree id, every object id below it, its file count); None for a tree to copy by files."""
+    # ``commit:folder`` names a tree already; ``commit^{tree}`` is a commit's own.
+    spec = treeish if ":" in treeish else f"{treeish}^{{tree}}"
+    tree = git("rev-parse", "--verify", "--end-of-options", spec, cwd=repo)
+    listing = git("ls-tree", "-r", "-t", "-z", "--full-tree", treeish, cwd=repo)
+    ids = [tree.strip()]
+    files = 0
+    for record in listing.split(b"\0"):
+        if not record:
+            continue
+        meta, _, _path = record.partition(b"\t")
+        _mode, kind, sha = meta.split(b" ")
+        if kind == b"commit":
+            return None
+        files += kind == b"blob"
+        ids.append(sha)
+    if files == 0:
+        return None
+    return ids[0].decode(), ids, files
+
+
+def import_tree(repo: Path, listed: tuple[str, list[bytes], int], root: Path) -> ImportedTree:
+    """Copy a listed tree's objects into ``root/.git`` (made by the caller, attributes and all)
+    and check its files out into ``root``; the index then holds exactly that tree."""
+    tree, ids, files = listed
+    git_dir = root / ".git"
+    _copy_objects(repo, ids, git_dir)
+    git("read-tree", tree, git_dir=git_dir, work_tree=root)
+    git("checkout-index", "--all", "--force", "-u", git_dir=git_dir, work_tree=root)
+    return ImportedTree(tree=tree, files=files)
+
+
+def _copy_objects(repo: Path, ids: list[bytes], git_dir: Path) -> None:
+    env = git_environment()
+    with tempfile.TemporaryFile() as pack_errors, tempfile.TemporaryFile() as index_errors:
+        try:
+            packer = subprocess.Popen(
+                git_argv(["pack-objects", "--stdout", "-q"], None, None),
+                cwd=repo,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=pack_errors,
+            )
+        except OSError as exc:
+            raise WorkspaceError(f"cannot run git: {exc}") from exc
+        assert packer.stdin is not None and packer.stdout is not None
+        try:
+            indexer = subprocess.Popen(
+                git_argv(["index-pack", "--stdin"], git_dir, None),
+                env=env,
+                stdin=packer.stdout,
+                stdout=subprocess.DEVNULL,
+                stderr=index_errors,
+            )
+        except OSError as exc:
+            packer.kill()
+            packer.wait()
+            raise WorkspaceError(f"cannot run git: {exc}") from exc
+        packer.stdout.close()  # the indexer holds the only reading end now
+        try:
+            packer.stdin.write(b"\n".join(ids) + b"\n")
+        except BrokenPipeError:
+            pass  # the packer failed; its exit status and message say why
+        finally:
+            packer.stdin.close()
+        packed, indexed = packer.wait(), indexer.wait()
+        _check("pack-objects", packed, pack_errors)
+        _check("index-pack", indexed, index_errors)
+
+
+def _check(name: str, code: int, errors: IO[bytes]) -> None:
+    if code != 0:
+        errors.seek(0)
+        lines = errors.read(64 * 1024).decode(errors="replace").strip().splitlines()
+        raise WorkspaceError(f"git {name} failed: {lines[-1] if lines else f'exit {code}'}")
