@@ -179,3 +179,16 @@ def test_a_snapshot_of_a_subfolder_holds_that_folder_only(tmp_path: Path) -> Non
     assert sorted(p.name for p in snap.root.iterdir() if p.name != ".git") == ["app.py"]
     assert snap.tree == git(repo, "rev-parse", "HEAD:src")
     assert (snap.root / "app.py").read_text() == "VALUE = 2\n"
+
+
+def test_a_sha256_repository_gives_a_snapshot_of_its_files(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "--object-format=sha256")
+    (repo / "a.txt").write_text("a\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "first")
+    snap = build_snapshot(repo, None, tmp_path / "snap")
+    assert (snap.root / "a.txt").read_text() == "a\n"
+    assert snap.files == 1
+    assert git(snap.root, "status", "--porcelain") == ""

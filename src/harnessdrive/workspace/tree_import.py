@@ -3,8 +3,9 @@
 The tree's objects travel as one pack (``pack-objects`` piped into ``index-pack``), and git
 writes the files from the snapshot's own index. Nothing is hashed or compressed twice, and the
 objects are already in one pack, so a snapshot of a large repository costs a fraction of writing
-every file and adding it again. A tree that holds submodules (gitlinks) or no file at all is left
-to the caller's file-by-file way: its snapshot is not the same tree.
+every file and adding it again. A tree that holds submodules (gitlinks) or no file at all, or
+one of a SHA-256 repository, is left to the caller's file-by-file way: its snapshot is not the
+same tree.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from typing import IO
 
 from harnessdrive.errors import WorkspaceError
 from harnessdrive.workspace.git import git, git_argv, git_environment
+
+_SHA1_HEX = 40
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,8 @@ def listed_tree(repo: Path, treeish: str) -> tuple[str, list[bytes], int] | None
     tree = git("rev-parse", "--verify", "--end-of-options", spec, cwd=repo)
     listing = git("ls-tree", "-r", "-t", "-z", "--full-tree", treeish, cwd=repo)
     ids = [tree.strip()]
+    if len(ids[0]) != _SHA1_HEX:
+        return None  # a SHA-256 repository: the snapshot (SHA-1) hashes its files anew
     files = 0
     for record in listing.split(b"\0"):
         if not record:
@@ -59,11 +64,13 @@ def import_tree(repo: Path, listed: tuple[str, list[bytes], int], root: Path) ->
 
 
 def _copy_objects(repo: Path, ids: list[bytes], git_dir: Path) -> None:
+    # No delta search (--window=0): the pack never leaves the machine, and looking for deltas
+    # costs more than the whole rest of a snapshot. Deltas the repository already has are kept.
     env = git_environment()
     with tempfile.TemporaryFile() as pack_errors, tempfile.TemporaryFile() as index_errors:
         try:
             packer = subprocess.Popen(
-                git_argv(["pack-objects", "--stdout", "-q"], None, None),
+                git_argv(["pack-objects", "--stdout", "-q", "--window=0"], None, None),
                 cwd=repo,
                 env=env,
                 stdin=subprocess.PIPE,
