@@ -176,6 +176,25 @@ def test_a_test_name_defined_outside_the_test_files_is_still_found(tmp_path: Pat
     assert judged.findings == ()
 
 
+def test_a_failing_pytest_canary_reports_its_message_without_a_traceback(tmp_path: Path) -> None:
+    """pytest renders a traceback by parsing the whole test file: a cost per failing canary
+    that every test run would pay."""
+    plan, content = planted("pytest", "tests/test_hidden.py", PYTEST_FILE)
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_hidden.py").write_bytes(content)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_hidden.py"],
+        cwd=tmp_path, env={"PATH": "/usr/bin:/bin", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    failing = next(c for c in plan.canaries if not c.must_pass)
+    section = done.stdout.split(f" {failing.name} ", 1)[1].split("short test summary", 1)[0]
+    assert " is " in section  # the message alone
+    assert "def " not in section and "test_hidden.py:" not in section
+    assert "1 failed, 2 passed" in done.stdout
+
+
 def test_a_failing_run_is_never_made_worse_by_missing_canaries() -> None:
     broken = [case("tests.test_hidden", "error", classname="")]
     assert codes(PLAN, broken) == []

@@ -333,9 +333,12 @@ def _source(runner: RunnerKind, canaries: Iterable[Canary], rng: random.Random) 
         data, kind, right = _check(rng, canary.must_pass)
         var = rng.choice(("values", "rows", "amounts", "items"))
         if runner == "pytest":
+            # A failure without a traceback: pytest renders a traceback by parsing the whole
+            # file, which costs more per failing canary than many a test run.
             parts.append(
-                f"\n\ndef {canary.name}():\n    {var} = {data}\n"
-                f"    assert {kind}({var}) == {right}\n"
+                f"\n\ndef {canary.name}():\n    import pytest\n\n    {var} = {data}\n"
+                f"    if {kind}({var}) != {right}:\n"
+                f'        pytest.fail(f"{kind}({var}) is {{{kind}({var})!r}}", pytrace=False)\n'
             )
         elif runner == "unittest":
             parts.append(
