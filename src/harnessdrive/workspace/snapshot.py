@@ -26,7 +26,7 @@ from harnessdrive.errors import WorkspaceError
 from harnessdrive.workspace.blobs import LazyBlobs, blob_reader
 from harnessdrive.workspace.git import IDENTITY, git, run_git
 from harnessdrive.workspace.ignore import exclude_file_text, is_cache_name
-from harnessdrive.workspace.tree_import import ImportedTree, import_tree, listed_tree
+from harnessdrive.workspace.tree_import import ListedTree, import_tree, listed_tree
 
 # In-tree attributes must not transform content between disk and our objects.
 _NEUTRAL_ATTRIBUTES = "* -text -ident -filter -working-tree-encoding\n"
@@ -114,15 +114,15 @@ def _build(repo_path: Path, ref: str | None, dest: Path) -> Snapshot:
     root = dest / "base"
     root.mkdir(parents=True)
     version_tag = None
-    imported: ImportedTree | None = None
+    imported: ListedTree | None = None
     git("init", "-q", "--template=", str(root))
     _write_info(root / ".git")
     if _is_git_source(repo_path, ref):
         top, commit_id, prefix = _resolve(repo_path, ref or "HEAD")
         treeish = commit_id if prefix == "." else f"{commit_id}:{prefix}"
-        listed = listed_tree(Path(top), treeish)
-        if listed is not None:
-            imported = import_tree(Path(top), listed, root)
+        imported = listed_tree(Path(top), treeish)
+        if imported is not None:
+            import_tree(Path(top), imported, root)
         else:
             write_tree_files(Path(top), treeish, root)
         where = top if prefix == "." else f"{top}/{prefix}"

@@ -23,20 +23,22 @@ _SHA1_HEX = 40
 
 
 @dataclass(frozen=True)
-class ImportedTree:
+class ListedTree:
     tree: str
+    ids: tuple[bytes, ...]
+    """The tree's own id and every object id below it."""
     files: int
 
 
-def listed_tree(repo: Path, treeish: str) -> tuple[str, list[bytes], int] | None:
-    """(tree id, every object id below it, its file count); None for a tree to copy by files."""
+def listed_tree(repo: Path, treeish: str) -> ListedTree | None:
+    """What ``treeish`` holds; None for a tree to copy file by file."""
     # ``commit:folder`` names a tree already; ``commit^{tree}`` is a commit's own.
     spec = treeish if ":" in treeish else f"{treeish}^{{tree}}"
-    tree = git("rev-parse", "--verify", "--end-of-options", spec, cwd=repo)
-    listing = git("ls-tree", "-r", "-t", "-z", "--full-tree", treeish, cwd=repo)
-    ids = [tree.strip()]
-    if len(ids[0]) != _SHA1_HEX:
+    tree = git("rev-parse", "--verify", "--end-of-options", spec, cwd=repo).strip()
+    if len(tree) != _SHA1_HEX:
         return None  # a SHA-256 repository: the snapshot (SHA-1) hashes its files anew
+    listing = git("ls-tree", "-r", "-t", "-z", "--full-tree", treeish, cwd=repo)
+    ids = [tree]
     files = 0
     for record in listing.split(b"\0"):
         if not record:
@@ -49,21 +51,19 @@ def listed_tree(repo: Path, treeish: str) -> tuple[str, list[bytes], int] | None
         ids.append(sha)
     if files == 0:
         return None
-    return ids[0].decode(), ids, files
+    return ListedTree(tree=tree.decode(), ids=tuple(ids), files=files)
 
 
-def import_tree(repo: Path, listed: tuple[str, list[bytes], int], root: Path) -> ImportedTree:
+def import_tree(repo: Path, listed: ListedTree, root: Path) -> None:
     """Copy a listed tree's objects into ``root/.git`` (made by the caller, attributes and all)
     and check its files out into ``root``; the index then holds exactly that tree."""
-    tree, ids, files = listed
     git_dir = root / ".git"
-    _copy_objects(repo, ids, git_dir)
-    git("read-tree", tree, git_dir=git_dir, work_tree=root)
+    _copy_objects(repo, listed.ids, git_dir)
+    git("read-tree", listed.tree, git_dir=git_dir, work_tree=root)
     git("checkout-index", "--all", "--force", "-u", git_dir=git_dir, work_tree=root)
-    return ImportedTree(tree=tree, files=files)
 
 
-def _copy_objects(repo: Path, ids: list[bytes], git_dir: Path) -> None:
+def _copy_objects(repo: Path, ids: tuple[bytes, ...], git_dir: Path) -> None:
     # No delta search (--window=0): the pack never leaves the machine, and looking for deltas
     # costs more than the whole rest of a snapshot. Deltas the repository already has are kept.
     env = git_environment()
