@@ -18,9 +18,10 @@ import posixpath
 import random
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from harnessdrive.grading.junit import JunitCase, JunitCounts, count_cases
 from harnessdrive.grading.runners import RunnerKind
@@ -36,6 +37,7 @@ _VERBS = ("keeps", "returns", "handles", "counts", "joins", "skips", "accepts", 
 _SOURCE_LIMIT = 2_000_000
 _SKIP_DIRS = {".git", "node_modules", ".venv", "__pycache__"}
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -224,44 +226,48 @@ def _name(rng: random.Random, taken: set[str], *, camel: bool, title: bool = Fal
             return name
 
 
+class _ByContent(Generic[_T]):
+    """What was worked out from a file's content, remembered by its digest (the newest few
+    hundred): every grading copy of a task plants in the same hidden files."""
+
+    _KEPT = 256
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[bytes, str], _T] = {}
+        self._lock = threading.Lock()
+
+    def get(self, data: bytes, tag: str, work_out: Callable[[], _T]) -> _T:
+        key = (hashlib.sha256(data).digest(), tag)
+        with self._lock:
+            if key in self._known:
+                return self._known[key]
+        value = work_out()
+        with self._lock:
+            if len(self._known) >= self._KEPT:
+                self._known.pop(next(iter(self._known)))
+            self._known[key] = value
+        return value
+
+
+_TESTS_OF: _ByContent[tuple[str, ...] | None] = _ByContent()
+_WORDS_OF: _ByContent[frozenset[str]] = _ByContent()
+
+
 def _python_tests(target: str, data: bytes, runner: RunnerKind) -> tuple[str, ...] | None:
     """The tests the runner collects from a hidden file (None: it holds no tests to plant by).
 
-    Remembered by content: every grading copy of a task plants in the same hidden files, and
-    parsing a large test file costs more than the rest of planting.
+    Remembered by content: parsing a large test file costs more than the rest of planting.
     """
     if not target.endswith(".py"):
         return None
-    key = (hashlib.sha256(data).digest(), runner)
-    with _FOUND_LOCK:
-        if key in _FOUND:
-            return _FOUND[key]
-    found = _parse_tests(data, runner)
-    with _FOUND_LOCK:
-        if len(_FOUND) >= _FOUND_KEPT:
-            _FOUND.pop(next(iter(_FOUND)))
-        _FOUND[key] = found
-    return found
+    return _TESTS_OF.get(data, runner, lambda: _parse_tests(data, runner))
 
 
 def _taken_words(data: bytes) -> frozenset[str]:
     """Every word of a hidden file (canary names must differ), remembered by content too."""
-    key = hashlib.sha256(data).digest()
-    with _FOUND_LOCK:
-        known = _WORDS_OF.get(key)
-    if known is None:
-        known = frozenset(_words(data.decode("utf-8", errors="replace")))
-        with _FOUND_LOCK:
-            if len(_WORDS_OF) >= _FOUND_KEPT:
-                _WORDS_OF.pop(next(iter(_WORDS_OF)))
-            _WORDS_OF[key] = known
-    return known
-
-
-_WORDS_OF: dict[bytes, frozenset[str]] = {}
-_FOUND: dict[tuple[bytes, str], tuple[str, ...] | None] = {}
-_FOUND_LOCK = threading.Lock()
-_FOUND_KEPT = 256
+    return _WORDS_OF.get(
+        data, "words", lambda: frozenset(_words(data.decode("utf-8", errors="replace")))
+    )
 
 
 def _parse_tests(data: bytes, runner: RunnerKind) -> tuple[str, ...] | None:

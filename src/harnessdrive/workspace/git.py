@@ -80,10 +80,14 @@ def git(
     """Run git with hardened settings and return its stdout."""
     result = run_git(args, cwd=cwd, git_dir=git_dir, work_tree=work_tree, env=env, input=input)
     if check and result.returncode != 0:
-        message = result.stderr.decode(errors="replace").strip().splitlines()
-        detail = message[-1] if message else f"exit {result.returncode}"
-        raise WorkspaceError(f"git {args[0]} failed: {detail}")
+        raise git_failed(args[0], result.returncode, result.stderr)
     return result.stdout
+
+
+def git_failed(command: str, code: int, stderr: bytes) -> WorkspaceError:
+    """The error for a git call that failed: its last line on stderr, else its exit status."""
+    lines = stderr.decode(errors="replace").strip().splitlines()
+    return WorkspaceError(f"git {command} failed: {lines[-1] if lines else f'exit {code}'}")
 
 
 def git_head(
@@ -115,9 +119,7 @@ def git_head(
                     kept += chunk[: limit - len(kept)]
         if proc.wait() != 0:
             errors.seek(0)
-            lines = errors.read(64 * 1024).decode(errors="replace").strip().splitlines()
-            detail = lines[-1] if lines else f"exit {proc.returncode}"
-            raise WorkspaceError(f"git {args[0]} failed: {detail}")
+            raise git_failed(args[0], proc.returncode, errors.read(64 * 1024))
     return bytes(kept), total
 
 

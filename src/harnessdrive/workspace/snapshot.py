@@ -114,15 +114,15 @@ def _build(repo_path: Path, ref: str | None, dest: Path) -> Snapshot:
     root = dest / "base"
     root.mkdir(parents=True)
     version_tag = None
-    imported: ListedTree | None = None
+    listed: ListedTree | None = None
     git("init", "-q", "--template=", str(root))
     _write_info(root / ".git")
     if _is_git_source(repo_path, ref):
         top, commit_id, prefix = _resolve(repo_path, ref or "HEAD")
         treeish = commit_id if prefix == "." else f"{commit_id}:{prefix}"
-        imported = listed_tree(Path(top), treeish)
-        if imported is not None:
-            import_tree(Path(top), imported, root)
+        listed = listed_tree(Path(top), treeish)
+        if listed is not None:
+            import_tree(Path(top), listed, root)
         else:
             write_tree_files(Path(top), treeish, root)
         where = top if prefix == "." else f"{top}/{prefix}"
@@ -131,26 +131,26 @@ def _build(repo_path: Path, ref: str | None, dest: Path) -> Snapshot:
     else:
         _copy_folder(repo_path, root)
         source = f"folder {repo_path}"
-    if imported is None:
+    if listed is None:
         git("add", "-A", "-f", "--", ".", cwd=root)
         tree = git("write-tree", cwd=root).decode().strip()
     else:
-        tree = imported.tree
+        tree = listed.tree
     commit = git("commit-tree", tree, "-m", "base", cwd=root, env=IDENTITY).decode().strip()
     git("update-ref", "--no-deref", "refs/heads/main", commit, cwd=root)
     if version_tag is not None:
         # Projects that take their version from git (setuptools-scm and the like) test it.
         git("update-ref", "--no-deref", f"refs/tags/{version_tag}", commit, cwd=root)
-    _compact(root / ".git", repack=imported is None)
+    _compact(root / ".git", repack=listed is None)
     shadow = dest / "shadow.git"
     git("init", "-q", "--bare", "--template=", str(shadow))
     (shadow / "objects" / "info").mkdir(parents=True, exist_ok=True)
     (shadow / "objects" / "info" / "alternates").write_text(str(root / ".git" / "objects") + "\n")
     _write_info(shadow)
-    if imported is None:
+    if listed is None:
         files = len(git("ls-files", "-z", cwd=root).split(b"\0")) - 1
     else:
-        files = imported.files
+        files = listed.files
     return Snapshot(root=root, shadow=shadow, commit=commit, tree=tree, source=source, files=files)
 
 

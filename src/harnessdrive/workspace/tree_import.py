@@ -14,10 +14,9 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 from harnessdrive.errors import WorkspaceError
-from harnessdrive.workspace.git import git, git_argv, git_environment
+from harnessdrive.workspace.git import git, git_argv, git_environment, git_failed
 
 _SHA1_HEX = 40
 
@@ -99,13 +98,10 @@ def _copy_objects(repo: Path, ids: tuple[bytes, ...], git_dir: Path) -> None:
             pass  # the packer failed; its exit status and message say why
         finally:
             packer.stdin.close()
-        packed, indexed = packer.wait(), indexer.wait()
-        _check("pack-objects", packed, pack_errors)
-        _check("index-pack", indexed, index_errors)
-
-
-def _check(name: str, code: int, errors: IO[bytes]) -> None:
-    if code != 0:
-        errors.seek(0)
-        lines = errors.read(64 * 1024).decode(errors="replace").strip().splitlines()
-        raise WorkspaceError(f"git {name} failed: {lines[-1] if lines else f'exit {code}'}")
+        for name, proc, errors in (
+            ("pack-objects", packer, pack_errors),
+            ("index-pack", indexer, index_errors),
+        ):
+            if proc.wait() != 0:
+                errors.seek(0)
+                raise git_failed(name, proc.returncode, errors.read(64 * 1024))
