@@ -192,3 +192,59 @@ def test_a_sha256_repository_gives_a_snapshot_of_its_files(tmp_path: Path) -> No
     assert (snap.root / "a.txt").read_text() == "a\n"
     assert snap.files == 1
     assert git(snap.root, "status", "--porcelain") == ""
+
+
+@pytest.mark.parametrize("with_submodule", [False, True])
+def test_a_crafted_tree_never_writes_through_its_own_link(
+    tmp_path: Path, with_submodule: bool
+) -> None:
+    """A link ``lib`` to a folder outside, beside a folder ``lib`` holding a file: no index
+    allows it, but a crafted tree can. A submodule sends it the file-by-file way."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+
+    def blob(data: str) -> str:
+        done = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo, input=data,
+                              capture_output=True, text=True, check=True)  # fmt: skip
+        return done.stdout.strip()
+
+    def tree(entries: str) -> str:
+        done = subprocess.run(["git", "mktree", "--missing"], cwd=repo, input=entries,
+                              capture_output=True, text=True, check=True)  # fmt: skip
+        return done.stdout.strip()
+
+    payload = blob("planted\n")
+    inner = tree(f"100644 blob {payload}\tevil\n")
+    entries = f"120000 blob {blob(str(outside))}\tlib\n040000 tree {inner}\tlib\n"
+    entries += f"100644 blob {payload}\tok.txt\n"
+    if with_submodule:
+        entries += "160000 commit 0123456789abcdef0123456789abcdef01234567\tvendor\n"
+    commit = git(repo, "commit-tree", tree(entries), "-m", "crafted")
+    build_snapshot(repo, commit, tmp_path / "snap")
+    assert list(outside.iterdir()) == []
+
+
+@pytest.mark.parametrize("with_submodule", [False, True])
+def test_a_crafted_tree_entry_inside_git_is_refused(tmp_path: Path, with_submodule: bool) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+
+    def run(args: list[str], data: str) -> str:
+        done = subprocess.run(["git", *args], cwd=repo, input=data, capture_output=True,
+                              text=True, check=True)  # fmt: skip
+        return done.stdout.strip()
+
+    hook = run(["hash-object", "-w", "--stdin"], "#!/bin/sh\necho planted\n")
+    hooks = run(["mktree"], f"100755 blob {hook}\tpost-checkout\n")
+    planted = run(["mktree"], f"040000 tree {hooks}\thooks\n")
+    entries = f"040000 tree {planted}\t.GIT\n"
+    if with_submodule:
+        entries += "160000 commit 0123456789abcdef0123456789abcdef01234567\tvendor\n"
+    commit = git(repo, "commit-tree", run(["mktree", "--missing"], entries), "-m", "crafted")
+    with pytest.raises(WorkspaceError):
+        build_snapshot(repo, commit, tmp_path / "snap")
+    assert not (tmp_path / "snap").exists()

@@ -28,12 +28,8 @@ from harnessdrive.sandbox.runner import Isolation
 from harnessdrive.tasks.globs import matches
 from harnessdrive.tasks.view import task_view
 from harnessdrive.workspace.changes import Changes, FileChange
-from harnessdrive.workspace.materialize import (
-    apply_changes,
-    copy_snapshot,
-    remove_entry,
-    write_file,
-)
+from harnessdrive.workspace.materialize import apply_changes, copy_snapshot
+from harnessdrive.workspace.placing import remove_entry, write_file
 from harnessdrive.workspace.setup import SetupOutcome, run_setup
 from harnessdrive.workspace.setup_reuse import reuse_setup
 from harnessdrive.workspace.snapshot import Snapshot, read_blobs

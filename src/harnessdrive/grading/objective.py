@@ -19,7 +19,7 @@ from harnessdrive.errors import WorkspaceError
 from harnessdrive.grading.commands import run_command
 from harnessdrive.grading.kinds.base import GradingCopy
 from harnessdrive.tasks.improve_models import ObjectiveSpec
-from harnessdrive.workspace.materialize import remove_entry, write_file
+from harnessdrive.workspace.placing import remove_entry, write_file
 
 OBJECTIVE_LABEL = "objective"
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")

@@ -18,7 +18,7 @@ from harnessdrive.grading import routes
 from harnessdrive.grading.verdict import Finding
 from harnessdrive.tasks.globs import matches
 from harnessdrive.workspace.changes import Changes, FileChange
-from harnessdrive.workspace.materialize import symlink_escapes
+from harnessdrive.workspace.placing import symlink_escapes
 
 INTERPRETER_HOOKS = ("sitecustomize.py", "usercustomize.py", "*.pth")
 RUNNER_CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml")

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from harnessdrive.errors import HarnessdriveError
 from harnessdrive.improvement.evaluator import EvaluatorCall
 from harnessdrive.improvement.resume import entry_from, outcome_from
-from harnessdrive.workspace.materialize import symlink_escapes
+from harnessdrive.workspace.placing import symlink_escapes
 
 
 class _Saved(BaseModel):

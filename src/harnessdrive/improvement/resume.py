@@ -21,12 +21,7 @@ from harnessdrive.protocols.base import RoundOutcome
 from harnessdrive.transcript.models import Transcript
 from harnessdrive.workspace.blobs import blob_reader
 from harnessdrive.workspace.changes import GITLINK_MODE, SYMLINK_MODE, Changes, FileChange
-from harnessdrive.workspace.materialize import (
-    place_symlink,
-    remove_entry,
-    symlink_escapes,
-    write_file,
-)
+from harnessdrive.workspace.placing import place_symlink, remove_entry, symlink_escapes, write_file
 from harnessdrive.workspace.snapshot import Snapshot
 
 

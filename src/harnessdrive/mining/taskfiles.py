@@ -27,7 +27,7 @@ from harnessdrive.mining.contents import gold_patch, hidden_test_contents, read_
 from harnessdrive.mining.gitread import run_git
 from harnessdrive.mining.runners import MANIFEST_NAMES, select_runners
 from harnessdrive.tasks.loading import SOLUTION_PATCH, TASK_FILE
-from harnessdrive.workspace.materialize import write_file
+from harnessdrive.workspace.placing import write_file
 
 
 @dataclass(frozen=True)

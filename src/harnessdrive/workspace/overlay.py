@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harnessdrive.workspace.git import IDENTITY, git
-from harnessdrive.workspace.materialize import copy_snapshot, write_file
+from harnessdrive.workspace.materialize import copy_snapshot
+from harnessdrive.workspace.placing import write_file
 from harnessdrive.workspace.snapshot import Snapshot, _compact, _write_info
 
 

@@ -26,6 +26,7 @@ from harnessdrive.errors import WorkspaceError
 from harnessdrive.workspace.blobs import LazyBlobs, blob_reader
 from harnessdrive.workspace.git import IDENTITY, git, run_git
 from harnessdrive.workspace.ignore import exclude_file_text, is_cache_name
+from harnessdrive.workspace.placing import prepare_path
 from harnessdrive.workspace.tree_import import ListedTree, import_tree, listed_tree
 
 # In-tree attributes must not transform content between disk and our objects.
@@ -212,7 +213,9 @@ def _resolve(repo_path: Path, ref: str) -> tuple[str, str, str]:
 def write_tree_files(repo: Path, treeish: str, root: Path) -> None:
     """Write every file of ``treeish`` under ``root``: blobs as they are, no filters.
 
-    Submodules (gitlinks) are left out; LFS files arrive as their pointer files.
+    Submodules (gitlinks) are left out; LFS files arrive as their pointer files. A path that
+    leaves the tree is refused and a link never written through, however the tree was crafted
+    (a link ``lib`` beside a folder ``lib``, say).
     """
     listing = git("ls-tree", "-r", "-z", "--full-tree", treeish, cwd=repo)
     entries: list[tuple[str, str, bytes]] = []
@@ -226,8 +229,10 @@ def write_tree_files(repo: Path, treeish: str, root: Path) -> None:
     # One blob at a time, in chunks: a large repository never sits in memory.
     with blob_reader(cwd=repo) as blobs:
         for mode, sha, raw_path in entries:
-            target = root / raw_path.decode("utf-8", "surrogateescape")
-            target.parent.mkdir(parents=True, exist_ok=True)
+            rel = raw_path.decode("utf-8", "surrogateescape")
+            if ".git" in rel.lower().split("/"):
+                raise WorkspaceError(f"refusing a tree entry inside .git: {rel!r}")
+            target = prepare_path(root, rel)
             if mode == "120000":
                 link = io.BytesIO()
                 blobs.copy(sha, link)

@@ -20,7 +20,7 @@ from harnessdrive.grading.guarded import plant_canaries
 from harnessdrive.grading.kinds.base import GradingCopy
 from harnessdrive.grading.verdict import Finding, GradingRun, Verdict
 from harnessdrive.tasks.models import GradeSpec
-from harnessdrive.workspace.materialize import write_file
+from harnessdrive.workspace.placing import write_file
 
 KIND = "tests"
 VISIBLE_LABEL = "visible"
