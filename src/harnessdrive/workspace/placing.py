@@ -1,6 +1,6 @@
 """Putting entries into a tree without leaving it: every parent a real folder, never a link
 followed, never a path outside the root. Whatever an agent or a repository left in a tree is
-hostile; these are the only writes into one.
+hostile, so a single file, link or removal in one goes through here.
 """
 
 from __future__ import annotations
