@@ -9,10 +9,10 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harnessdrive.errors import GradingError
+from harnessdrive.grading.bytecode import fresh_bytecode
 from harnessdrive.grading.guarded import own_modules, prepare_run, read_counts
 from harnessdrive.grading.verdict import Finding, GradingRun, StreamKept
 from harnessdrive.grading.witness import WitnessPlan, write_canaries
@@ -61,11 +61,17 @@ def run_command(
         "junit" in placeholders(template) or _PYTEST.search(command) or prepared.writes_junit
     )
     run_env = {**copy.env, **prepared.env}
-    # Bytecode from an earlier run must never stand in for a rewritten file (seed 000): with no
-    # cache prefix, the copy's bytecode lives only in its own __pycache__ folders, removed here.
+    # Bytecode from an earlier run must never stand in for a rewritten file (seed 000): the
+    # copy's own __pycache__ folders are replaced by bytecode checked against each file's hash.
     # What lies outside the copy (the interpreter, shared environments) is read-only to every
     # command and keeps its bytecode.
-    _remove_pycache(copy.root)
+    checked = "check-hash-based-pycs" not in command  # "never" would trust it unchecked
+    fresh_bytecode(
+        copy.root,
+        prepared.interpreters if checked else (),
+        path=run_env.get("PATH", os.defpath),
+        pytest=prepared.runner == "pytest",
+    )
     if wants_junit and "junit" not in placeholders(template):
         run_env["PYTEST_ADDOPTS"] = (
             f"--junitxml={junit_path} -o junit_family=xunit2 -p no:cacheprovider"
@@ -113,12 +119,3 @@ def run_command(
     return GradingRun(
         **base, passed=passed, total=1, failed=1 - passed, source="exit_code", note=limit_note
     ), ()
-
-
-def _remove_pycache(root: Path) -> None:
-    for dirpath, dirnames, _ in os.walk(root):
-        if "__pycache__" in dirnames:
-            shutil.rmtree(Path(dirpath) / "__pycache__", ignore_errors=True)
-            dirnames.remove("__pycache__")
-        if ".git" in dirnames:
-            dirnames.remove(".git")

@@ -56,6 +56,8 @@ class PreparedCommand:
     """The runner's exit status is the command's (no ``|| true``, pipe or ``;`` after it)."""
     writes_junit: bool
     """The rewritten command writes a junit report of ours (unittest and node)."""
+    interpreters: tuple[str, ...] = ()
+    """The Python interpreters the rewritten runner invocations start, as the command names them."""
 
 
 @functools.cache
@@ -108,15 +110,19 @@ def prepare(
     if run_all:
         env[RUN_ALL_ENV] = "1"
     boot = shlex.quote(str(launcher))
+    interpreters: list[str] = []
 
     def python_m(match: re.Match[str]) -> str:
+        interpreters.append(match["py"])
         return f"{match['lead']}{match['py']}{match['flags']} -s {boot} {match['mod']}"
 
     rewritten = _PYTHON_M.sub(python_m, command)
 
     def bare(match: re.Match[str]) -> str:
         tool = match["tool"]
-        interpreter = tool.rpartition("/")[0] + "/python" if "/" in tool else shlex.quote(python)
+        named = tool.rpartition("/")[0] + "/python" if "/" in tool else python
+        interpreters.append(named)
+        interpreter = named if "/" in tool else shlex.quote(python)
         return f"{match['lead']}{interpreter} -s {boot} pytest-bare"
 
     rewritten = _BARE_PYTEST.sub(bare, rewritten)
@@ -141,6 +147,7 @@ def prepare(
         selects=picks,
         passes_status=runner is not None and _passes_status(command, runner),
         writes_junit=runner == "unittest" or (runner == "node" and witnessable(command) == "node"),
+        interpreters=tuple(dict.fromkeys(interpreters)),
     )
 
 

@@ -281,18 +281,24 @@ def tool_view(
     )
     with _VIEWS_LOCK:
         known = _VIEWS.get(key)
-    if known is not None:
-        return View(list(known.argv), list(known.covers))
-    view = _work_out_view(env, secret=secret, private=private, tools=tools)
-    with _VIEWS_LOCK:
-        if len(_VIEWS) >= _VIEWS_KEPT:
-            _VIEWS.pop(next(iter(_VIEWS)))
-        _VIEWS[key] = View(list(view.argv), list(view.covers))
-    return view
+    if known is None:
+        # One thread works a view out while the others wait for it: the first sandboxed
+        # launches of a run all ask at once, and each would walk the tool folders again.
+        with _WORKING_OUT:
+            with _VIEWS_LOCK:
+                known = _VIEWS.get(key)
+            if known is None:
+                known = _work_out_view(env, secret=secret, private=private, tools=tools)
+                with _VIEWS_LOCK:
+                    if len(_VIEWS) >= _VIEWS_KEPT:
+                        _VIEWS.pop(next(iter(_VIEWS)))
+                    _VIEWS[key] = known
+    return View(list(known.argv), list(known.covers))
 
 
 _VIEWS: dict[tuple[object, ...], View] = {}
 _VIEWS_LOCK = threading.Lock()
+_WORKING_OUT = threading.Lock()
 _VIEWS_KEPT = 64
 
 
