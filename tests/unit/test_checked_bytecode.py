@@ -110,23 +110,30 @@ def test_a_link_where_the_cache_folder_belongs_is_removed_never_followed(tmp_pat
     assert (root / "pkg" / "__pycache__" / f"mod.{TAG}.pyc").is_file()
 
 
-def test_no_program_of_the_copy_and_no_script_is_ever_started(tmp_path: Path) -> None:
+def test_no_program_of_the_copy_is_ever_started(tmp_path: Path) -> None:
     marker = tmp_path / "started"
-    script = f"#!/bin/sh\ntouch {marker}\n"
+    script = f'#!/bin/sh\ntouch {marker}\nexec {sys.executable} "$@"\n'
     root = project(tmp_path / "copy", {"mod.py": "VALUE = 1\n", ".venv/bin/python": script})
     (root / ".venv" / "bin" / "python").chmod(0o755)
+    (root / "bin").mkdir()
+    (root / "bin" / "python").symlink_to(root / ".venv" / "bin" / "python")
+    (root / "bin" / "python3").symlink_to(sys.executable)  # a link of the copy to a real one
+    inside = [".venv/bin/python", "bin/python", str(root / ".venv/bin/python"), "$PY", "py thon"]
+    assert fresh_bytecode(root, inside, path=str(root / "bin")).files == 0
+    assert fresh_bytecode(root, ["python"], path=str(root / "bin")).files == 0
+    assert not marker.exists()
+    # The link's target lies outside the copy: that program may run.
+    assert fresh_bytecode(root, ["bin/python3"], path=os.defpath).files == 1
+
+
+def test_a_version_managers_shim_outside_the_copy_is_followed(tmp_path: Path) -> None:
     shims = tmp_path / "shims"
     shims.mkdir()
-    (shims / "python").write_text(script)
+    (shims / "python").write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
     (shims / "python").chmod(0o755)
-    (root / "bin").mkdir()
-    (root / "bin" / "python").symlink_to(sys.executable)  # a link of the copy, to a real one
-    words = [".venv/bin/python", "python", "bin/python", "$PY", str(root / ".venv/bin/python")]
-    assert fresh_bytecode(root, words[:2], path=str(shims)).files == 0
-    assert fresh_bytecode(root, words[3:], path=str(shims)).files == 0
-    assert not marker.exists()
-    # The link's target lies outside the copy and is a real interpreter: that one may run.
-    assert fresh_bytecode(root, ["bin/python"], path=str(shims)).files == 1
+    root = project(tmp_path / "copy", {"mod.py": "VALUE = 'shim'\n"})
+    assert fresh_bytecode(root, ["python"], path=str(shims)).files == 1
+    assert (root / "__pycache__" / f"mod.{TAG}.pyc").is_file()
 
 
 @pytest.mark.parametrize("sandbox", ["none", "bwrap"])

@@ -14,8 +14,9 @@ interpreter binary, in a helper process outside the sandbox that reads the sourc
 runs none of them, and it is remembered by content for the rest of this process: the four runs
 of a mined candidate, or the trials of one task, compile each version of a file once.
 
-Only interpreters that lie outside the copy and are real executables (not scripts such as a
-version manager's shims) are ever started. Whatever goes wrong here (no helper, a file that does
+Only programs that lie outside the copy are ever started (a version manager's shim is one: it
+picks the interpreter as it would for any folder, since the helper runs in ``/`` with an empty
+environment). Whatever goes wrong here (no helper, a file that does
 not compile, a link where a folder belongs) only means that the interpreter compiles that module
 itself, as it did before.
 """
@@ -268,7 +269,7 @@ def _compiler_for(word: str, root: Path, path: str) -> _Compiler | None:
 
 
 def _interpreter(word: str, root: Path, path: str) -> str | None:
-    """The real interpreter binary ``word`` names, when it is one that may be started here."""
+    """The program ``word`` names, when it is one that may be started outside the sandbox."""
     if not _PLAIN_WORD.match(word):
         return None  # a variable or a quoted word: what it names is only known inside
     found = os.path.join(root, word) if "/" in word else shutil.which(word, path=path)
@@ -278,13 +279,7 @@ def _interpreter(word: str, root: Path, path: str) -> str | None:
     inside = os.path.realpath(root)
     if real == inside or real.startswith(inside.rstrip(os.sep) + os.sep):
         return None  # a program of the copy never runs outside the sandbox
-    try:
-        with open(real, "rb") as handle:
-            if handle.read(4) != b"\x7fELF":
-                return None
-    except OSError:
-        return None
-    return real if os.access(real, os.X_OK) else None
+    return real if os.path.isfile(real) and os.access(real, os.X_OK) else None
 
 
 def _remember(key: tuple[str, bytes], pyc: bytes | None) -> None:
