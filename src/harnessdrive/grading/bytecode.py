@@ -43,7 +43,7 @@ MAX_FILES = 5000
 """Files placed per command at most: past that, walking and writing costs more than it saves."""
 CACHE_BUDGET = 128 << 20
 """Bytes of bytecode remembered per process; past it the memory starts again empty."""
-HELPER_TIMEOUT = 30.0
+HELPER_TIMEOUT = 10.0
 """Seconds one file may take to compile before the helper is given up for this process."""
 _SKIP_DIRS = frozenset({".git", "__pycache__", "node_modules", ".tox", ".nox", ".hg", ".svn"})
 _PYTEST_REWRITTEN = re.compile(r"(^test_.*|.*_test|^conftest)\.py$")
