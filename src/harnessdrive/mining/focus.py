@@ -4,7 +4,8 @@ A candidate whose own tests already pass on its parent cannot be a task, and run
 files takes seconds where the whole suite may take minutes. The narrowed command is an
 optimisation only: it can reject, never accept, so a runner we cannot narrow just gets no fast
 check. It is made for pytest, unittest, ``go test`` and the package managers' ``test`` scripts,
-and only for simple command lines (no pipes, lists or redirections).
+and only for simple command lines (no pipes, lists or redirections). A narrowed pytest command
+prints the interpreter's tracebacks (``--tb=native``) unless the command chooses a style itself.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ _UNITTEST_FLAGS = frozenset({"-v", "-q", "-f", "-b", "-c", "--verbose", "--quiet
 _PACKAGE_TEST = (("npm", "test"), ("npm", "t"), ("pnpm", "test"), ("yarn", "test"),
                  ("bun", "run", "test"), ("npm", "run", "test"), ("pnpm", "run", "test"),
                  ("yarn", "run", "test"))  # fmt: skip
+NATIVE_TRACEBACKS = "--tb=native"
 _PYTHON_TEST = re.compile(r"test_.*\.py|.+_test\.py")
 _JS_TEST = re.compile(r".+\.(test|spec)\.[cm]?[jt]sx?")
 
@@ -103,6 +105,11 @@ def _pytest(tokens: list[str], files: list[str]) -> str | None:
         if not any(_under(f, skip) for skip in ignored)
         and (not positional or any(_under(f, p) for p in positional))
     ]
+    if not any(t.partition("=")[0] in ("--tb", "--full-trace") for t in kept):
+        # These runs fail by design (before the fix). pytest's own traceback style parses each
+        # failing test's whole file to show its source, tens of milliseconds per failure; the
+        # interpreter's traceback names the same file, line and message at no such cost.
+        kept.append(NATIVE_TRACEBACKS)
     return _join([*kept, *chosen]) if chosen else None
 
 
