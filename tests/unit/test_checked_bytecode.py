@@ -91,6 +91,15 @@ def test_modules_pytest_rewrites_get_none_under_pytest(tmp_path: Path) -> None:
     assert fresh_bytecode(root, [sys.executable], path=PATH).files == 4
 
 
+def test_installed_packages_in_the_copy_are_cleared_but_not_compiled(tmp_path: Path) -> None:
+    site = ".venv/lib/python3/site-packages"
+    root = project(tmp_path / "copy", {f"{site}/dep.py": "VALUE = 1\n", "mod.py": "VALUE = 2\n"})
+    (root / site / "__pycache__").mkdir()
+    (root / site / "__pycache__" / "dep.cpython-39.pyc").write_bytes(b"old")
+    assert fresh_bytecode(root, [sys.executable], path=PATH).files == 1
+    assert not (root / site / "__pycache__").exists()
+
+
 def test_a_file_that_does_not_compile_is_left_to_the_interpreter(tmp_path: Path) -> None:
     root = project(tmp_path / "copy", {"bad.py": "def (:\n", "good.py": "VALUE = 1\n"})
     assert fresh_bytecode(root, [sys.executable], path=PATH).files == 1

@@ -32,6 +32,7 @@ import shutil
 import stat
 import subprocess
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,10 @@ CACHE_BUDGET = 128 << 20
 """Bytes of bytecode remembered per process; past it the memory starts again empty."""
 HELPER_TIMEOUT = 10.0
 """Seconds one file may take to compile before the helper is given up for this process."""
+COMPILE_SECONDS = 2.0
+"""Compiling for one command stops after this long (a large project's first run); the files
+left are compiled by the interpreter, and by the helper for a later command."""
+_INSTALLED_DIRS = frozenset({"site-packages", "dist-packages"})
 _SKIP_DIRS = frozenset({".git", "__pycache__", "node_modules", ".tox", ".nox", ".hg", ".svn"})
 _PYTEST_REWRITTEN = re.compile(r"(^test_.*|.*_test|^conftest)\.py$")
 """Modules that pytest compiles itself (it rewrites their asserts): bytecode of ours is unused."""
@@ -103,10 +108,13 @@ def fresh_bytecode(
 
 
 def _walk(root: Path) -> Iterator[tuple[str, list[str]]]:
-    """Each real folder under ``root`` (links are never followed) with its ``.py`` files."""
+    """Each real folder under ``root`` (links are never followed) with its ``.py`` files; an
+    environment's installed packages are walked (their bytecode goes too) but not compiled: a
+    run imports few of their many modules."""
     for folder, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
-        yield folder, [n for n in filenames if n.endswith(".py")]
+        installed = _INSTALLED_DIRS.intersection(Path(folder).parts)
+        yield folder, [] if installed else [n for n in filenames if n.endswith(".py")]
 
 
 def _clear_cache_folder(folder: str) -> None:
@@ -134,13 +142,14 @@ class _Compiler:
 
     def place(self, sources: Sequence[tuple[str, str]]) -> tuple[int, int]:
         placed = compiled = 0
+        deadline = time.monotonic() + COMPILE_SECONDS
         for folder, name in sources:
             data = _read(os.path.join(folder, name))
             if data is None:
                 continue
             key = (self.binary, hashlib.sha256(data).digest())
             pyc = _CACHE.get(key)
-            if pyc is None and key not in _CACHE:
+            if pyc is None and key not in _CACHE and time.monotonic() < deadline:
                 pyc = self._compile(data)
                 if pyc is None and self._broken:
                     return placed, compiled
