@@ -96,8 +96,12 @@ def test_installed_packages_in_the_copy_are_cleared_but_not_compiled(tmp_path: P
     root = project(tmp_path / "copy", {f"{site}/dep.py": "VALUE = 1\n", "mod.py": "VALUE = 2\n"})
     (root / site / "__pycache__").mkdir()
     (root / site / "__pycache__" / "dep.cpython-39.pyc").write_bytes(b"old")
+    tool = root / "node_modules" / "gyp" / "__pycache__"
+    tool.mkdir(parents=True)
+    (tool / "gyp.cpython-39.pyc").write_bytes(b"old")
     assert fresh_bytecode(root, [sys.executable], path=PATH).files == 1
     assert not (root / site / "__pycache__").exists()
+    assert not tool.exists()
 
 
 def test_a_file_that_does_not_compile_is_left_to_the_interpreter(tmp_path: Path) -> None:

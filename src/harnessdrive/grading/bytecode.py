@@ -49,8 +49,7 @@ HELPER_TIMEOUT = 10.0
 COMPILE_SECONDS = 2.0
 """Compiling for one command stops after this long (a large project's first run); the files
 left are compiled by the interpreter, and by the helper for a later command."""
-_INSTALLED_DIRS = frozenset({"site-packages", "dist-packages"})
-_SKIP_DIRS = frozenset({".git", "__pycache__", "node_modules", ".tox", ".nox", ".hg", ".svn"})
+_NOT_COMPILED = frozenset({"site-packages", "dist-packages", "node_modules", ".tox", ".nox"})
 _PYTEST_REWRITTEN = re.compile(r"(^test_.*|.*_test|^conftest)\.py$")
 """Modules that pytest compiles itself (it rewrites their asserts): bytecode of ours is unused."""
 _PLAIN_WORD = re.compile(r"^[\w./+-]+$")
@@ -108,13 +107,15 @@ def fresh_bytecode(
 
 
 def _walk(root: Path) -> Iterator[tuple[str, list[str]]]:
-    """Each real folder under ``root`` (links are never followed) with its ``.py`` files; an
-    environment's installed packages are walked (their bytecode goes too) but not compiled: a
-    run imports few of their many modules."""
+    """Each real folder under ``root`` but ``.git`` (links are never followed), with the ``.py``
+    files to compile: none in installed packages and tool folders, whose bytecode is cleared all
+    the same (a run imports few of their many modules)."""
     for folder, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
-        installed = _INSTALLED_DIRS.intersection(Path(folder).parts)
-        yield folder, [] if installed else [n for n in filenames if n.endswith(".py")]
+        dirnames[:] = [d for d in dirnames if d not in (".git", "__pycache__")]
+        if _NOT_COMPILED.intersection(Path(folder).relative_to(root).parts):
+            yield folder, []
+        else:
+            yield folder, [n for n in filenames if n.endswith(".py")]
 
 
 def _clear_cache_folder(folder: str) -> None:
@@ -126,7 +127,8 @@ def _clear_cache_folder(folder: str) -> None:
     if stat.S_ISDIR(info.st_mode):
         shutil.rmtree(cache, ignore_errors=True)
     else:  # a link or a file: removed, never followed
-        os.unlink(cache)
+        with contextlib.suppress(OSError):
+            os.unlink(cache)
 
 
 class _Compiler:
