@@ -281,10 +281,12 @@ def tool_view(
     )
     with _VIEWS_LOCK:
         known = _VIEWS.get(key)
-    if known is None:
-        # One thread works a view out while the others wait for it: the first sandboxed
-        # launches of a run all ask at once, and each would walk the tool folders again.
-        with _WORKING_OUT:
+        working = _WORKING_OUT.setdefault(key, threading.Lock()) if known is None else None
+    if working is not None:
+        # One thread works a view out while the others asking for the same one wait: the
+        # first sandboxed launches of a run all ask at once, and each would walk the tool
+        # folders again. Different views are worked out side by side.
+        with working:
             with _VIEWS_LOCK:
                 known = _VIEWS.get(key)
             if known is None:
@@ -293,12 +295,14 @@ def tool_view(
                     if len(_VIEWS) >= _VIEWS_KEPT:
                         _VIEWS.pop(next(iter(_VIEWS)))
                     _VIEWS[key] = known
+                    _WORKING_OUT.pop(key, None)
+    assert known is not None
     return View(list(known.argv), list(known.covers))
 
 
 _VIEWS: dict[tuple[object, ...], View] = {}
 _VIEWS_LOCK = threading.Lock()
-_WORKING_OUT = threading.Lock()
+_WORKING_OUT: dict[tuple[object, ...], threading.Lock] = {}
 _VIEWS_KEPT = 64
 
 
