@@ -3,8 +3,8 @@
 Python trusts ordinary bytecode whose header names the source's size and modified second, so
 bytecode kept from an earlier version of a file would run in place of a file rewritten with the
 same size in the same second (seed 000 forbids that). Every test command therefore starts with no
-``__pycache__`` in the copy, and without more each run compiles every module of the copy again:
-for a small project that is a tenth of its test run.
+``__pycache__`` in the copy, and without more each run compiles every module of the copy again
+(tens of milliseconds per run for a small project, seconds for a large one).
 
 :func:`fresh_bytecode` clears the copy's bytecode and then writes, right before the command,
 bytecode that the interpreter checks against the source's hash when it imports the module (PEP
@@ -16,9 +16,8 @@ of a mined candidate, or the trials of one task, compile each version of a file 
 
 Only programs that lie outside the copy are ever started (a version manager's shim is one: it
 picks the interpreter as it would for any folder, since the helper runs in ``/`` with an empty
-environment). Whatever goes wrong here (no helper, a file that does
-not compile, a link where a folder belongs) only means that the interpreter compiles that module
-itself, as it did before.
+environment). Whatever goes wrong here (no helper, a file that does not compile, a link where a
+folder belongs) only means that the interpreter compiles that module itself, as it did before.
 """
 
 from __future__ import annotations
