@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from harnessdrive.errors import WorkspaceError
-from harnessdrive.workspace.git import git_argv, git_environment, git_head
+from harnessdrive.workspace.git import git_head, start_git
 
 _CHUNK = 1024 * 1024
 LOOKUP_LIMIT_BYTES = 16 * 1024 * 1024
@@ -48,17 +48,7 @@ class BlobReader:
 def blob_reader(git_dir: Path | None = None, *, cwd: Path | None = None) -> Iterator[BlobReader]:
     """A reader of the repository at ``git_dir`` (or the one ``cwd`` lies in)."""
     with tempfile.TemporaryFile() as errors:
-        try:
-            proc = subprocess.Popen(
-                git_argv(("cat-file", "--batch"), git_dir, None),
-                cwd=cwd,
-                env=git_environment(),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=errors,
-            )
-        except OSError as exc:
-            raise WorkspaceError(f"cannot run git: {exc}") from exc
+        proc = start_git(("cat-file", "--batch"), git_dir=git_dir, cwd=cwd, stderr=errors)
         try:
             yield BlobReader(proc, git_dir or cwd or Path("."))
         finally:

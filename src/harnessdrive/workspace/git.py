@@ -12,6 +12,7 @@ import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import IO
 
 from harnessdrive.errors import WorkspaceError
 
@@ -98,17 +99,7 @@ def git_head(
     The rest is read and dropped as it arrives, so a huge output never sits in memory.
     """
     with tempfile.TemporaryFile() as errors:
-        try:
-            proc = subprocess.Popen(
-                git_argv(args, git_dir, None),
-                cwd=cwd,
-                env=_ENV,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=errors,
-            )
-        except OSError as exc:
-            raise WorkspaceError(f"cannot run git: {exc}") from exc
+        proc = start_git(args, git_dir=git_dir, cwd=cwd, stdin=subprocess.DEVNULL, stderr=errors)
         assert proc.stdout is not None
         kept = bytearray()
         total = 0
@@ -123,6 +114,29 @@ def git_head(
     return bytes(kept), total
 
 
+def start_git(
+    args: Sequence[str],
+    *,
+    git_dir: Path | None = None,
+    cwd: Path | None = None,
+    stdin: int | IO[bytes] | None = subprocess.PIPE,
+    stdout: int | IO[bytes] | None = subprocess.PIPE,
+    stderr: int | IO[bytes] | None = None,
+) -> subprocess.Popen[bytes]:
+    """Start git with hardened settings, for a caller that streams its input or output."""
+    try:
+        return subprocess.Popen(
+            git_argv(args, git_dir, None),
+            cwd=cwd,
+            env=_ENV,
+            stdin=stdin,
+            stdout=stdout,
+            stderr=stderr,
+        )
+    except OSError as exc:
+        raise WorkspaceError(f"cannot run git: {exc}") from exc
+
+
 def git_argv(args: Sequence[str], git_dir: Path | None, work_tree: Path | None) -> list[str]:
     argv = ["git"]
     for setting in _SAFE_CONFIG:
@@ -132,11 +146,6 @@ def git_argv(args: Sequence[str], git_dir: Path | None, work_tree: Path | None) 
     if work_tree is not None:
         argv.append(f"--work-tree={work_tree}")
     return argv + list(args)
-
-
-def git_environment() -> dict[str, str]:
-    """The environment every git call of ours runs with."""
-    return dict(_ENV)
 
 
 def run_git(

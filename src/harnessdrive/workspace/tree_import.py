@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harnessdrive.errors import WorkspaceError
-from harnessdrive.workspace.git import git, git_argv, git_environment, git_failed
+from harnessdrive.workspace.git import git, git_failed, start_git
 
 _SHA1_HEX = 40
 
@@ -65,32 +65,23 @@ def import_tree(repo: Path, listed: ListedTree, root: Path) -> None:
 def _copy_objects(repo: Path, ids: tuple[bytes, ...], git_dir: Path) -> None:
     # No delta search (--window=0): the pack never leaves the machine, and looking for deltas
     # costs more than the whole rest of a snapshot. Deltas the repository already has are kept.
-    env = git_environment()
     with tempfile.TemporaryFile() as pack_errors, tempfile.TemporaryFile() as index_errors:
-        try:
-            packer = subprocess.Popen(
-                git_argv(["pack-objects", "--stdout", "-q", "--window=0"], None, None),
-                cwd=repo,
-                env=env,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=pack_errors,
-            )
-        except OSError as exc:
-            raise WorkspaceError(f"cannot run git: {exc}") from exc
+        packer = start_git(
+            ["pack-objects", "--stdout", "-q", "--window=0"], cwd=repo, stderr=pack_errors
+        )
         assert packer.stdin is not None and packer.stdout is not None
         try:
-            indexer = subprocess.Popen(
-                git_argv(["index-pack", "--stdin"], git_dir, None),
-                env=env,
+            indexer = start_git(
+                ["index-pack", "--stdin"],
+                git_dir=git_dir,
                 stdin=packer.stdout,
                 stdout=subprocess.DEVNULL,
                 stderr=index_errors,
             )
-        except OSError as exc:
+        except WorkspaceError:
             packer.kill()
             packer.wait()
-            raise WorkspaceError(f"cannot run git: {exc}") from exc
+            raise
         packer.stdout.close()  # the indexer holds the only reading end now
         try:
             packer.stdin.write(b"\n".join(ids) + b"\n")
