@@ -2,6 +2,7 @@
 
     python benchmarks/peer_overhead.py [--rounds 2] [--repeat 5] [--python312 PATH]
                                        [--harnesslab-venv DIR] [--profile]
+                                       [--mine REPO [--mine-commits 100] [--mine-repeats 1]]
 
 1. Installs Harness Lab 0.3.0 from PyPI into a scratch virtual environment (it needs Python
    3.12: found with ``pyenv`` or on PATH, or named with ``--python312``). ``--harnesslab-venv``
@@ -17,10 +18,15 @@
 4. Prints every time, the medians and the ratios (target: harnessdrive at most 0.5x Harness
    Lab's time with ``--sandbox none``, at most 0.6x under bubblewrap), then each Python test
    command's time inside harnessdrive (the median of what result.json recorded, for each
-   sandbox on its own line) next to the median of the same command run bare in a prepared
-   copy, a few times after each round (target within 1.1x), also bare at the lowest CPU
-   priority (harnessdrive's own for test commands: on a busy machine that alone changes the
-   time, on a quiet one nothing), and the per-trial phases result.json records.
+   sandbox on its own line) next to the same command run bare in a prepared copy, a few times
+   after each round (target within 1.1x). harnessdrive runs a task's visible and hidden
+   commands side by side, so the bare commands are timed both ways: one at a time, and the
+   two of a task started together, as harnessdrive starts them (on two cores that alone
+   changes their times). Also shown: bare at the lowest CPU priority (harnessdrive's own for
+   test commands) and the per-trial phases result.json records.
+5. With ``--mine REPO``, both tools then mine the repository's newest commits with the same
+   test command, 2 jobs each (:func:`mining_peer.compare_mining`; ``REPO`` is a clone that
+   neither tool changes).
 
 ``--profile`` also runs one harnessdrive round in this process under cProfile and prints the
 functions that took longest.
@@ -39,6 +45,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tomllib
 from dataclasses import dataclass, field
@@ -46,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 import tomli_w
+from mining_peer import compare_mining
 
 HARNESSLAB = "harnesslab==0.3.0"
 VARIANTS = {"reference": "fake-reference", "noop": "fake-noop"}
@@ -188,23 +196,43 @@ def bare_seconds(command: str, cwd: Path, *, niced: bool = False) -> list[float]
     """``BARE_RUNS`` times of ``command``; ``niced`` starts it at the lowest CPU priority, as
     harnessdrive starts every test command (on a busy machine the priority alone changes its
     time)."""
-    head = ["nice", "-n", "19"] if niced else []
-    times = []
-    for _ in range(BARE_RUNS):
-        started = time.perf_counter()
-        subprocess.run([*head, "bash", "-c", command], cwd=cwd, capture_output=True, check=False)
-        times.append(time.perf_counter() - started)
-    return times
+    return [side_by_side([(_bare_argv(command, niced), cwd)])[0] for _ in range(BARE_RUNS)]
+
+
+def _bare_argv(command: str, niced: bool) -> list[str]:
+    return [*(["nice", "-n", "19"] if niced else []), "bash", "-c", command]
+
+
+def side_by_side(commands: list[tuple[list[str], Path]]) -> list[float]:
+    """Start every command at once; the seconds each took from the common start to its exit."""
+    started = time.perf_counter()
+    running = [
+        subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for argv, cwd in commands
+    ]
+    seconds = [0.0] * len(running)
+
+    def wait(index: int) -> None:
+        running[index].wait()
+        seconds[index] = time.perf_counter() - started
+
+    waiters = [threading.Thread(target=wait, args=(i,)) for i in range(len(running))]
+    for waiter in waiters:
+        waiter.start()
+    for waiter in waiters:
+        waiter.join()
+    return seconds
 
 
 @dataclass
 class BareCommands:
     """Each task's visible and hidden commands in a prepared copy, timed bare between the rounds
-    so that both sides see the same machine."""
+    so that both sides see the same machine: alone (``"alone"``, ``"niced"``) and the two of a
+    task started together (``"paired"``), as harnessdrive runs them."""
 
     suite: Path
     work: Path
-    times: dict[tuple[str, str, bool], list[float]] = field(default_factory=dict)
+    times: dict[tuple[str, str, str], list[float]] = field(default_factory=dict)
 
     def prepare(self) -> None:
         for task in sorted((self.suite / "tasks").iterdir()):
@@ -224,23 +252,32 @@ class BareCommands:
                 "visible": spec["grade"]["visible_command"],
                 "hidden": spec["grade"]["command"],
             }
+            copies = {label: self.work / "bare" / task.name / label for label in commands}
             for label, command in commands.items():
-                copy = self.work / "bare" / task.name / label
-                for niced in (False, True):
-                    key = (task.name, label, niced)
-                    self.times.setdefault(key, []).extend(bare_seconds(command, copy, niced=niced))
+                for mode, niced in (("alone", False), ("niced", True)):
+                    seconds = bare_seconds(command, copies[label], niced=niced)
+                    self.times.setdefault((task.name, label, mode), []).extend(seconds)
+            pair = [(_bare_argv(cmd, True), copies[label]) for label, cmd in commands.items()]
+            for _ in range(BARE_RUNS):
+                for label, seconds in zip(commands, side_by_side(pair), strict=True):
+                    self.times.setdefault((task.name, label, "paired"), []).append(seconds)
 
 
 def command_times(bare: BareCommands, by_sandbox: dict[str, list[Path]]) -> None:
     """Each grading command inside harnessdrive, per sandbox, next to the same command bare."""
     print(
         "\nPython test commands: inside harnessdrive vs bare, reference trials; medians of every"
-        " run (bare: measured between the rounds), best of each in brackets"
+        " run (bare: measured between the rounds), best of each in brackets. harnessdrive runs"
+        " a task's two commands side by side: 'paired' is bare the same way (target <= 1.10x),"
+        " 'alone' one at a time"
     )
     for task in sorted((bare.suite / "tasks").iterdir()):
         for label in ("visible", "hidden"):
-            plain = bare.times[(task.name, label, False)]
-            niced = bare.times[(task.name, label, True)]
+            medians = {
+                mode: statistics.median(bare.times[(task.name, label, mode)])
+                for mode in ("paired", "alone", "niced")
+            }
+            paired = bare.times[(task.name, label, "paired")]
             for sandbox, results in by_sandbox.items():
                 inside = [
                     r["rounds"][-1]["grading"][label]["seconds"]
@@ -248,13 +285,14 @@ def command_times(bare: BareCommands, by_sandbox: dict[str, list[Path]]) -> None
                     for r in trial_results(folder)
                     if r["task"] == task.name and r["variant_label"] == "reference"
                 ]
-                ours, theirs = statistics.median(inside), statistics.median(plain)
+                ours = statistics.median(inside)
                 print(
                     f"  {task.name:30} {label:7} {sandbox:5} {ours * 1000:4.0f} ms"
-                    f" ({min(inside) * 1000:3.0f}) vs bare {theirs * 1000:4.0f} ms"
-                    f" ({min(plain) * 1000:3.0f}): {ours / theirs:.2f}x (target <= 1.10x);"
-                    f" bare at nice 19 {statistics.median(niced) * 1000:4.0f} ms,"
-                    f" {ours / statistics.median(niced):.2f}x"
+                    f" ({min(inside) * 1000:3.0f}) vs paired {medians['paired'] * 1000:4.0f} ms"
+                    f" ({min(paired) * 1000:3.0f}): {ours / medians['paired']:.2f}x;"
+                    f" alone {medians['alone'] * 1000:4.0f} ms {ours / medians['alone']:.2f}x,"
+                    f" at nice 19 {medians['niced'] * 1000:4.0f} ms"
+                    f" {ours / medians['niced']:.2f}x"
                 )
 
 
@@ -285,6 +323,9 @@ def main() -> None:
     parser.add_argument("--python312", help="a Python 3.12 interpreter for Harness Lab")
     parser.add_argument("--harnesslab-venv", type=Path, help="an environment that has it")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--mine", type=Path, metavar="REPO", help="also compare mining REPO")
+    parser.add_argument("--mine-commits", type=int, default=100)
+    parser.add_argument("--mine-repeats", type=int, default=1)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="hd-peer-") as tmp:
         work = Path(tmp)
@@ -323,8 +364,19 @@ def main() -> None:
         phases([folder for folders in kept.values() for folder in folders])
         if args.profile:
             profile_once(suite, work, args.repeat)
-        # The mining comparison (both tools mining one real repository's newest commits with
-        # the same test command) is added here, from benchmarks/mining_peer.py.
+        if args.mine is not None:
+            mining_scratch = work / "mining"
+            mining_scratch.mkdir()
+            print(f"\nMining {args.mine_commits} newest commits of {args.mine.name}, alternating")
+            mining = compare_mining(
+                args.mine,
+                scratch=mining_scratch,
+                commits=args.mine_commits,
+                repeats=args.mine_repeats,
+                python312=args.python312,
+                harnesslab_venv=venv,
+            )
+            print("\n".join(mining.lines()))
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from harnessdrive.grading.bytecode import fresh_bytecode
+from harnessdrive.grading.runners import LAUNCHER_MODULE, install_launcher
 from harnessdrive.testing.suites import TaskFiles
 from tests.unit.test_grading_bytecode import run_trials
 
@@ -169,3 +170,25 @@ def test_a_graded_run_imports_the_copys_modules_from_checked_bytecode(
     (result,) = run_trials(tmp_path, task, sandbox, ["fix=printf 'VALUE = 2\\n' > mod.py"])
     hidden = result["rounds"][-1]["grading"]["hidden"]
     assert result["outcome"] == "pass", json.dumps(hidden)
+
+
+def test_the_launcher_module_gets_bytecode_that_its_script_imports(tmp_path: Path) -> None:
+    # A script is compiled on every start; the launcher's code is a module beside a short
+    # script, and its bytecode (placed with the copy's) is what the interpreter loads.
+    root = project(tmp_path / "copy", {"mod.py": "VALUE = 'x'\n"})
+    script = install_launcher(tmp_path / "runner")
+    module = script.with_name(LAUNCHER_MODULE)
+    fresh_bytecode(root, [sys.executable], path=PATH, ours=(module,))
+    pyc = module.parent / "__pycache__" / f"{module.stem}.{TAG}.pyc"
+    assert int.from_bytes(pyc.read_bytes()[4:8], "little") == 3
+    done = subprocess.run(
+        [sys.executable, "-v", "-s", str(script), "no-such-mode"],
+        cwd=root,
+        env={"PATH": PATH},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and "hdrun: unknown mode no-such-mode" in done.stderr
+    assert f"matches {module}" in done.stderr  # -v: the module came from its bytecode
+    assert not list(root.rglob("__pycache__/hdrun*"))

@@ -86,13 +86,19 @@ class Placed:
 
 
 def fresh_bytecode(
-    root: Path, interpreters: Sequence[str], *, path: str, pytest: bool = False
+    root: Path,
+    interpreters: Sequence[str],
+    *,
+    path: str,
+    pytest: bool = False,
+    ours: Sequence[Path] = (),
 ) -> Placed:
     """Remove every ``__pycache__`` under ``root``, then give its modules checked bytecode for
     each interpreter in ``interpreters`` (words as a command names them, found on ``path`` or
-    relative to ``root``); with ``pytest``, not the modules pytest rewrites itself."""
+    relative to ``root``); with ``pytest``, not the modules pytest rewrites itself. ``ours``:
+    modules of harnessdrive outside ``root`` (the launcher's) that get bytecode too."""
     compilers = [c for c in (_compiler_for(w, root, path) for w in interpreters) if c is not None]
-    sources: list[tuple[str, str]] = []
+    sources = [(str(module.parent), module.name) for module in ours]
     for folder, names in _walk(root):
         _clear_cache_folder(folder)
         for name in names:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from harnessdrive.errors import GradingError
 from harnessdrive.grading.bytecode import fresh_bytecode
-from harnessdrive.grading.guarded import own_modules, prepare_run, read_counts
+from harnessdrive.grading.guarded import launcher_module, own_modules, prepare_run, read_counts
 from harnessdrive.grading.verdict import Finding, GradingRun, StreamKept
 from harnessdrive.grading.witness import WitnessPlan, write_canaries
 from harnessdrive.sandbox.clock import now
@@ -71,6 +71,7 @@ def run_command(
         prepared.interpreters if checked else (),
         path=run_env.get("PATH", os.defpath),
         pytest=prepared.runner == "pytest",
+        ours=(launcher_module(copy.scratch),),
     )
     if wants_junit and "junit" not in placeholders(template):
         run_env["PYTEST_ADDOPTS"] = (

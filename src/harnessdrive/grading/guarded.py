@@ -93,6 +93,11 @@ def install_launcher(scratch: Path) -> Path:
     return scratch / RUNNER_FOLDER
 
 
+def launcher_module(scratch: Path) -> Path:
+    """The launcher's module, which gets bytecode like the copy's own (grading/bytecode.py)."""
+    return scratch / RUNNER_FOLDER / runners.LAUNCHER_MODULE
+
+
 def prepare_run(
     command: str, scratch: Path, *, python: str, junit: Path, copy: Path, own: tuple[str, ...]
 ) -> runners.PreparedCommand:

@@ -60,6 +60,16 @@ class PreparedCommand:
     """The Python interpreters the rewritten runner invocations start, as the command names them."""
 
 
+LAUNCHER_MODULE = "hdrun_main.py"
+"""The launcher's code, imported by the script the commands start (``LAUNCHER``): a script is
+compiled on every start, an imported module is not (its bytecode is placed beside it)."""
+_LAUNCHER_SCRIPT = b"""import sys
+sys.dont_write_bytecode = True
+from hdrun_main import main
+sys.exit(main())
+"""
+
+
 @functools.cache
 def launcher_source() -> bytes:
     # Read once per process: every grading copy gets the launcher written beside it.
@@ -67,10 +77,13 @@ def launcher_source() -> bytes:
 
 
 def install_launcher(folder: Path) -> Path:
-    """Write the launcher into ``folder`` (made read-only in the sandbox); return its path."""
+    """Write the launcher into ``folder`` (made read-only in the sandbox); return the script
+    the commands start. Python puts the script's folder first on ``sys.path``, so its module
+    is imported from there, never from the copy or ``PYTHONPATH``."""
     folder.mkdir(parents=True, exist_ok=True)
+    (folder / LAUNCHER_MODULE).write_bytes(launcher_source())
     path = folder / LAUNCHER
-    path.write_bytes(launcher_source())
+    path.write_bytes(_LAUNCHER_SCRIPT)
     return path
 
 

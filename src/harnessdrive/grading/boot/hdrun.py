@@ -1,7 +1,8 @@
 """Start a test runner so that nothing in the grading copy can stand in for it.
 
-harnessdrive copies this file into a read-only folder outside the grading copy and runs it in
-place of ``python -m pytest``, ``pytest`` and ``python -m unittest``. Python puts this file's
+harnessdrive copies this file into a read-only folder outside the grading copy (as
+``hdrun_main.py``, with its bytecode, imported by a four-line ``hdrun.py`` beside it) and runs it
+in place of ``python -m pytest``, ``pytest`` and ``python -m unittest``. Python puts this file's
 folder first on ``sys.path``, not the working folder, so the runner is imported from the
 environment before any folder of the copy is importable. Then:
 
