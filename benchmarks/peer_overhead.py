@@ -36,9 +36,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import glob
 import json
-import os
 import pstats
 import shutil
 import statistics
@@ -53,9 +51,8 @@ from pathlib import Path
 from typing import Any
 
 import tomli_w
-from mining_peer import compare_mining
+from mining_peer import HARNESS_LAB, compare_mining, find_python312, make_venv
 
-HARNESSLAB = "harnesslab==0.3.0"
 VARIANTS = {"reference": "fake-reference", "noop": "fake-noop"}
 BARE_RUNS = 3
 """Bare runs of each command per round."""
@@ -68,33 +65,6 @@ suite = yaml.safe_load((demo / "suite.yaml").read_text())
 tasks = [yaml.safe_load((demo / t).read_text()) for t in suite["tasks"]]
 json.dump({"folder": str(demo), "tasks": tasks}, sys.stdout)
 """
-
-
-def find_python312(given: str | None) -> str:
-    if given:
-        return given
-    found = shutil.which("python3.12")
-    # A pyenv shim is on PATH even where no 3.12 is selected: use it only if it runs.
-    runs = found and subprocess.run([found, "-c", ""], capture_output=True, check=False)
-    if runs and runs.returncode == 0:
-        return found
-    try:
-        root = subprocess.run(
-            ["pyenv", "root"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        root = str(Path.home() / ".pyenv")
-    candidates = sorted(glob.glob(os.path.join(root, "versions", "3.12*", "bin", "python3.12")))
-    if not candidates:
-        sys.exit("Harness Lab needs Python 3.12: install one or pass --python312 PATH")
-    return candidates[-1]
-
-
-def install_harnesslab(python312: str, venv: Path) -> Path:
-    subprocess.run([python312, "-m", "venv", str(venv)], check=True)
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
-    subprocess.run([*pip, "--disable-pip-version-check", HARNESSLAB], check=True)
-    return venv
 
 
 def port_demo(venv: Path, root: Path) -> Path:
@@ -329,8 +299,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="hd-peer-") as tmp:
         work = Path(tmp)
-        venv = args.harnesslab_venv or install_harnesslab(
-            find_python312(args.python312), work / "hl-venv"
+        venv = args.harnesslab_venv or make_venv(
+            find_python312(args.python312), work / "hl-venv", HARNESS_LAB
         )
         suite = port_demo(venv, work)
         bare = BareCommands(suite, work)
