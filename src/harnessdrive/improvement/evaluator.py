@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, Harness, HarnessInfo
+from harnessdrive.loopback import LoopbackTCPServer
 from harnessdrive.tasks.models import VariantSpec
 
 CLIENT_FOLDER = ".harnessdrive"
@@ -101,8 +102,7 @@ class Evaluator:
                     return
                 self.wfile.write((evaluator.answer() + "\n").encode())
 
-        self._server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
+        self._server = LoopbackTCPServer(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
 

@@ -22,13 +22,14 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from harnessdrive.errors import GradingError
 from harnessdrive.grading.differential.oracle import Oracle
 from harnessdrive.grading.differential.spec import DifferentialGradeSpec
 from harnessdrive.grading.differential.task_server import TaskServer, start_task_server
+from harnessdrive.loopback import LoopbackHTTPServer
 from harnessdrive.sandbox.clock import now
 from harnessdrive.tasks.loading import Task
 
@@ -45,7 +46,7 @@ class AgentRunWatch:
 
     env: dict[str, str] = field(default_factory=dict)
     served: int = 0
-    server: ThreadingHTTPServer | None = None
+    server: LoopbackHTTPServer | None = None
     thread: threading.Thread | None = None
     """The server's thread; it ends before the run does only when the server died."""
     problem: str | None = None
@@ -57,7 +58,7 @@ def agent_run_watch(task: Task) -> Iterator[AgentRunWatch]:
     watch = AgentRunWatch()
     wall, mono = time.time(), now()
     spec = task.spec.grade
-    server: ThreadingHTTPServer | None = None
+    server: LoopbackHTTPServer | None = None
     thread: threading.Thread | None = None
     own: TaskServer | None = None
     if isinstance(spec, DifferentialGradeSpec) and spec.oracle.server is not None:
@@ -87,7 +88,7 @@ def agent_run_watch(task: Task) -> Iterator[AgentRunWatch]:
             watch.problem = f"the wall clock jumped {jump:.0f}s during the agent's run"
 
 
-def oracle_server(oracle: Oracle, watch: AgentRunWatch) -> ThreadingHTTPServer:
+def oracle_server(oracle: Oracle, watch: AgentRunWatch) -> LoopbackHTTPServer:
     """A server (not yet serving) on a free loopback port that answers with ``oracle``."""
     lock = threading.Lock()
 
@@ -126,4 +127,4 @@ def oracle_server(oracle: Oracle, watch: AgentRunWatch) -> ThreadingHTTPServer:
         def log_message(self, format: str, *args: Any) -> None:
             return  # nothing of a request goes to our output
 
-    return ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    return LoopbackHTTPServer(("127.0.0.1", 0), Handler)

@@ -8,12 +8,13 @@ import threading
 import traceback
 import zlib
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
+from harnessdrive.loopback import LoopbackHTTPServer
 from harnessdrive.testing.model_server.player import TextEdits
 from harnessdrive.testing.model_server.recording import RecordedRequest, RequestLog
 from harnessdrive.testing.model_server.routes import (
@@ -83,7 +84,7 @@ class ModelServer:
         }
         self._models = models
         self._address = (host, port)
-        self._http: ThreadingHTTPServer | None = None
+        self._http: LoopbackHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.log = RequestLog()
 
@@ -93,8 +94,7 @@ class ModelServer:
         if self._http is not None:
             return self
         handler = type("BoundHandler", (_Handler,), {"model_server": self})
-        self._http = ThreadingHTTPServer(self._address, handler)
-        self._http.daemon_threads = True
+        self._http = LoopbackHTTPServer(self._address, handler)
         # A short poll keeps stop() quick; serve_forever checks for shutdown at this pace.
         self._thread = threading.Thread(
             target=self._http.serve_forever, args=(0.05,), name="model-server", daemon=True
