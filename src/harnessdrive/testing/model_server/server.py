@@ -1,4 +1,4 @@
-"""The HTTP side: a ThreadingHTTPServer on 127.0.0.1 and the ModelServer that owns it."""
+"""The HTTP side: a threaded HTTP server on 127.0.0.1 and the ModelServer that owns it."""
 
 from __future__ import annotations
 
