@@ -25,6 +25,7 @@ class _AcceptWithoutBlocking(socketserver.TCPServer):
 
     def get_request(self) -> tuple[socket.socket, Any]:
         request, address = self.socket.accept()
+        # Linux gives an accepted socket blocking mode anyway; other systems copy the listener's.
         request.setblocking(True)
         return request, address
 
