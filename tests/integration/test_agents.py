@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from pathlib import Path
 
 import psutil
@@ -11,6 +13,7 @@ from harnessdrive.cli.app import run_cli
 from harnessdrive.cli.variants import resolve_variants
 from harnessdrive.running.plan import make_plan
 from harnessdrive.running.run import RunOptions, RunSummary, execute
+from harnessdrive.sandbox.scratch_place import MEMORY_FOLDER, SCRATCH_VARIABLE, is_memory_backed
 from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks import load_suite
 from harnessdrive.testing.suites import write_suite
@@ -88,3 +91,26 @@ def test_harnesses_and_doctor_list_every_builtin(capsys: pytest.CaptureFixture[s
     assert run_cli(["doctor"]) == 0
     out = capsys.readouterr().out
     assert "git version" in out and "python" in out and "sandbox" in out
+
+
+def test_built_in_agents_keep_their_scratch_in_memory_and_agent_clis_on_disk(
+    tmp_path: Path, results_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The built-in agents write known changes: their copies may live on a memory file system.
+    # A command template runs someone else's program, which could fill memory: disk.
+    monkeypatch.delenv("TMPDIR", raising=False)
+    monkeypatch.delenv(SCRATCH_VARIABLE, raising=False)
+    system = Path(tempfile.gettempdir())
+    assert not is_memory_backed(system), "this check needs a system temp dir on disk"
+    suite = load_suite(write_suite(tmp_path, [add_task()]))
+    kept = {}
+    for label, names, commands in (("built-in", ["reference"], []), ("cli", [], ["idle=true"])):
+        plan = make_plan(suite, resolve_variants(suite, names, commands=commands), 1)
+        options = RunOptions(results=results_dir / label, sandbox="none", keep=True)
+        summary = execute(plan, options)
+        assert summary.kept is not None and summary.trials[0].status == "completed"
+        kept[label] = summary.kept
+    assert kept["built-in"].parent == MEMORY_FOLDER
+    assert kept["cli"].parent == system
+    for folder in kept.values():
+        shutil.rmtree(folder)

@@ -15,6 +15,7 @@ from harnessdrive.harnesses.registry import available, get_harness, origins
 from harnessdrive.running.sandbox_choice import describe_auto
 from harnessdrive.sandbox.bwrap import nested_problem
 from harnessdrive.sandbox.runner import describe_sandbox
+from harnessdrive.sandbox.scratch_place import scratch_place
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,11 @@ def check_tools() -> list[Check]:
     name, detail = describe_sandbox("auto")
     checks.append(Check("sandbox", name == "bwrap", f"{name}: {detail}", required=False))
     checks.append(Check("--sandbox auto", name == "bwrap", describe_auto(), required=False))
+    for kind, footprint in (("agents", None), ("known changes", 0)):
+        place = scratch_place(footprint)
+        checks.append(
+            Check(f"scratch ({kind})", True, f"{place.folder}: {place.why}", required=False)
+        )
     if name == "bwrap":
         problem = nested_problem()
         checks.append(

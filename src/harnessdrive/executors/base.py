@@ -123,6 +123,10 @@ class WorkerSettings:
     keep: bool = False
     """Keep every trial's scratch folder (workspaces, private HOMEs) instead of removing it."""
     scratch_prefix: str = PREFIX
+    footprint: int | None = None
+    """Bytes the trials' copies are expected to take at most, given only when every change the
+    workers run is known (mining, ``check``, built-in agents): their scratch root may then live
+    on a memory file system with room for it (sandbox/scratch_place.py). None: an agent runs."""
     address: str | None = None
     """The cluster to join, for an executor that runs trials elsewhere (``auto``,
     ``ray://host:port``); None lets it choose (a local one)."""

@@ -1,6 +1,6 @@
 """Per-host state every trial on one worker shares: built by the executor, never by the driver.
 
-A worker context owns a scratch root in the system temp dir (with an owner record, so a later
+A worker context owns a scratch root (with an owner record, so a later
 run sweeps it when this process dies), the sandbox whose hidden paths include that root, the
 snapshot cache, the setup states, the background reaper and the stop token its trials watch.
 """
@@ -25,7 +25,9 @@ class WorkerContext:
 
     def __init__(self, settings: WorkerSettings) -> None:
         self.settings = settings
-        self.paths = WorkerPaths(make_scratch_root(settings.scratch_prefix))
+        self.paths = WorkerPaths(
+            make_scratch_root(settings.scratch_prefix, footprint=settings.footprint)
+        )
         try:
             self.sandbox: Sandbox = get_sandbox(
                 settings.sandbox,

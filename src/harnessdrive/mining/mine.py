@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import shlex
 import shutil
-import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,6 +45,8 @@ from harnessdrive.mining.test_command import DetectedCommand, detect_test_comman
 from harnessdrive.mining.validation import HeadCheck, Progress, ValidationOutcome, validate
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.sandbox.runner import SandboxKind, get_sandbox
+from harnessdrive.sandbox.scratch import make_scratch_root
+from harnessdrive.workspace.tree_size import run_footprint
 
 DEFAULT_TEST_TIMEOUT = 600.0
 # Two common CLIs, each pinned to a model with a bundled price so the estimate has a figure.
@@ -119,11 +120,15 @@ def mine(
         test_command_source=command.source,
         shared=(str(store.root),) if store.setup_command() else (),
     )
-    scratch = Path(tempfile.mkdtemp(prefix="harnessdrive-mine-"))
-    slots = RunSlots(options.jobs)
-    runs = RunQueue(
-        create_executor(executor, WorkerSettings(jobs=options.jobs, sandbox=sandbox, python=python))
+    # Only known changes run (the commits themselves), so copies may go to a memory file system
+    # with room; not when the user's setup command installs into every copy.
+    footprint = (
+        None if options.setup_command else run_footprint([(Path(scan.repo), None)], options.jobs)
     )
+    scratch = make_scratch_root("harnessdrive-mine-", footprint=footprint)
+    slots = RunSlots(options.jobs)
+    worker = WorkerSettings(jobs=options.jobs, sandbox=sandbox, python=python, footprint=footprint)
+    runs = RunQueue(create_executor(executor, worker))
     checker = Checker(
         repo=Path(scan.repo),
         settings=settings,

@@ -43,6 +43,7 @@ from harnessdrive.running.sandbox_choice import (
     checked_shows,
     private_paths,
     refuse_unsandboxed,
+    runs_foreign_code,
     secret_paths,
 )
 from harnessdrive.running.schedule import Schedule, is_done
@@ -54,6 +55,7 @@ from harnessdrive.store.manifest import RunManifest, created_at
 from harnessdrive.store.results import TrialResult
 from harnessdrive.store.store import Store, utc_now
 from harnessdrive.tasks.models import VariantSpec
+from harnessdrive.workspace.tree_size import tasks_footprint
 
 __all__ = ["RunDriver", "RunOptions", "RunSummary", "execute", "is_done"]
 
@@ -263,6 +265,8 @@ def _worker_settings(plan: Plan, options: RunOptions, shown: tuple[Path, ...]) -
     # Each worker adds its own scratch root to what is hidden.
     secrets = [*secret_paths(plan.suite, options.results, options.results), *options.hide]
     hidden = tuple(dict.fromkeys(secrets))
+    # Built-in agents write known changes only: their copies may go to a memory file system.
+    known = not any(runs_foreign_code(harness) for harness in plan.harnesses.values())
     return WorkerSettings(
         jobs=max(options.jobs, 1),
         sandbox=options.sandbox,
@@ -272,6 +276,7 @@ def _worker_settings(plan: Plan, options: RunOptions, shown: tuple[Path, ...]) -
         python=options.python,
         keep=options.keep,
         address=options.address,
+        footprint=tasks_footprint(plan.suite.tasks, options.jobs) if known else None,
     )
 
 

@@ -1,4 +1,7 @@
-"""Our folders in the system temp dir: made with an owner record, swept when the owner is gone.
+"""Our scratch folders: made with an owner record, swept when the owner is gone.
+
+They go in the system temp dir, or in a memory file system for runs of known changes only
+(:mod:`harnessdrive.sandbox.scratch_place`).
 
 A driver killed with ``kill -9`` cannot remove its scratch root (snapshots, workspaces, private
 HOMEs). Each root holds a small owner record (pid and process start time, so a reused pid is not
@@ -22,6 +25,8 @@ from pathlib import Path
 
 import psutil
 
+from harnessdrive.errors import UserError
+from harnessdrive.sandbox.scratch_place import MEMORY_FOLDER, scratch_place
 from harnessdrive.sandbox.tree import kill_strays
 
 PREFIX = "harnessdrive-"
@@ -31,9 +36,11 @@ _OWNER_IN_NAME = re.compile(r"-p(\d+)-[a-z0-9_]+$")
 sockets live in one, and a socket's path has at most 107 bytes)."""
 
 
-def make_scratch_root(prefix: str = PREFIX) -> Path:
-    """A new folder in the system temp dir, recorded as owned by this process."""
-    root = Path(tempfile.mkdtemp(prefix=f"{prefix}p{os.getpid()}-"))
+def make_scratch_root(prefix: str = PREFIX, *, footprint: int | None = None) -> Path:
+    """A new folder, recorded as owned by this process: in the system temp dir, or on a memory
+    file system with room for ``footprint`` (see :func:`scratch_place`)."""
+    folder = scratch_place(footprint).folder
+    root = Path(tempfile.mkdtemp(prefix=f"{prefix}p{os.getpid()}-", dir=folder))
     _write_owner(root, kept=False)
     return root
 
@@ -44,15 +51,11 @@ def keep_scratch_root(root: Path) -> None:
 
 
 def sweep_stale_scratch(folder: Path | None = None) -> list[Path]:
-    """Remove scratch roots of dead owners from ``folder`` (the system temp dir); returns them."""
-    folder = Path(folder or tempfile.gettempdir())
+    """Remove scratch roots of dead owners from ``folder`` (by default every folder roots are
+    made in); returns them."""
     removed = []
-    try:
-        entries = list(folder.iterdir())
-    except OSError:
-        return []
-    for entry in entries:
-        if not entry.name.startswith(PREFIX) or entry.is_symlink() or not entry.is_dir():
+    for entry in _roots_in([folder] if folder is not None else _scratch_folders()):
+        if entry.is_symlink() or not entry.is_dir():
             continue
         with contextlib.suppress(OSError):
             if entry.stat().st_uid != os.getuid() or not owner_is_gone(entry):
@@ -61,6 +64,21 @@ def sweep_stale_scratch(folder: Path | None = None) -> list[Path]:
             shutil.rmtree(entry, ignore_errors=True)
             removed.append(entry)
     return removed
+
+
+def _scratch_folders() -> list[Path]:
+    folders = [Path(tempfile.gettempdir()), MEMORY_FOLDER]
+    with contextlib.suppress(UserError):
+        folders.insert(0, scratch_place().folder)
+    return list(dict.fromkeys(folders))
+
+
+def _roots_in(folders: list[Path]) -> list[Path]:
+    entries = []
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            entries += [e for e in folder.iterdir() if e.name.startswith(PREFIX)]
+    return entries
 
 
 def owner_is_gone(root: Path) -> bool:

@@ -45,6 +45,7 @@ from harnessdrive.protocols.known_change import KnownChange, received
 from harnessdrive.sandbox.runner import SandboxKind
 from harnessdrive.store.results import DiffStats, TrialResult
 from harnessdrive.tasks.loading import Fixture, Suite, Task
+from harnessdrive.workspace.tree_size import tasks_footprint
 
 UNTOUCHED = "untouched"
 _SNAPSHOT_FAILED = "snapshot build failed: "  # the trial core's message for that stage
@@ -61,7 +62,11 @@ def self_test(
     repeat: int = 1,
 ) -> list[TaskCheck]:
     """Check every task on a new executor of ``jobs`` workers (see :func:`check_suite`)."""
-    settings = WorkerSettings(jobs=max(jobs, 1), sandbox=sandbox, python=python)
+    # Every case is a known change, so the copies may go to a memory file system with room.
+    footprint = tasks_footprint(suite.tasks, jobs)
+    settings = WorkerSettings(
+        jobs=max(jobs, 1), sandbox=sandbox, python=python, footprint=footprint
+    )
     runner = create_executor(executor, settings)
     try:
         return check_suite(suite, executor=runner, logs=logs, repeat=repeat)
