@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from harnessdrive.errors import UserError
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.testing.suites import TaskFiles
 from tests.cli.conftest import cli_binary, run_trials
@@ -96,3 +97,17 @@ def test_missing_old_and_signed_out_clis_are_could_not_run(
         assert summary.skipped_harnesses[label] == first.agent.hint
         assert by_trial[label, "second"].note == first.agent.hint
         assert first.outcome == "not_graded"
+
+
+def test_a_cli_that_is_not_installed_is_named_before_its_missing_price(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A CLI that is not there cannot say which model it would use: the run stops on what is
+    # missing, with its fix, not on a price file it does not need yet.
+    monkeypatch.setenv("PATH", f"/usr/bin{os.pathsep}/bin")
+    monkeypatch.delenv("HARNESSDRIVE_PI_BINARY", raising=False)
+    monkeypatch.setenv("HARNESSDRIVE_CLI_CACHE", str(tmp_path / "no-clis"))
+    variants = [VariantSpec(harness="pi"), VariantSpec(harness="reference")]
+    with pytest.raises(UserError, match=r"^pi is not installed: .*harnessdrive install-clis pi"):
+        run_trials(tmp_path, [add_task()], variants, max_usd=1.0)
+    assert not (tmp_path / "results" / "trials").exists()

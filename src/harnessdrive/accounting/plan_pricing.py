@@ -140,6 +140,14 @@ class PlanPricing:
     def check(self, max_usd: float | None) -> None:
         """Refuse, before anything runs, a model without a price and a missing spend cap."""
         refusals = [reason for v in self.variants.values() if (reason := v.refusal())]
+        # A CLI that is not there cannot say which model it would use: say what is missing.
+        missing = [
+            v for v in self.variants.values() if v.refusal() is not None and not v.info.installed
+        ]
+        if missing:
+            raise UserError(
+                "; ".join(f"{v.variant.label} is not installed: {v.info.found}" for v in missing)
+            )
         if refusals:
             names = ", ".join(
                 v.variant.label for v in self.variants.values() if v.refusal() is not None
