@@ -42,6 +42,22 @@ TEST = "from ops import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
             "It subtracted.",
         ),
         ("Fix add\n\nSigned-off-by: B <b@example.com>", "Fix add", ""),
+        # Every closing paragraph of trailers goes (Gerrit's Change-Id, then co-authors).
+        (
+            "Fix add\n\nIt subtracted.\n\nChange-Id: I0123abcd\n\nCo-authored-by: A <a@x.org>",
+            "Fix add",
+            "It subtracted.",
+        ),
+        # A GitHub squash merge: its bullets stay, the review debris and the rule go.
+        (
+            "Fix add (#7)\n\n* Fix add\n\nIt subtracted.\n\nFixes #6\n\n"
+            "* Apply suggestions from code review\n\nCo-authored-by: Bot <b@x.org>\n\n"
+            "* Test the negative case\n\n---------\n\nCo-authored-by: A <a@x.org>\n"
+            "Co-authored-by: B <b@x.org>",
+            "Fix add (#7)",
+            "* Fix add\n\nIt subtracted.\n\nFixes #6\n\n* Test the negative case",
+        ),
+        ("Fix add\n\nBody.\n\n---", "Fix add", "Body."),
         # Only the last paragraph, and only when every line is a trailer.
         (
             "Fix add\n\nCloses: #1\n\nWhy it matters.\n",

@@ -351,6 +351,13 @@ def dated(tmp_path_factory: pytest.TempPathFactory) -> RepoBuilder:
     return repo
 
 
+def test_an_empty_window_reads_heads_date_for_the_hint(dated: RepoBuilder) -> None:
+    later = datetime(2026, 1, 8, tzinfo=UTC)
+    assert scan_history(dated.path, since="30d", now=later).head_date == "2024-01-08"
+    # A window with commits needs no hint, and no git call for it.
+    assert scan_history(dated.path, since="1000d", now=later).head_date is None
+
+
 @pytest.mark.parametrize(
     ("since", "subjects"),
     [

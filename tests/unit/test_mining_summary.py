@@ -184,6 +184,17 @@ def test_markdown_with_no_candidates() -> None:
     )
 
 
+def test_an_empty_window_names_the_newest_commit_and_where_to_reach() -> None:
+    empty = summary(counts=MiningCounts(commits=0, candidates=0), tasks=[], head_date="2025-06-14")
+    assert render_summary_markdown(empty).startswith(
+        "**Found no candidate tasks in your git history since 365 days ago. The newest commit is"
+        " from 2025-06-14: reach further back with --since (a date such as 2024-06-14, or a"
+        " number of days).**\n"
+    )
+    leap = summary(counts=MiningCounts(commits=0, candidates=0), tasks=[], head_date="2024-02-29")
+    assert "such as 2023-02-28" in render_summary_markdown(leap)
+
+
 def test_markdown_when_no_checked_commit_was_kept() -> None:
     none_kept = summary(
         counts=MiningCounts(
@@ -200,6 +211,10 @@ def test_markdown_when_no_checked_commit_was_kept() -> None:
     assert "Checked 3 in fresh copies of the repository: 0 kept, 3 tests fail with the fix." in text
     assert "Checking took 42 s." in text
     assert "Next:" not in text and "| # |" not in text
+    # The folder mining wrote still holds the summary and each commit's logs: say where.
+    assert text.endswith(
+        "No suite (no task was kept); its summary and logs: `.harnessdrive/tasks/repo`\n"
+    )
 
 
 def test_markdown_mentions_a_shallow_clone() -> None:
@@ -242,8 +257,8 @@ def test_safe_text_is_one_line() -> None:
 
 @pytest.mark.parametrize(
     ("seconds", "shown"),
-    [(None, "0 s"), (0.4, "0 s"), (45, "45 s"), (59.6, "1 min 0 s"), (185, "3 min 5 s"),
-     (3600, "1 h 0 min"), (7440, "2 h 4 min")],
+    [(None, "0 s"), (0.4, "0.4 s"), (9.96, "10 s"), (45, "45 s"), (59.6, "1 min 0 s"),
+     (185, "3 min 5 s"), (3600, "1 h 0 min"), (7440, "2 h 4 min")],
 )  # fmt: skip
 def test_durations(seconds: float | None, shown: str) -> None:
     assert format_duration(seconds) == shown

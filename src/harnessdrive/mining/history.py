@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from datetime import datetime
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -18,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from harnessdrive.mining.candidate import Candidate, GitPath, build_candidate
 from harnessdrive.mining.classify import classify_path
 from harnessdrive.mining.contents import lfs_pointer_blobs
-from harnessdrive.mining.gitread import stream_git
+from harnessdrive.mining.gitread import stream_git, try_git
 from harnessdrive.mining.logstream import LOG_FORMAT, LoggedCommit, parse_log
 from harnessdrive.mining.repository import locate, refuse_partial_clone
 from harnessdrive.mining.runners import is_runner_settings
@@ -76,6 +77,8 @@ class ScanResult(_Model):
     counts: ScanCounts
     candidates: list[Candidate]
     """Newest first."""
+    head_date: str | None = None
+    """HEAD's commit date (``YYYY-MM-DD``), read only when no commit fell in the window."""
 
 
 def skip_reason(
@@ -141,4 +144,11 @@ def scan_history(
             skipped={r: skipped[r] for r in SKIP_REASONS if r in skipped},
         ),
         candidates=candidates,
+        head_date=None if commits else _commit_date(root, head),
     )
+
+
+def _commit_date(root: Path, commit: str) -> str | None:
+    found = try_git(root, ["log", "-1", "--format=%cs", commit, "--"])
+    date = found.decode("ascii", "replace").strip() if found else ""
+    return date or None

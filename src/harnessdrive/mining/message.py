@@ -1,4 +1,11 @@
-"""A commit message as task text: its subject, and its body without a closing trailer block."""
+"""A commit message as task text: its subject, and its body without its closing trailer blocks.
+
+Trailers (``Change-Id``, ``Co-authored-by``, ``Signed-off-by``) say who and where, never what to
+change: every paragraph of them at the end goes. A squash merge's message (GitHub writes its
+squashed commits as bullets above a ``---------`` rule) also loses the trailer paragraphs and
+"Apply suggestions from code review" bullets between its bullets: the bullets themselves say
+what changed.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +14,8 @@ import re
 # `Key: value`, as in Co-Authored-By, Signed-off-by, Reviewed-by, Fixes.
 _TRAILER = re.compile(r"[A-Za-z][A-Za-z0-9-]*: \S")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+_RULE = re.compile(r"-{3,}")
+_REVIEW_NOISE = frozenset({"Apply suggestions from code review"})
 
 
 def decode_message(raw: bytes) -> str:
@@ -15,12 +24,20 @@ def decode_message(raw: bytes) -> str:
 
 
 def split_message(message: str) -> tuple[str, str]:
-    """(subject, body): the first line, and the rest without a last paragraph of trailers."""
+    """(subject, body): the first line, and the rest without its closing trailer paragraphs."""
     subject, _, rest = message.replace("\r\n", "\n").strip().partition("\n")
     paragraphs = [p.strip("\n") for p in _PARAGRAPH_BREAK.split(rest.strip()) if p.strip()]
-    if paragraphs and _is_trailer_block(paragraphs[-1]):
+    if any(_RULE.fullmatch(p.strip()) for p in paragraphs):
+        paragraphs = [p for p in paragraphs if not _squash_debris(p)]
+    while paragraphs and (_is_trailer_block(paragraphs[-1]) or _RULE.fullmatch(paragraphs[-1])):
         paragraphs.pop()
     return subject.strip(), "\n\n".join(paragraphs).strip()
+
+
+def _squash_debris(paragraph: str) -> bool:
+    text = paragraph.strip()
+    bullet = text.removeprefix("* ").removeprefix("- ")
+    return _is_trailer_block(text) or bool(_RULE.fullmatch(text)) or bullet in _REVIEW_NOISE
 
 
 def _is_trailer_block(paragraph: str) -> bool:

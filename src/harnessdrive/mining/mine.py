@@ -180,7 +180,7 @@ def mine(
         )
         if options.reuse_environments and needs.any:
             store.prune(used)
-        summary = _summary(scan, command, settings, head, outcome, store, suite if kept else None)
+        summary = _summary(scan, command, settings, head, outcome, store, suite)
         write_summary(suite, summary)
     except BaseException:
         runs.stop()
@@ -233,7 +233,7 @@ def _summary(
     head: HeadCheck | None,
     outcome: ValidationOutcome,
     store: EnvironmentStore,
-    suite: Path | None,
+    suite: Path,
 ) -> MiningSummary:
     results: tuple[CandidateResult, ...] = outcome.results
     return MiningSummary(
@@ -283,10 +283,11 @@ def _summary(
             if r.reason is not None
         ],
         environments=EnvironmentCounts(built=list(store.built), reused=store.reused),
-        tasks_file=str(suite) if suite is not None else None,
+        tasks_file=str(suite),
+        head_date=scan.head_date,
         next_step=(
             f"harnessdrive estimate {shlex.quote(str(suite))} --harness {NEXT_STEP_VARIANTS}"
-            if suite is not None
+            if outcome.kept
             else None
         ),
     )

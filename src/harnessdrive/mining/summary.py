@@ -7,6 +7,8 @@ part (:func:`summary_from_scan`); validation later fills ``head_check``, the che
 
 from __future__ import annotations
 
+from datetime import date
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from harnessdrive.mining.candidate import GitPath
@@ -112,6 +114,8 @@ class MiningSummary(_Model):
     """The suite folder the tasks were written to."""
     next_step: str | None = None
     """The command that estimates the runs and their cost for these tasks."""
+    head_date: str | None = None
+    """HEAD's commit date, when no commit fell in the window (the hint names it)."""
 
 
 def summary_from_scan(
@@ -149,11 +153,14 @@ def summary_from_scan(
         ],
         tasks_file=tasks_file,
         next_step=next_step,
+        head_date=scan.head_date,
     )
 
 
 def format_duration(seconds: float | None) -> str:
-    """``45 s``, ``3 min 5 s``, ``2 h 4 min``."""
+    """``0.4 s``, ``45 s``, ``3 min 5 s``, ``2 h 4 min``."""
+    if seconds is not None and seconds < 9.95:
+        return f"{seconds:.1f} s"  # "0 s" would read as not run at all
     whole = round(seconds or 0)
     if whole < 60:
         return f"{whole} s"
@@ -190,7 +197,21 @@ def headline(summary: MiningSummary) -> str:
             f"Found no usable tasks: none of {counts.checked} checked commits fails its tests"
             " before the change and passes after it, twice."
         )
-    return f"Found no candidate tasks in your git history since {summary.since_description}."
+    found_none = f"Found no candidate tasks in your git history since {summary.since_description}."
+    if counts.commits == 0 and summary.head_date:
+        found_none += (
+            f" The newest commit is from {summary.head_date}: reach further back with"
+            f" --since (a date such as {_year_before(summary.head_date)}, or a number of days)."
+        )
+    return found_none
+
+
+def _year_before(day: str) -> str:
+    try:
+        when = date.fromisoformat(day)
+    except ValueError:
+        return "2020-01-01"
+    return when.replace(year=when.year - 1, day=min(when.day, 28)).isoformat()
 
 
 def render_summary_markdown(summary: MiningSummary) -> str:
@@ -236,7 +257,8 @@ def render_summary_markdown(summary: MiningSummary) -> str:
         lines.append(f"{checked}. Checking took {format_duration(summary.validation_seconds)}.")
 
     if summary.tasks_file is not None:
-        lines += ["", f"Suite: {code(summary.tasks_file, 300)}"]
+        label = "Suite" if summary.tasks else "No suite (no task was kept); its summary and logs"
+        lines += ["", f"{label}: {code(summary.tasks_file, 300)}"]
     if summary.tasks and counts.checked and summary.next_step:
         lines.append(
             f"Next: {code(summary.next_step, 330)} shows the number of runs and a cost range."
