@@ -6,7 +6,9 @@ is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -21,6 +23,8 @@ from harnessdrive.errors import UserError
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+EXIT_READER_GONE = 141
+"""128 + SIGPIPE: what a command killed by a closed pipe exits with (``run ... | head``)."""
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("run_cmd", "run"),
@@ -108,7 +112,20 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
     except (typer.Abort, KeyboardInterrupt):
         print("Stopped.", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader of our output went away (``| head``): what was recorded stays recorded;
+        # the rest of the output goes nowhere, quietly, as with any other command line tool.
+        _output_to_nowhere()
+        return EXIT_READER_GONE
     return result if isinstance(result, int) else 0
+
+
+def _output_to_nowhere() -> None:
+    nowhere = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(nowhere, stream.fileno())
+    os.close(nowhere)
 
 
 def main() -> None:

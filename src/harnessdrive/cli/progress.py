@@ -7,6 +7,7 @@ import sys
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
+from harnessdrive.cli.output import stderr
 from harnessdrive.running.plan import PlannedTrial
 from harnessdrive.running.progress import PlainProgress, describe
 from harnessdrive.running.progress import Progress as ProgressSink
@@ -56,7 +57,7 @@ class LiveProgress:
 
 def progress_for_terminal() -> ProgressSink:
     """Live lines on a terminal; one plain line per event otherwise."""
-    console = Console(stderr=True)
+    console = stderr()
     if console.is_terminal:
         return LiveProgress(console)
     return PlainProgress(sys.stderr)

@@ -40,21 +40,28 @@ class PlainProgress:
     """One line per event, for logs and pipes."""
 
     def __init__(self, stream: TextIO | None = None) -> None:
-        self.stream = stream or sys.stderr
+        self.stream: TextIO | None = stream or sys.stderr
 
     def message(self, text: str) -> None:
-        print(text, file=self.stream, flush=True)
+        self._line(text)
 
     def trial_started(self, trial: PlannedTrial, number: int, total: int) -> None:
         return None
 
     def trial_finished(self, result: TrialResult, number: int, total: int) -> None:
-        print(
+        self._line(
             f"[{number}/{total}] {result.variant_label} on {result.task}"
-            f" (r{result.repetition}): {describe(result)} in {result.seconds.total:.1f}s",
-            file=self.stream,
-            flush=True,
+            f" (r{result.repetition}): {describe(result)} in {result.seconds.total:.1f}s"
         )
+
+    def _line(self, text: str) -> None:
+        if self.stream is None:
+            return
+        try:
+            print(text, file=self.stream, flush=True)
+        except (BrokenPipeError, ValueError):
+            # Whoever read the progress went away: the run goes on and records every trial.
+            self.stream = None
 
     def close(self) -> None:
         return None
