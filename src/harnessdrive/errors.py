@@ -136,5 +136,6 @@ def did_you_mean(name: str, known: Iterable[str]) -> str:
     """`` (did you mean 'x'?)`` for the known name closest to a mistyped one, else ``""``."""
     import difflib  # only an error message needs it; keep it off the start-up path
 
-    close = difflib.get_close_matches(name, [str(k) for k in known], n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    by_case = {str(k).lower(): str(k) for k in known}  # REFERENCE means reference
+    close = difflib.get_close_matches(name.lower(), list(by_case), n=1, cutoff=0.6)
+    return f" (did you mean {by_case[close[0]]!r}?)" if close else ""

@@ -69,3 +69,9 @@ def test_a_trial_is_found_by_the_end_of_its_id_or_its_folder(tmp_path: Path) -> 
         find_trial(tmp_path, "t/codex/r1")
     with pytest.raises(UserError, match="no trial"):
         find_trial(tmp_path, "t/claude/r1")
+    # A task or a task's variant alone lists its trials to choose from.
+    with pytest.raises(UserError, match=r"'t' names 3 trials: s@1/t/codex/r1, s@1/t/codex/r2"):
+        find_trial(tmp_path, "t")
+    with pytest.raises(UserError, match=r"'t/codex' names 3 trials"):
+        find_trial(tmp_path, "t/codex")
+    assert find_trial(tmp_path, "s@2/t").root == (tmp_path / "trials/s@2/t/codex/r1").resolve()

@@ -99,7 +99,12 @@ def find_trial(results: Path, wanted: str) -> TrialPaths:
         if "previous" not in path.relative_to(trials).parts
     )
     key = wanted.strip("/")
-    matches = [i for i in ids if i == key] or [i for i in ids if i.endswith("/" + key)]
+    matches = (
+        [i for i in ids if i == key]
+        or [i for i in ids if i.endswith("/" + key)]
+        # A task or TASK/VARIANT alone names its trials: the message below lists them.
+        or [i for i in ids if f"/{key}/" in f"/{i}/"]
+    )
     if len(matches) == 1:
         return TrialPaths(trials / matches[0])
     if not matches:

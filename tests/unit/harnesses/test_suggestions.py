@@ -12,6 +12,7 @@ from harnessdrive.tasks.models import VariantSpec
 def test_the_closest_name_is_suggested_and_a_far_one_is_not() -> None:
     assert did_you_mean("refrence", ["noop", "reference"]) == " (did you mean 'reference'?)"
     assert did_you_mean("zzz", ["noop", "reference"]) == ""
+    assert did_you_mean("REFERENCE", ["noop", "reference"]) == " (did you mean 'reference'?)"
 
 
 def test_a_mistyped_harness_option_and_effort_get_suggestions() -> None:
