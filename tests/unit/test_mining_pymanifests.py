@@ -88,3 +88,23 @@ def test_a_tox_ini_without_deps_or_unreadable_gives_nothing(tmp_path: Path) -> N
     assert pymanifests.tox_requirements(root, installed=[]) == []
     (root / "tox.ini").unlink()
     assert pymanifests.tox_requirements(root, installed=[]) == []
+
+
+def test_dev_extras_and_groups_only_when_no_test_one_exists(tmp_path: Path) -> None:
+    # itsdangerous: a tests group and a dev group that brings tox, pre-commit and type checkers.
+    both = tmp_path / "both"
+    both.mkdir()
+    (both / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n[project.optional-dependencies]\ndev = ["tox"]\nTesting = []\n'
+        '[dependency-groups]\ndev = ["pre-commit"]\ntests = ["pytest"]\ndocs = ["sphinx"]\n'
+    )
+    assert pymanifests.test_extras(both) == ["Testing"]
+    assert pymanifests.test_groups(both) == ["tests"]
+    dev_only = tmp_path / "dev-only"
+    dev_only.mkdir()
+    (dev_only / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n[project.optional-dependencies]\ndev = ["pytest"]\n'
+        '[dependency-groups]\ndev = ["pytest"]\n'
+    )
+    assert pymanifests.test_extras(dev_only) == ["dev"]
+    assert pymanifests.test_groups(dev_only) == ["dev"]

@@ -12,6 +12,7 @@ import configparser
 import os
 import re
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
 
 PYTHON_MANIFESTS = (
@@ -112,14 +113,21 @@ def test_extras(root: Path) -> list[str]:
     setup_cfg = _ini(root / "setup.cfg")
     if setup_cfg is not None and setup_cfg.has_section("options.extras_require"):
         groups.update(setup_cfg.options("options.extras_require"))
-    return sorted(g for g in groups if g.lower() in TEST_EXTRAS)
+    return _for_tests(groups)
 
 
 def test_groups(root: Path) -> list[str]:
     """The project's dependency groups (PEP 735) that look like test dependencies."""
     groups = pyproject(root).get("dependency-groups", {})
     names = groups if isinstance(groups, dict) else {}
-    return sorted(g for g in names if g.lower() in TEST_EXTRAS)
+    return _for_tests(names)
+
+
+def _for_tests(names: Iterable[str]) -> list[str]:
+    """The names that look like test dependencies; ``dev`` only when no other one does (it
+    tends to bring the whole tool belt: tox, linters, type checkers, pre-commit)."""
+    found = sorted(name for name in names if name.lower() in TEST_EXTRAS)
+    return [name for name in found if name.lower() != "dev"] or found
 
 
 def installable(root: Path) -> bool:
