@@ -11,6 +11,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -285,6 +286,15 @@ def test_every_skip_and_rejection_reason_is_counted(mined: Mined) -> None:
         sha["setup-fails"]: "setup command failed",
         sha["cannot-copy"]: "could not copy the commit",
     }
+    # A flaky rejection says which run changed its mind, what it found and where its log is.
+    [flaky] = [t for t in summary["rejected_tasks"] if t["commit"] == sha["flaky"]]
+    assert re.fullmatch(
+        r"(\w+): .*, the second time: (\d+ of \d+ tests passed|exit status \d+)"
+        r" \(log: logs/\w+/\1/grade-tests.log\)",
+        flaky["detail"],
+    ), flaky["detail"]
+    suite = Path(summary["tasks_file"])
+    assert (suite / flaky["detail"].rsplit("(log: ", 1)[1].rstrip(")")).is_file()
 
 
 def test_the_fast_check_rejected_the_commit_whose_tests_already_passed(mined: Mined) -> None:

@@ -3,6 +3,7 @@ reach it."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -133,3 +134,11 @@ def test_the_visible_run_is_left_out_when_not_wanted(tmp_path: Path) -> None:
     assert verdict.visible is None
     assert not (tmp_path / "logs" / "grade-visible.log").exists()
     assert (tmp_path / "logs" / "grade-tests.log").is_file()
+    # The planted tests fail by design: the log says which they are, so that no reader takes
+    # their FAILED lines for the task's own.
+    log = (tmp_path / "logs" / "grade-tests.log").read_text()
+    note = log.strip().splitlines()[-1]
+    assert note.startswith("# harnessdrive planted tests of known outcome") and "planted to" in note
+    failed = re.findall(r"FAILED \S+::(\w+)", log)
+    assert failed and all(name in note for name in failed)
+    assert "test_more" not in note and "test_negative" not in note  # the task's own tests

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harnessdrive.errors import GradingError
@@ -92,6 +93,8 @@ def run_command(
     )
     if result.stopped:
         raise GradingError(f"stopped while running the {label} command")
+    if plan is not None and plan.canaries:
+        _name_the_canaries(log, plan)
     limit_note = f"stopped at the {result.limit.replace('_', ' ')} limit" if result.limit else None
     base = {
         "command": command,
@@ -120,3 +123,17 @@ def run_command(
     return GradingRun(
         **base, passed=passed, total=1, failed=1 - passed, source="exit_code", note=limit_note
     ), ()
+
+
+def _name_the_canaries(log: Path, plan: WitnessPlan) -> None:
+    """Say in the log, once the run is over, which of its tests we planted: a reader would
+    take their FAILED lines for the task's."""
+    failing = [c.name for c in plan.canaries if not c.must_pass]
+    passing = [c.name for c in plan.canaries if c.must_pass]
+    said = [f"{', '.join(failing)} (planted to fail)"] if failing else []
+    said += [f"{', '.join(passing)} (planted to pass)"] if passing else []
+    with log.open("ab") as handle:
+        handle.write(
+            f"\n# harnessdrive planted tests of known outcome in the hidden files, to see that"
+            f" they really ran: {'; '.join(said)}. They are not counted.\n".encode()
+        )

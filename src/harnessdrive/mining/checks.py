@@ -226,7 +226,7 @@ class Checker:
                 return rejected("setup command failed", label)
             reason = _judge(label, outcome)
             if reason is not None:
-                return rejected(reason, label)
+                return rejected(reason, _detail(label, outcome, logs / label, self.logs.parent))
         return CandidateResult(candidate, None, check, folder, environments)
 
     def _whole_suite(
@@ -338,6 +338,30 @@ def _judge(label: str, outcome: TestOutcome) -> RejectReason | None:
     if outcome.tampered:
         return "the fix trips a tamper check"
     return "tests time out with the fix" if outcome.timed_out else "tests fail with the fix"
+
+
+_STEP_WORDS = {
+    "before": "the whole suite before the fix",
+    "after": "the whole suite with the fix",
+    "before_again": "the whole suite before the fix, the second time",
+    "after_again": "the whole suite with the fix, the second time",
+    "focused_again": "the commit's own tests before the fix, the second time",
+    "focused_after": "the commit's own tests with the fix, the second time",
+}
+
+
+def _detail(label: str, outcome: TestOutcome, logs: Path, suite: Path) -> str:
+    """What the deciding step found, in words, and where its log is (for mined.json)."""
+    run = outcome.verdict.hidden if outcome.verdict is not None else None
+    if outcome.timed_out:
+        found = "timed out"
+    elif run is not None and run.total:
+        found = f"{run.passed} of {run.total} tests passed"
+    else:
+        found = f"exit status {outcome.record.exit_code}"
+    log = logs / "grade-tests.log"
+    where = log.relative_to(suite) if log.is_relative_to(suite) else log
+    return f"{label}: {_STEP_WORDS.get(label, label)}: {found} (log: {where.as_posix()})"
 
 
 def _with_command(task: Task, command: str) -> Task:
