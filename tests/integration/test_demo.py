@@ -177,7 +177,7 @@ def test_check_names_a_broken_task(tmp_path: Path, capsys: pytest.CaptureFixture
     assert run_cli(["check", str(copy)]) == 1
     out = capsys.readouterr().out
     assert "weekly-totals: the hidden tests already pass on the untouched repository" in out
-    assert "1 of 5 task(s) broken: weekly-totals" in out
+    assert "1 of 5 tasks broken: weekly-totals" in out
 
 
 WRONG_FIXTURES = """
@@ -212,7 +212,7 @@ def test_a_wrong_fixture_expectation_is_a_disagreement(
     assert "top-products: fixture naive: should be pass but got fail" in out
     assert "fixture rewritten: changes 22 lines, more than the declared maximum 5" in out
     assert out.count("DISAGREES") == 2 and out.count("agrees") == 1
-    assert "1 of 1 task(s) broken: top-products" in out
+    assert "1 of 1 task broken: top-products" in out
     assert run_cli(["check", str(task), "--json"]) == 1
     found = json.loads(capsys.readouterr().out)
     assert found["ok"] is False

@@ -75,16 +75,18 @@ def check(
             console.print(f"{item.task}: {problem}")
     if broken:
         console.print(
-            f"{len(broken)} of {len(checks)} task(s) broken: {', '.join(i.task for i in broken)}"
+            f"{len(broken)} of {_tasks(len(checks))} broken: {', '.join(i.task for i in broken)}"
         )
         console.print(f"Logs of every case: {logs}")
         raise typer.Exit(1)
     fixtures = sum(len(item.fixtures) for item in checks)
-    console.print(
-        f"All {len(checks)} task(s) grade correctly"
-        + (f"; all {fixtures} fixture(s) agree." if fixtures else ".")
-        + f" Logs: {logs}"
-    )
+    every = "The task grades" if len(checks) == 1 else f"All {len(checks)} tasks grade"
+    agree = "the fixture agrees" if fixtures == 1 else f"all {fixtures} fixtures agree"
+    console.print(f"{every} correctly" + (f"; {agree}." if fixtures else ".") + f" Logs: {logs}")
+
+
+def _tasks(count: int) -> str:
+    return "1 task" if count == 1 else f"{count} tasks"
 
 
 def _builtin_table(name: str, checks: list[TaskCheck]) -> Table:

@@ -41,8 +41,9 @@ def render_report(report: Report) -> RenderableType:
 
 def _legend(report: Report) -> str:
     legend = (
-        "Visible, Hidden: trials that passed the tests the agent could see, and the hidden "
-        "tests that decide. Min: median agent minutes. Tokens: median tokens per trial. "
+        "Visible, Hidden: trials that passed the tests the agent could see (-: the tasks name "
+        "no visible command), and the hidden tests that decide. Min: median agent minutes. "
+        "Tokens: median tokens per trial. "
         "$/pass: all spend on the compared tasks, failed trials included, per pass. Lines: "
         "median lines changed. No run: trials that could not run. (!): a cost more than 2% "
         "from the harness's own figure."

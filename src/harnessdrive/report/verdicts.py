@@ -23,7 +23,7 @@ def versus_best_lines(report: Report) -> list[str]:
     if found.versus_best:
         lines.append(
             f"Against the best ({found.best}), paired by task "
-            f"(`harnessdrive compare` for the table):"
+            "(harnessdrive compare gives the table):"
         )
         lines.extend(f"  {c.first}: {describe(c)}" for c in found.versus_best)
     if found.flaky:
