@@ -92,19 +92,15 @@ def test_a_tox_ini_without_deps_or_unreadable_gives_nothing(tmp_path: Path) -> N
 
 def test_dev_extras_and_groups_only_when_no_test_one_exists(tmp_path: Path) -> None:
     # itsdangerous: a tests group and a dev group that brings tox, pre-commit and type checkers.
-    both = tmp_path / "both"
-    both.mkdir()
-    (both / "pyproject.toml").write_text(
+    both = write(tmp_path / "both", {"pyproject.toml": (
         '[project]\nname = "x"\n[project.optional-dependencies]\ndev = ["tox"]\nTesting = []\n'
         '[dependency-groups]\ndev = ["pre-commit"]\ntests = ["pytest"]\ndocs = ["sphinx"]\n'
-    )
+    )})  # fmt: skip
     assert pymanifests.test_extras(both) == ["Testing"]
     assert pymanifests.test_groups(both) == ["tests"]
-    dev_only = tmp_path / "dev-only"
-    dev_only.mkdir()
-    (dev_only / "pyproject.toml").write_text(
+    dev_only = write(tmp_path / "dev-only", {"pyproject.toml": (
         '[project]\nname = "x"\n[project.optional-dependencies]\ndev = ["pytest"]\n'
         '[dependency-groups]\ndev = ["pytest"]\n'
-    )
+    )})  # fmt: skip
     assert pymanifests.test_extras(dev_only) == ["dev"]
     assert pymanifests.test_groups(dev_only) == ["dev"]

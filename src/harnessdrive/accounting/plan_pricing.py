@@ -139,19 +139,18 @@ class PlanPricing:
 
     def check(self, max_usd: float | None) -> None:
         """Refuse, before anything runs, a model without a price and a missing spend cap."""
-        refusals = [reason for v in self.variants.values() if (reason := v.refusal())]
+        refused = {
+            v.variant.label: (v, reason) for v in self.variants.values() if (reason := v.refusal())
+        }
         # A CLI that is not there cannot say which model it would use: say what is missing.
-        missing = [
-            v for v in self.variants.values() if v.refusal() is not None and not v.info.installed
-        ]
+        missing = [v for v, _ in refused.values() if not v.info.installed]
         if missing:
             raise UserError(
                 "; ".join(f"{v.variant.label} is not installed: {v.info.found}" for v in missing)
             )
+        refusals = [reason for _, reason in refused.values()]
         if refusals:
-            names = ", ".join(
-                v.variant.label for v in self.variants.values() if v.refusal() is not None
-            )
+            names = ", ".join(refused)
             pins = [v.pin for v in self.variants.values() if v.unpinned and not v.allow_unpriced]
             raise UserError(
                 "cannot price " + "; ".join(refusals) + ". Fix: add a [[price]] row for each "

@@ -1,8 +1,8 @@
 """Per-host state every trial on one worker shares: built by the executor, never by the driver.
 
-A worker context owns a scratch root (with an owner record, so a later
-run sweeps it when this process dies), the sandbox whose hidden paths include that root, the
-snapshot cache, the setup states, the background reaper and the stop token its trials watch.
+A worker context owns a scratch root (with an owner record, so a later run sweeps it when this
+process dies), the sandbox whose hidden paths include that root, the snapshot cache, the setup
+states, the background reaper and the stop token its trials watch.
 """
 
 from __future__ import annotations

@@ -42,10 +42,6 @@ class ScratchPlace:
     why: str
     """Why this folder, in words (``doctor`` shows it)."""
 
-    @property
-    def in_memory(self) -> bool:
-        return is_memory_backed(self.folder)
-
 
 def scratch_place(footprint: int | None = None, *, memory: Path = MEMORY_FOLDER) -> ScratchPlace:
     """Where a new scratch root goes.

@@ -54,12 +54,12 @@ def source_key(repo_path: Path, ref: str | None) -> str:
     mode and modification time. Tasks of one project share one snapshot this way.
     """
     digest = hashlib.sha256()
-    if _is_git_source(repo_path, ref):
+    if is_git_source(repo_path, ref):
         top, commit, prefix = _resolve(repo_path, ref or "HEAD")
         digest.update(f"git\0{top}\0{commit}\0{prefix}".encode())
     else:
         digest.update(f"folder\0{repo_path}".encode())
-        for path, is_dir in _folder_entries(repo_path):
+        for path, is_dir in folder_entries(repo_path):
             info = path.lstat()
             rel = path.relative_to(repo_path).as_posix()
             digest.update(
@@ -75,7 +75,7 @@ def unreadable_sources(
     call per repository for all of its refs, so a mined suite of many commits checks fast."""
     refs: dict[Path, list[str | None]] = {}
     for repo_path, ref in sources:
-        if _is_git_source(repo_path, ref) and ref not in refs.setdefault(repo_path, []):
+        if is_git_source(repo_path, ref) and ref not in refs.setdefault(repo_path, []):
             refs[repo_path].append(ref)
     problems: dict[tuple[Path, str | None], str] = {}
     for repo_path, wanted in refs.items():
@@ -118,7 +118,7 @@ def _build(repo_path: Path, ref: str | None, dest: Path) -> Snapshot:
     listed: ListedTree | None = None
     git("init", "-q", "--template=", str(root))
     _write_info(root / ".git")
-    if _is_git_source(repo_path, ref):
+    if is_git_source(repo_path, ref):
         top, commit_id, prefix = _resolve(repo_path, ref or "HEAD")
         treeish = commit_id if prefix == "." else f"{commit_id}:{prefix}"
         listed = listed_tree(Path(top), treeish)
@@ -191,7 +191,8 @@ def _write_info(git_dir: Path) -> None:
     (info / "exclude").write_text(exclude_file_text())
 
 
-def _is_git_source(repo_path: Path, ref: str | None) -> bool:
+def is_git_source(repo_path: Path, ref: str | None) -> bool:
+    """A task's files come from git (a ref, or a repository's HEAD), not from a plain folder."""
     return ref is not None or (repo_path / ".git").exists()
 
 
@@ -252,7 +253,7 @@ def read_blobs(repo: Path, shas: set[str], *, git_dir: Path | None = None) -> Ma
     return LazyBlobs(frozenset(shas), git_dir=git_dir, cwd=None if git_dir is not None else repo)
 
 
-def _folder_entries(source: Path) -> Iterator[tuple[Path, bool]]:
+def folder_entries(source: Path) -> Iterator[tuple[Path, bool]]:
     """Every file, link and folder of a plain folder, minus ``.git`` and tool caches.
 
     Yields (path, is_dir); links are never followed and come back as files.
@@ -276,7 +277,7 @@ def _folder_entries(source: Path) -> Iterator[tuple[Path, bool]]:
 
 def _copy_folder(source: Path, root: Path) -> None:
     """Copy a plain folder's files, leaving out ``.git`` and tool caches."""
-    for path, is_dir in _folder_entries(source):
+    for path, is_dir in folder_entries(source):
         target = root / path.relative_to(source)
         if is_dir:
             target.mkdir(parents=True, exist_ok=True)

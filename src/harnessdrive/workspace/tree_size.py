@@ -6,13 +6,12 @@ for its copies (sandbox/scratch_place.py); this module says how much room that i
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 
 from harnessdrive.tasks.loading import Task
 from harnessdrive.workspace.git import run_git
-from harnessdrive.workspace.ignore import is_cache_name
+from harnessdrive.workspace.snapshot import folder_entries, is_git_source
 
 COPIES_PER_JOB = 8
 """Copies of a task's tree a worker holds at once, with a margin: its snapshots, the agent's
@@ -48,7 +47,7 @@ def run_footprint(sources: Iterable[tuple[Path, str | None]], jobs: int) -> int 
 
 def tree_bytes(repo_path: Path, ref: str | None) -> int | None:
     """The size of the files a snapshot of ``repo_path`` at ``ref`` holds, or None."""
-    if ref is not None or (repo_path / ".git").exists():
+    if is_git_source(repo_path, ref):
         listed = run_git(
             ["ls-tree", "-r", "-l", "-z", "--end-of-options", ref or "HEAD"], cwd=repo_path
         )
@@ -64,17 +63,7 @@ def tree_bytes(repo_path: Path, ref: str | None) -> int | None:
 
 
 def _folder_bytes(folder: Path) -> int | None:
-    total = 0
     try:
-        for here, dirs, files in os.walk(folder, onerror=_raise):
-            dirs[:] = [d for d in dirs if d != ".git" and not is_cache_name(d, is_dir=True)]
-            for name in files:
-                if not is_cache_name(name, is_dir=False):
-                    total += os.lstat(os.path.join(here, name)).st_size
+        return sum(path.lstat().st_size for path, is_dir in folder_entries(folder) if not is_dir)
     except OSError:
         return None
-    return total
-
-
-def _raise(error: OSError) -> None:
-    raise error
