@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,6 +94,7 @@ class Box:
         ports: tuple[int, ...] = (),
         host_pids: bool = False,
         env: dict[str, str] | None = None,
+        meanwhile: Callable[[], object] | None = None,
     ) -> ProcessResult:
         for path in (self.out, self.err):
             path.unlink(missing_ok=True)
@@ -110,6 +112,7 @@ class Box:
                 ports=ports,
                 host_pids=host_pids,
             ),
+            meanwhile=meanwhile,
         )
 
     def isolation(self) -> Isolation:

@@ -13,6 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.limits import Limits, MiB
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.sandbox.runner import Isolation
@@ -180,3 +181,62 @@ def test_the_run_time_ends_when_the_command_exits_not_after_the_cleanup(tmp_path
     wall = time.monotonic() - started
     assert result.exit_code == 0
     assert result.seconds + 0.2 <= wall
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_command_starts_once_the_work_meanwhile_is_done(tmp_path: Path, kind: str) -> None:
+    box = box_for(tmp_path, kind)
+    done: list[float] = []
+
+    def prepare() -> None:
+        (box.work / "prepared").write_text("ready\n")
+        done.append(now())
+
+    result = box.run("cat prepared", meanwhile=prepare)
+    assert result.exit_code == 0, box.errors()
+    assert box.output() == "ready\n"
+    assert result.began is not None and result.began >= done[0]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_process_starts_while_the_work_meanwhile_runs(tmp_path: Path, kind: str) -> None:
+    # Under bubblewrap that is the sandbox being built beside the work.
+    box = box_for(tmp_path, kind)
+    seen: list[str] = []
+
+    def prepare() -> None:
+        seen.extend(child.name() for child in psutil.Process().children())
+        seen.append("started" if (box.work / "started").exists() else "waiting")
+
+    result = box.run(": > started", meanwhile=prepare)
+    assert result.exit_code == 0, box.errors()
+    assert seen[-1] == "waiting" and len(seen) == 2
+    assert seen[0] in ({"bwrap"} if kind == "bwrap" else {"nice", "prlimit", "bash"})
+    assert (box.work / "started").exists()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_gate_leaves_the_commands_environment_to_the_command(
+    tmp_path: Path, kind: str
+) -> None:
+    box = box_for(tmp_path, kind)
+    startup = box.work / "startup.sh"
+    startup.write_text('echo sourced >> "$PWD/sourced"\nshout() { echo shout; }\n')
+    env = {"BASH_ENV": str(startup), "GREETING": "hello"}
+    result = box.run('shout; echo "$GREETING"', env=env, meanwhile=lambda: None)
+    assert result.exit_code == 0, box.errors()
+    assert box.output() == "shout\nhello\n"
+    assert (box.work / "sourced").read_text() == "sourced\n"  # once: by the command alone
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_work_meanwhile_that_fails_starts_no_command(tmp_path: Path, kind: str) -> None:
+    box = box_for(tmp_path, kind)
+
+    def prepare() -> None:
+        raise RuntimeError("could not prepare")
+
+    with pytest.raises(RuntimeError, match="could not prepare"):
+        box.run(": > started", meanwhile=prepare)
+    assert psutil.Process().children() == []
+    assert not (box.work / "started").exists()

@@ -6,6 +6,7 @@ kind asks for it), else from the exit status alone.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -67,7 +68,8 @@ def run_command(
     # What lies outside the copy (the interpreter, shared environments) is read-only to every
     # command and keeps its bytecode.
     checked = "check-hash-based-pycs" not in command  # "never" would trust it unchecked
-    fresh_bytecode(
+    bytecode = functools.partial(
+        fresh_bytecode,
         copy.root,
         prepared.interpreters if checked else (),
         path=run_env.get("PATH", os.defpath),
@@ -80,7 +82,6 @@ def run_command(
         )
     with log.open("wb") as handle:
         handle.write(f"$ {command}\n# run as: {prepared.command}\n".encode())
-    started = round(now() - copy.began, 3)
     result = setup.sandbox.run(
         shell_argv(prepared.command),
         cwd=copy.root,
@@ -90,6 +91,7 @@ def run_command(
         stderr=log.with_suffix(".stderr.log") if stderr_apart else log,
         isolation=isolation or copy.isolation,
         stop=setup.stop,
+        meanwhile=bytecode,  # while the sandbox is built
     )
     if result.stopped:
         raise GradingError(f"stopped while running the {label} command")
@@ -102,7 +104,7 @@ def run_command(
         "timed_out": result.timed_out,
         "seconds": round(result.seconds, 3),
         "output": StreamKept.of(result.stdout_record),
-        "started": started,
+        "started": round((result.began or now()) - copy.began, 3),
     }
     if wants_junit:
         if junit_path.is_file() and not junit_path.is_symlink():

@@ -25,10 +25,11 @@ import pwd
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from harnessdrive.sandbox.gate import Gate
 from harnessdrive.sandbox.limits import Limits, MiB
 from harnessdrive.sandbox.mounts import system_argv, tool_view
 from harnessdrive.sandbox.process import Launch, ProcessResult, StopToken, niced, run_process
@@ -138,6 +139,7 @@ class BwrapSandbox:
         isolation: Isolation,
         stdin: Path | None = None,
         stop: StopToken | None = None,
+        meanwhile: Callable[[], object] | None = None,
     ) -> ProcessResult:
         binary = bwrap_binary()
         if binary is None:
@@ -153,9 +155,11 @@ class BwrapSandbox:
             passwd = _passwd_fd()
             if passwd is not None:
                 fds.append(passwd)
+            # The sandbox is built while ``meanwhile`` runs; the command waits for it inside.
+            gate = Gate.open(env) if meanwhile is not None else None
             # Lowest priority inside: bwrap's own init (which takes the namespace down when
             # we kill bwrap) keeps the normal priority and so dies promptly under a fork bomb.
-            command = [*niced(), *argv]
+            command = [*niced(), *(gate.argv() if gate else ()), *argv]
             relay_args: list[str] = []
             if isolation.network == "loopback":
                 ports = sorted({*isolation.ports, *loopback_ports(env)})
@@ -187,7 +191,9 @@ class BwrapSandbox:
                 stderr=stderr,
                 stdin=stdin,
                 stop=stop,
+                meanwhile=meanwhile,
                 launch=Launch(
+                    gate=gate,
                     limits=self.settings.limits,
                     watched=isolation.writable,
                     pass_fds=tuple(fds),

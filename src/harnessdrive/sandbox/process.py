@@ -15,7 +15,7 @@ import signal
 import subprocess
 import threading
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +23,7 @@ import psutil
 
 from harnessdrive.errors import SandboxError
 from harnessdrive.sandbox.clock import now
+from harnessdrive.sandbox.gate import Gate
 from harnessdrive.sandbox.limits import (
     LimitName,
     Limits,
@@ -61,6 +62,8 @@ class ProcessResult:
     """How much it printed and how much of that was kept (:mod:`.output`)."""
     stderr_record: StreamRecord | None = None
     """The same for stderr; the stdout record itself when both went to one file."""
+    began: float | None = None
+    """When the command started, on :func:`~harnessdrive.sandbox.clock.now`'s clock."""
 
     @property
     def ok(self) -> bool:
@@ -104,6 +107,9 @@ class Launch:
     """Read end of bubblewrap's ``--info-fd``: its PID namespace must be gone before we return."""
     output: OutputCap = field(default_factory=OutputCap)
     """How much of stdout and stderr is kept in their files."""
+    gate: Gate | None = None
+    """The argv starts its command through this gate's waiter (:mod:`.gate`), where it runs:
+    the work ``meanwhile`` is done while the process starts. Closed here."""
 
 
 def run_process(
@@ -117,13 +123,22 @@ def run_process(
     stdin: Path | None = None,
     stop: StopToken | None = None,
     launch: Launch = Launch(),
+    meanwhile: Callable[[], object] | None = None,
 ) -> ProcessResult:
-    """Run ``argv`` until it exits, ``timeout`` seconds pass, ``stop`` fires or a limit breaks."""
+    """Run ``argv`` until it exits, ``timeout`` seconds pass, ``stop`` fires or a limit breaks.
+
+    ``meanwhile``: work that must be done before the command starts. Behind a ``launch.gate``
+    it runs while the process starts (and builds its sandbox); without one, first.
+    """
     handed = list(launch.pass_fds)
     try:
-        return _run(argv, cwd, env, timeout, stdout, stderr, stdin, stop, launch, handed)
+        if meanwhile is not None and launch.gate is None:
+            meanwhile()
+        return _run(argv, cwd, env, timeout, stdout, stderr, stdin, stop, launch, handed, meanwhile)
     finally:
         _close_all(handed)
+        if launch.gate is not None:
+            launch.gate.close()
 
 
 def _close_all(fds: list[int]) -> None:
@@ -144,6 +159,7 @@ def _run(
     stop: StopToken | None,
     launch: Launch,
     handed: list[int],
+    meanwhile: Callable[[], object] | None,
 ) -> ProcessResult:
     marker = uuid.uuid4().hex
     full_env = dict(env)
@@ -162,8 +178,10 @@ def _run(
     shared = _same_file(stdout, stderr)
     err = out if shared else PipeCapture(stderr, launch.output)
     with open(stdin if stdin is not None else os.devnull, "rb") as inp:
-        # The run's time is the process's own, from its start to its exit: what is set up
-        # before and cleaned up after (the tree, the namespace) is ours, not the command's.
+        # The run's time is the command's own, from its start to its exit: what is set up
+        # before (a sandbox, behind a gate) and cleaned up after (the tree, the namespace) is
+        # ours, not the command's.
+        gate = launch.gate
         launched = now()
         try:
             proc = subprocess.Popen(
@@ -175,13 +193,15 @@ def _run(
                 stderr=subprocess.STDOUT if shared else err.write_fd,
                 start_new_session=True,
                 close_fds=True,
-                pass_fds=launch.pass_fds,
+                pass_fds=(*launch.pass_fds, *(gate.child_fds if gate else ())),
             )
         except OSError as exc:
             _finish(out, err)
             raise SandboxError(f"cannot start {argv[0]}: {exc}") from exc
         finally:
             _close_all(handed)
+            if gate is not None:
+                gate.started()
         out.started()
         err.started()
         born = start_ticks(proc.pid)  # not reaped yet, so still readable
@@ -193,12 +213,22 @@ def _run(
         broken: LimitName | None = None
         watchdog: Watchdog | None = None
         try:
+            deadline = None
+            if gate is not None:
+                if meanwhile is not None:
+                    meanwhile()
+                ready = gate.wait_ready(timeout, lambda: stop is not None and stop.stopped)
+                launched = now()
+                if ready:
+                    gate.release()
+                else:  # it died at the gate, or hung there: over at once
+                    deadline = launched
             watchdog = (
                 Watchdog(limits, lambda cap: tree_pids(proc.pid, cap), launch.watched)
                 if limits is not None
                 else None
             )
-            deadline = launched + timeout
+            deadline = launched + timeout if deadline is None else deadline
             while True:
                 if exited.wait(_POLL_SECONDS):
                     break
@@ -246,6 +276,7 @@ def _run(
         exit_code=exit_code,
         timed_out=timed_out,
         seconds=ended - launched,
+        began=launched,
         stopped=stopped,
         limit=broken,
         stdout_record=out_record,

@@ -8,12 +8,13 @@ limits its processes get (:meth:`Sandbox.with_limits` makes the per-trial copy).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, Protocol
 
 from harnessdrive.errors import Setting, UserError
+from harnessdrive.sandbox.gate import Gate
 from harnessdrive.sandbox.limits import Limits, default_limits
 from harnessdrive.sandbox.process import Launch, ProcessResult, StopToken, run_process
 
@@ -84,7 +85,12 @@ class Sandbox(Protocol):
         isolation: Isolation,
         stdin: Path | None = None,
         stop: StopToken | None = None,
-    ) -> ProcessResult: ...
+        meanwhile: Callable[[], object] | None = None,
+    ) -> ProcessResult:
+        """Run ``argv`` as :func:`~harnessdrive.sandbox.process.run_process` does. ``meanwhile``:
+        work to finish before the command starts (preparing its folder), done while the sandbox
+        is built where the back-end can; the command's time counts from its own start."""
+        ...
 
 
 class PlainSandbox:
@@ -110,9 +116,11 @@ class PlainSandbox:
         isolation: Isolation,
         stdin: Path | None = None,
         stop: StopToken | None = None,
+        meanwhile: Callable[[], object] | None = None,
     ) -> ProcessResult:
+        gate = Gate.open(env) if meanwhile is not None else None
         return run_process(
-            argv,
+            [*(gate.argv() if gate else ()), *argv],
             cwd=cwd,
             env=env,
             timeout=timeout,
@@ -120,7 +128,8 @@ class PlainSandbox:
             stderr=stderr,
             stdin=stdin,
             stop=stop,
-            launch=Launch(limits=self.settings.limits, watched=isolation.writable),
+            meanwhile=meanwhile,
+            launch=Launch(limits=self.settings.limits, watched=isolation.writable, gate=gate),
         )
 
 
