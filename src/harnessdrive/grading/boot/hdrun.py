@@ -18,6 +18,7 @@ harnessdrive plants beside the hidden tests are what catches that. This file imp
 standard library and must run on any Python 3.8 or later.
 """
 
+import gc
 import importlib.machinery
 import os
 import sys
@@ -139,6 +140,13 @@ def run_pytest(args, insert_cwd):
         # Stopping at the first failure would stop at a planted expected failure.
         argv.append("--maxfail=0")
     sys.argv = ["pytest", *argv]
+    # pytest and all it imported live as long as this process: frozen (moved out of the
+    # collector's way, as a server does before it forks), they are skipped by every full
+    # collection during the run, which on a small suite is a fifth of its time. What the tests
+    # create is collected as ever; only gc.get_objects() and gc.get_referrers() no longer list
+    # the runner's own startup objects.
+    if hasattr(gc, "freeze"):
+        gc.freeze()
     return pytest.main(argv)
 
 
