@@ -70,6 +70,24 @@ UNITTEST_HIDDEN = (
 )
 
 
+def test_pytest_runs_with_its_own_startup_frozen_and_the_tests_garbage_collected(
+    tmp_path: Path,
+) -> None:
+    hidden = (
+        "import gc, weakref\nfrom calc import add\n\n\nclass Node:\n    pass\n\n\n"
+        "def test_more():\n    assert gc.get_freeze_count() > 1000\n"
+        "    node = Node()\n    node.me = node\n    gone = weakref.ref(node)\n"
+        "    del node\n    gc.collect()\n    assert gone() is None\n    assert add(2, 3) == 5\n"
+    )
+    task = add_task(
+        command="{python} -m pytest -q -p no:cacheprovider",
+        hidden={"tests/test_hidden.py": hidden},
+    )
+    verdict = run_grader(tmp_path, task, fix)
+    assert verdict.outcome == "pass", verdict
+    assert verdict.hidden is not None and verdict.hidden.passed == 2
+
+
 def unittest_task() -> TaskFiles:
     return add_task(
         files={"calc.py": ADD_BUGGY, "tests/test_visible.py": UNITTEST_VISIBLE},
