@@ -216,7 +216,9 @@ def compare_mining(
     oldest = window[min(commits, len(window)) - 1][1]
     since = time.strftime("%Y-%m-%d", time.gmtime(oldest))
     path = f"{tools / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"
-    env = dict(os.environ, PATH=path, TZ="UTC")
+    # As a user's shell runs them: bytecode is written where the tools let it be.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env |= {"PATH": path, "TZ": "UTC"}
     lab_command = test_command if TESTS_PLACEHOLDER in test_command else test_command + " {tests}"
     whole = test_command.replace(TESTS_PLACEHOLDER, "").strip()
     result = MiningComparison(repo, commits, whole, jobs)

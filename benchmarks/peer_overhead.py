@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
+import os
 import pstats
 import shutil
 import statistics
@@ -54,7 +55,7 @@ import tomli_w
 from mining_peer import HARNESS_LAB, compare_mining, find_python312, make_venv
 
 VARIANTS = {"reference": "fake-reference", "noop": "fake-noop"}
-BARE_RUNS = 3
+BARE_RUNS = 5
 """Bare runs of each command per round."""
 
 # Reads the installed demo suite with Harness Lab's own YAML reader; prints it as JSON.
@@ -297,6 +298,9 @@ def main() -> None:
     parser.add_argument("--mine-commits", type=int, default=100)
     parser.add_argument("--mine-repeats", type=int, default=1)
     args = parser.parse_args()
+    # Bare commands would otherwise compile the copy's modules on every run, where a user's
+    # second run reads the bytecode of the first: every tool runs as a user's shell would.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory(prefix="hd-peer-") as tmp:
         work = Path(tmp)
         venv = args.harnesslab_venv or make_venv(
