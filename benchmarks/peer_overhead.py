@@ -1,6 +1,6 @@
 """harnessdrive next to Harness Lab 0.3.0 on Harness Lab's own demo suite, alternating.
 
-    python benchmarks/peer_overhead.py [--rounds 2] [--repeat 5] [--python312 PATH]
+    python benchmarks/peer_overhead.py [--rounds 2] [--repeat 5] [--pairs 8] [--python312 PATH]
                                        [--harnesslab-venv DIR] [--profile]
                                        [--mine REPO [--mine-commits 100] [--mine-repeats 1]]
 
@@ -16,15 +16,15 @@
    harnessdrive under bubblewrap, ``--rounds`` times. Each is a fresh CLI process with a fresh
    results folder, timed from start to exit.
 4. Prints every time, the medians and the ratios (target: harnessdrive at most 0.5x Harness
-   Lab's time with ``--sandbox none``, at most 0.6x under bubblewrap), then each Python test
-   command's time inside harnessdrive (the median of what result.json recorded, for each
-   sandbox on its own line) next to the same command run bare in a prepared copy, a few times
-   after each round (target within 1.1x). harnessdrive runs a task's visible and hidden
-   commands side by side, so the bare commands are timed both ways: one at a time, and the
-   two of a task started together, as harnessdrive starts them (on two cores that alone
-   changes their times). Also shown: bare at the lowest CPU priority (harnessdrive's own for
-   test commands) and the per-trial phases result.json records.
-5. With ``--mine REPO``, both tools then mine the repository's newest commits with the same
+   Lab's time with ``--sandbox none``, at most 0.6x under bubblewrap) and the per-trial phases
+   result.json records.
+5. Times each Python test command inside harnessdrive (what result.json records, a reference
+   trial of the task under each sandbox) next to the same command run bare in a prepared copy,
+   ``--pairs`` times, in matched pairs (:class:`CommandPairs`); target within 1.1x.
+   harnessdrive runs a task's visible and hidden commands side by side at the lowest CPU
+   priority, so the bare commands are timed that way ("paired", the target's measure), and
+   also one at a time at normal priority ("alone").
+6. With ``--mine REPO``, both tools then mine the repository's newest commits with the same
    test command, 2 jobs each (:func:`mining_peer.compare_mining`; ``REPO`` is a clone that
    neither tool changes).
 
@@ -55,8 +55,6 @@ import tomli_w
 from mining_peer import HARNESS_LAB, compare_mining, find_python312, make_venv
 
 VARIANTS = {"reference": "fake-reference", "noop": "fake-noop"}
-BARE_RUNS = 5
-"""Bare runs of each command per round."""
 
 # Reads the installed demo suite with Harness Lab's own YAML reader; prints it as JSON.
 _READ_DEMO = """
@@ -163,13 +161,6 @@ def trial_results(results: Path) -> list[dict[str, Any]]:
     return [json.loads(p.read_text()) for p in sorted(results.glob("trials/**/result.json"))]
 
 
-def bare_seconds(command: str, cwd: Path, *, niced: bool = False) -> list[float]:
-    """``BARE_RUNS`` times of ``command``; ``niced`` starts it at the lowest CPU priority, as
-    harnessdrive starts every test command (on a busy machine the priority alone changes its
-    time)."""
-    return [side_by_side([(_bare_argv(command, niced), cwd)])[0] for _ in range(BARE_RUNS)]
-
-
 def _bare_argv(command: str, niced: bool) -> list[str]:
     return [*(["nice", "-n", "19"] if niced else []), "bash", "-c", command]
 
@@ -195,76 +186,107 @@ def side_by_side(commands: list[tuple[list[str], Path]]) -> list[float]:
     return seconds
 
 
+LABELS = ("visible", "hidden")
+
+
 @dataclass
-class BareCommands:
-    """Each task's visible and hidden commands in a prepared copy, timed bare between the rounds
-    so that both sides see the same machine: alone (``"alone"``, ``"niced"``) and the two of a
-    task started together (``"paired"``), as harnessdrive runs them."""
+class CommandPairs:
+    """Each Python test command inside harnessdrive and bare, measured in matched pairs: one
+    reference trial of a task under each sandbox (a harnessdrive run of that task folder), then
+    the task's two commands bare in prepared copies, started side by side at the lowest CPU
+    priority as harnessdrive runs them ("paired"), and one at a time ("alone"), the order
+    alternating. Neighbouring measurements see the same machine, so a shared machine's drift
+    between minutes does not pass for a difference."""
 
     suite: Path
     work: Path
     times: dict[tuple[str, str, str], list[float]] = field(default_factory=dict)
 
+    def tasks(self) -> list[Path]:
+        return sorted((self.suite / "tasks").iterdir())
+
     def prepare(self) -> None:
-        for task in sorted((self.suite / "tasks").iterdir()):
+        for task in self.tasks():
             spec = tomllib.loads((task / "task.toml").read_text())
-            for label in ("visible", "hidden"):
+            for label in LABELS:
                 copy = self.work / "bare" / task.name / label
                 shutil.copytree(self.suite / "project", copy)
                 shutil.copytree(task / "solution", copy, dirs_exist_ok=True)
                 if label == "hidden":
                     for item in spec["grade"]["hidden"]:
                         shutil.copyfile(task / item["source"], copy / item["target"])
+            self._bare(task)  # bytecode written, as after a user's first run
 
-    def measure(self) -> None:
-        for task in sorted((self.suite / "tasks").iterdir()):
-            spec = tomllib.loads((task / "task.toml").read_text())
-            commands = {
-                "visible": spec["grade"]["visible_command"],
-                "hidden": spec["grade"]["command"],
-            }
-            copies = {label: self.work / "bare" / task.name / label for label in commands}
-            for label, command in commands.items():
-                for mode, niced in (("alone", False), ("niced", True)):
-                    seconds = bare_seconds(command, copies[label], niced=niced)
-                    self.times.setdefault((task.name, label, mode), []).extend(seconds)
-            pair = [(_bare_argv(cmd, True), copies[label]) for label, cmd in commands.items()]
-            for _ in range(BARE_RUNS):
-                for label, seconds in zip(commands, side_by_side(pair), strict=True):
-                    self.times.setdefault((task.name, label, "paired"), []).append(seconds)
+    def measure(self, pairs: int) -> None:
+        for number in range(pairs):
+            for task in self.tasks():
+                if number % 2 == 0:
+                    self._bare(task)
+                self._inside(task, number)
+                if number % 2 == 1:
+                    self._bare(task)
 
+    def _record(self, task: Path, label: str, mode: str, seconds: float) -> None:
+        self.times.setdefault((task.name, label, mode), []).append(seconds)
 
-def command_times(bare: BareCommands, by_sandbox: dict[str, list[Path]]) -> None:
-    """Each grading command inside harnessdrive, per sandbox, next to the same command bare."""
-    print(
-        "\nPython test commands: inside harnessdrive vs bare, reference trials; medians of every"
-        " run (bare: measured between the rounds), best of each in brackets. harnessdrive runs"
-        " a task's two commands side by side: 'paired' is bare the same way (target <= 1.10x),"
-        " 'alone' one at a time"
-    )
-    for task in sorted((bare.suite / "tasks").iterdir()):
-        for label in ("visible", "hidden"):
-            medians = {
-                mode: statistics.median(bare.times[(task.name, label, mode)])
-                for mode in ("paired", "alone", "niced")
-            }
-            paired = bare.times[(task.name, label, "paired")]
-            for sandbox, results in by_sandbox.items():
-                inside = [
-                    r["rounds"][-1]["grading"][label]["seconds"]
-                    for folder in results
-                    for r in trial_results(folder)
-                    if r["task"] == task.name and r["variant_label"] == "reference"
-                ]
-                ours = statistics.median(inside)
-                print(
-                    f"  {task.name:30} {label:7} {sandbox:5} {ours * 1000:4.0f} ms"
-                    f" ({min(inside) * 1000:3.0f}) vs paired {medians['paired'] * 1000:4.0f} ms"
-                    f" ({min(paired) * 1000:3.0f}): {ours / medians['paired']:.2f}x;"
-                    f" alone {medians['alone'] * 1000:4.0f} ms {ours / medians['alone']:.2f}x,"
-                    f" at nice 19 {medians['niced'] * 1000:4.0f} ms"
-                    f" {ours / medians['niced']:.2f}x"
-                )
+    def _commands(self, task: Path) -> dict[str, str]:
+        grade = tomllib.loads((task / "task.toml").read_text())["grade"]
+        return {"visible": grade["visible_command"], "hidden": grade["command"]}
+
+    def _bare(self, task: Path) -> None:
+        commands = self._commands(task)
+        copies = {label: self.work / "bare" / task.name / label for label in LABELS}
+        pair = [(_bare_argv(commands[label], True), copies[label]) for label in LABELS]
+        for label, seconds in zip(LABELS, side_by_side(pair), strict=True):
+            self._record(task, label, "paired", seconds)
+        for label in LABELS:
+            alone = side_by_side([(_bare_argv(commands[label], False), copies[label])])[0]
+            self._record(task, label, "alone", alone)
+
+    def _inside(self, task: Path, number: int) -> None:
+        for sandbox in ("none", "bwrap"):
+            results = self.work / "pairs" / f"{task.name}-{sandbox}-{number}"
+            argv = [
+                sys.executable, "-m", "harnessdrive", "run", str(task), "--harness", "reference",
+                "--sandbox", sandbox, "--results", str(results), "--json",
+            ]  # fmt: skip
+            timed(argv, self.work)
+            (result,) = trial_results(results)
+            if result["outcome"] != "pass":
+                sys.exit(f"harnessdrive ({sandbox}) graded the reference on {task.name} wrongly")
+            grading = result["rounds"][-1]["grading"]
+            for label in LABELS:
+                self._record(task, label, sandbox, grading[label]["seconds"])
+
+    def lines(self) -> list[str]:
+        lines = [
+            "\nPython test commands, inside harnessdrive vs bare, in matched pairs: medians, best"
+            " in brackets. harnessdrive runs a task's two commands side by side: 'paired' is"
+            " bare the same way (target <= 1.10x), 'alone' one at a time at normal priority"
+        ]
+        ratios: dict[str, list[float]] = {"none": [], "bwrap": []}
+        for task in self.tasks():
+            for label in LABELS:
+                paired = self.times[(task.name, label, "paired")]
+                alone = self.times[(task.name, label, "alone")]
+                bare = statistics.median(paired)
+                for sandbox in ("none", "bwrap"):
+                    inside = self.times[(task.name, label, sandbox)]
+                    ours = statistics.median(inside)
+                    ratios[sandbox].append(ours / bare)
+                    lines.append(
+                        f"  {task.name:30} {label:7} {sandbox:5} {ours * 1000:4.0f} ms"
+                        f" ({min(inside) * 1000:3.0f}) vs paired {bare * 1000:4.0f} ms"
+                        f" ({min(paired) * 1000:3.0f}): {ours / bare:.2f}x;"
+                        f" alone {statistics.median(alone) * 1000:4.0f} ms"
+                        f" {ours / statistics.median(alone):.2f}x"
+                    )
+        for sandbox, values in ratios.items():
+            lines.append(
+                f"  {sandbox}: every command {min(values):.2f}x to {max(values):.2f}x"
+                f" (median {statistics.median(values):.2f}x) of its bare paired time"
+            )
+        return lines
 
 
 def phases(results: list[Path]) -> None:
@@ -293,6 +315,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--python312", help="a Python 3.12 interpreter for Harness Lab")
     parser.add_argument("--harnesslab-venv", type=Path, help="an environment that has it")
+    parser.add_argument("--pairs", type=int, default=8, help="matched pairs per command")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--mine", type=Path, metavar="REPO", help="also compare mining REPO")
     parser.add_argument("--mine-commits", type=int, default=100)
@@ -307,8 +330,8 @@ def main() -> None:
             find_python312(args.python312), work / "hl-venv", HARNESS_LAB
         )
         suite = port_demo(venv, work)
-        bare = BareCommands(suite, work)
-        bare.prepare()
+        pairs = CommandPairs(suite, work)
+        pairs.prepare()
         trials = 3 * len(VARIANTS) * args.repeat
         print(f"{trials} sequential trials per round, {args.rounds} rounds, alternating")
         times: dict[str, list[float]] = {"harnesslab": [], "none": [], "bwrap": []}
@@ -321,7 +344,6 @@ def main() -> None:
                 results = round_dir / f"hd-{sandbox}"
                 times[sandbox].append(run_harnessdrive(suite, results, args.repeat, sandbox))
                 kept[sandbox].append(results)
-            bare.measure()
             print(
                 f"  round {number + 1}: Harness Lab {times['harnesslab'][-1]:.1f} s,"
                 f" harnessdrive none {times['none'][-1]:.1f} s,"
@@ -334,7 +356,8 @@ def main() -> None:
                 f"harnessdrive --sandbox {sandbox}: {ours:.1f} s vs Harness Lab {peer:.1f} s"
                 f" = {ours / peer:.2f}x (target <= {target}x)"
             )
-        command_times(bare, kept)
+        pairs.measure(args.pairs)
+        print("\n".join(pairs.lines()))
         phases([folder for folders in kept.values() for folder in folders])
         if args.profile:
             profile_once(suite, work, args.repeat)
