@@ -240,3 +240,16 @@ def test_work_meanwhile_that_fails_starts_no_command(tmp_path: Path, kind: str) 
         box.run(f": > started # {token}", meanwhile=prepare)
     assert processes_with(token) == []
     assert not (box.work / "started").exists()
+
+
+def test_the_gate_holds_behind_the_loopback_relay_too(tmp_path: Path) -> None:
+    box = box_for(tmp_path, "bwrap")
+    prepared: list[bool] = []
+    result = box.run(
+        "echo through",
+        network="loopback",
+        ports=(45321,),
+        meanwhile=lambda: prepared.append(True),
+    )
+    assert result.exit_code == 0, box.errors()
+    assert prepared == [True] and box.output() == "through\n"

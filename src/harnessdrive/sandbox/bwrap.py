@@ -148,6 +148,7 @@ class BwrapSandbox:
             raise SandboxError("bubblewrap (bwrap) is not installed")
         fds: list[int] = []
         relay: LoopbackRelay | None = None
+        gate: Gate | None = None
         handed = False
         info_read, info_write = os.pipe()
         try:
@@ -206,6 +207,8 @@ class BwrapSandbox:
             for fd in [info_read, *([] if handed else fds)]:
                 with contextlib.suppress(OSError):
                     os.close(fd)
+            if gate is not None and not handed:
+                gate.close()
             if relay is not None:
                 relay.close()
 
