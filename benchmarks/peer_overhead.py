@@ -23,7 +23,8 @@
    ``--pairs`` times, in matched pairs (:class:`CommandPairs`); target within 1.1x.
    harnessdrive runs a task's visible and hidden commands side by side at the lowest CPU
    priority, so the bare commands are timed that way ("paired", the target's measure), and
-   also one at a time at normal priority ("alone").
+   also one at a time at normal priority ("alone"). A second bare paired run of each pair shows
+   how far bare differs from itself on this machine (the noise the ratios carry).
 6. With ``--mine REPO``, both tools then mine the repository's newest commits with the same
    test command, 2 jobs each (:func:`mining_peer.compare_mining`; ``REPO`` is a clone that
    neither tool changes).
@@ -237,8 +238,9 @@ class CommandPairs:
         commands = self._commands(task)
         copies = {label: self.work / "bare" / task.name / label for label in LABELS}
         pair = [(_bare_argv(commands[label], True), copies[label]) for label in LABELS]
-        for label, seconds in zip(LABELS, side_by_side(pair), strict=True):
-            self._record(task, label, "paired", seconds)
+        for mode in ("paired", "control"):  # the second: how far bare differs from itself
+            for label, seconds in zip(LABELS, side_by_side(pair), strict=True):
+                self._record(task, label, mode, seconds)
         for label in LABELS:
             alone = side_by_side([(_bare_argv(commands[label], False), copies[label])])[0]
             self._record(task, label, "alone", alone)
@@ -264,12 +266,14 @@ class CommandPairs:
             " in brackets. harnessdrive runs a task's two commands side by side: 'paired' is"
             " bare the same way (target <= 1.10x), 'alone' one at a time at normal priority"
         ]
-        ratios: dict[str, list[float]] = {"none": [], "bwrap": []}
+        ratios: dict[str, list[float]] = {"none": [], "bwrap": [], "bare": []}
         for task in self.tasks():
             for label in LABELS:
                 paired = self.times[(task.name, label, "paired")]
                 alone = self.times[(task.name, label, "alone")]
                 bare = statistics.median(paired)
+                control = statistics.median(self.times[(task.name, label, "control")])
+                ratios["bare"].append(control / bare)
                 for sandbox in ("none", "bwrap"):
                     inside = self.times[(task.name, label, sandbox)]
                     ours = statistics.median(inside)
@@ -282,8 +286,9 @@ class CommandPairs:
                         f" {ours / statistics.median(alone):.2f}x"
                     )
         for sandbox, values in ratios.items():
+            what = "a second bare paired run (the noise)" if sandbox == "bare" else sandbox
             lines.append(
-                f"  {sandbox}: every command {min(values):.2f}x to {max(values):.2f}x"
+                f"  {what}: every command {min(values):.2f}x to {max(values):.2f}x"
                 f" (median {statistics.median(values):.2f}x) of its bare paired time"
             )
         return lines
