@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harnessdrive.grading.verdict import Verdict
 from harnessdrive.testing.suites import TaskFiles
 from tests.conftest import ADD_BUGGY, add_task
 from tests.unit.test_grading import fix, run_grader, write
@@ -49,11 +50,7 @@ def test_the_environments_own_plugins_still_load(tmp_path: Path) -> None:
         "import pytest\nfrom calc import add\n\n\n@pytest.mark.timeout(60)\n"
         "def test_more():\n    assert add(2, 3) == 5\n"
     )
-    task = add_task(
-        command="{python} -m pytest -q --strict-markers -p no:cacheprovider",
-        hidden={"tests/test_hidden.py": hidden},
-    )
-    verdict = run_grader(tmp_path, task, fix)
+    verdict = fixed_with_hidden(tmp_path, hidden, "--strict-markers")
     assert verdict.outcome == "pass", verdict
     assert verdict.hidden is not None
     assert (verdict.hidden.passed, verdict.hidden.canaries, verdict.hidden.exit_code) == (2, 2, 1)
@@ -79,13 +76,18 @@ def test_pytest_runs_with_its_own_startup_frozen_and_the_tests_garbage_collected
         "    node = Node()\n    node.me = node\n    gone = weakref.ref(node)\n"
         "    del node\n    gc.collect()\n    assert gone() is None\n    assert add(2, 3) == 5\n"
     )
-    task = add_task(
-        command="{python} -m pytest -q -p no:cacheprovider",
-        hidden={"tests/test_hidden.py": hidden},
-    )
-    verdict = run_grader(tmp_path, task, fix)
+    verdict = fixed_with_hidden(tmp_path, hidden)
     assert verdict.outcome == "pass", verdict
     assert verdict.hidden is not None and verdict.hidden.passed == 2
+
+
+def fixed_with_hidden(tmp_path: Path, hidden: str, *options: str) -> Verdict:
+    """The fix graded by ``python -m pytest`` with ``hidden`` as the hidden test file."""
+    task = add_task(
+        command=" ".join(["{python} -m pytest -q", *options, "-p no:cacheprovider"]),
+        hidden={"tests/test_hidden.py": hidden},
+    )
+    return run_grader(tmp_path, task, fix)
 
 
 def unittest_task() -> TaskFiles:
