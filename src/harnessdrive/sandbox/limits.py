@@ -211,6 +211,7 @@ class Watchdog:
         self.limits = limits
         self._tree = tree
         self._watched = tuple(p for p in watched if p.is_dir())
+        self._started = now()
         self._last_precise: dict[str, float] = {}
         self._fallback = dict(_FALLBACK_EVERY)
         self._tasks_base = total_tasks()
@@ -246,16 +247,20 @@ class Watchdog:
         return "file_size" if _any_file_of_size(self._watched, size) else None
 
     def _due(self, kind: str, suspected: bool) -> bool:
-        """Measure now? Soon after a suspicious figure, and now and then in any case: others on
-        the machine freeing memory or disk space can hide our growth from the cheap figures."""
+        """Measure now? At once on a first suspicious figure and soon after each later one; now
+        and then in any case, counted from the start (others on the machine freeing memory or
+        disk space can hide our growth from the cheap figures). A quiet command shorter than
+        the first period is never measured: walking its tree and folders at every start would
+        take CPU from the command itself (it runs at the lowest priority, the walk does not)."""
         last = self._last_precise.get(kind)
         current = now()
-        if last is not None:
-            wait = _PRECISE_EVERY[kind] if suspected else self._fallback[kind]
-            if current - last < wait:
-                return False
-        self._last_precise[kind] = current
-        return True
+        if suspected:
+            due = last is None or current - last >= _PRECISE_EVERY[kind]
+        else:
+            due = current - (self._started if last is None else last) >= self._fallback[kind]
+        if due:
+            self._last_precise[kind] = current
+        return due
 
     def _suspect_processes(self, limit: int) -> bool:
         tasks = total_tasks()
