@@ -142,7 +142,7 @@ def run_pytest(args, insert_cwd):
     sys.argv = ["pytest", *argv]
     # pytest and all it imported live as long as this process: frozen (moved out of the
     # collector's way, as a server does before it forks), they are skipped by every full
-    # collection during the run, which on a small suite is a fifth of its time. What the tests
+    # collection during the run: a tenth to a fifth of a small suite's CPU time. What the tests
     # create is collected as ever; only gc.get_objects() and gc.get_referrers() no longer list
     # the runner's own startup objects.
     if hasattr(gc, "freeze"):
