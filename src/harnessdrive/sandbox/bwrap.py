@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from harnessdrive.sandbox.gate import Gate
+from harnessdrive.sandbox.gate import Gate, gated
 from harnessdrive.sandbox.limits import Limits, MiB
 from harnessdrive.sandbox.mounts import system_argv, tool_view
 from harnessdrive.sandbox.process import Launch, ProcessResult, StopToken, niced, run_process
@@ -157,10 +157,10 @@ class BwrapSandbox:
             if passwd is not None:
                 fds.append(passwd)
             # The sandbox is built while ``meanwhile`` runs; the command waits for it inside.
-            gate = Gate.open(env) if meanwhile is not None else None
+            gate, held = gated(argv, env, meanwhile)
             # Lowest priority inside: bwrap's own init (which takes the namespace down when
             # we kill bwrap) keeps the normal priority and so dies promptly under a fork bomb.
-            command = [*niced(), *(gate.argv() if gate else ()), *argv]
+            command = [*niced(), *held]
             relay_args: list[str] = []
             if isolation.network == "loopback":
                 ports = sorted({*isolation.ports, *loopback_ports(env)})

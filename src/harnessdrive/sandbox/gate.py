@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.limits import cached_which
@@ -24,6 +24,15 @@ _READY = b"."
 _TICK = 0.05
 # Variables that bash reads on start even in privileged mode (and complains about, as read-only).
 _UNSAFE = ("SHELLOPTS", "BASHOPTS")
+
+
+def gated(
+    argv: Sequence[str], env: Mapping[str, str], meanwhile: Callable[[], object] | None
+) -> tuple[Gate | None, list[str]]:
+    """A gate for work ``meanwhile`` (none without it, or where none can be had) and ``argv``
+    behind it, to run where the command runs."""
+    gate = Gate.open(env) if meanwhile is not None else None
+    return gate, [*(gate.argv() if gate else ()), *argv]
 
 
 class Gate:

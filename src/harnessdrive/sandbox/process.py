@@ -213,7 +213,7 @@ def _run(
         broken: LimitName | None = None
         watchdog: Watchdog | None = None
         try:
-            deadline = None
+            ready = True
             if gate is not None:
                 if meanwhile is not None:
                     meanwhile()
@@ -221,14 +221,13 @@ def _run(
                 launched = now()
                 if ready:
                     gate.release()
-                else:  # it died at the gate, or hung there: over at once
-                    deadline = launched
             watchdog = (
                 Watchdog(limits, lambda cap: tree_pids(proc.pid, cap), launch.watched)
                 if limits is not None
                 else None
             )
-            deadline = launched + timeout if deadline is None else deadline
+            # Died at the gate, or hung there: over at once.
+            deadline = launched + timeout if ready else launched
             while True:
                 if exited.wait(_POLL_SECONDS):
                     break

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from harnessdrive.errors import Setting, UserError
-from harnessdrive.sandbox.gate import Gate
+from harnessdrive.sandbox.gate import gated
 from harnessdrive.sandbox.limits import Limits, default_limits
 from harnessdrive.sandbox.process import Launch, ProcessResult, StopToken, run_process
 
@@ -118,9 +118,9 @@ class PlainSandbox:
         stop: StopToken | None = None,
         meanwhile: Callable[[], object] | None = None,
     ) -> ProcessResult:
-        gate = Gate.open(env) if meanwhile is not None else None
+        gate, held = gated(argv, env, meanwhile)
         return run_process(
-            [*(gate.argv() if gate else ()), *argv],
+            held,
             cwd=cwd,
             env=env,
             timeout=timeout,

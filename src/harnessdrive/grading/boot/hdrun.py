@@ -145,8 +145,7 @@ def run_pytest(args, insert_cwd):
     # collection during the run: a tenth to a fifth of a small suite's CPU time. What the tests
     # create is collected as ever; only gc.get_objects() and gc.get_referrers() no longer list
     # the runner's own startup objects.
-    if hasattr(gc, "freeze"):
-        gc.freeze()
+    gc.freeze()
     return pytest.main(argv)
 
 
