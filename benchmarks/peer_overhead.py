@@ -1,6 +1,6 @@
 """harnessdrive next to Harness Lab 0.3.0 on Harness Lab's own demo suite, alternating.
 
-    python benchmarks/peer_overhead.py [--rounds 2] [--repeat 5] [--pairs 8] [--python312 PATH]
+    python benchmarks/peer_overhead.py [--rounds 2] [--repeat 5] [--pairs 12] [--python312 PATH]
                                        [--harnesslab-venv DIR] [--profile]
                                        [--mine REPO [--mine-commits 100] [--mine-repeats 1]]
 
@@ -23,8 +23,10 @@
    ``--pairs`` times, in matched pairs (:class:`CommandPairs`); target within 1.1x.
    harnessdrive runs a task's visible and hidden commands side by side at the lowest CPU
    priority, so the bare commands are timed that way ("paired", the target's measure), and
-   also one at a time at normal priority ("alone"). A second bare paired run of each pair shows
-   how far bare differs from itself on this machine (the noise the ratios carry).
+   also one at a time at normal priority ("alone"). Each command's ratio is the median over
+   the pairs of each pair's own ratio, so the machine's drift between pairs cancels. A second
+   bare paired run of each pair shows how far bare differs from itself on this machine (the
+   noise the ratios carry).
 6. With ``--mine REPO``, both tools then mine the repository's newest commits with the same
    test command, 2 jobs each (:func:`mining_peer.compare_mining`; ``REPO`` is a clone that
    neither tool changes).
@@ -216,7 +218,7 @@ class CommandPairs:
                 if label == "hidden":
                     for item in spec["grade"]["hidden"]:
                         shutil.copyfile(task / item["source"], copy / item["target"])
-            self._bare(task)  # bytecode written, as after a user's first run
+            self._bare(task, record=False)  # bytecode written, as after a user's first run
 
     def measure(self, pairs: int) -> None:
         for number in range(pairs):
@@ -234,16 +236,18 @@ class CommandPairs:
         grade = tomllib.loads((task / "task.toml").read_text())["grade"]
         return {"visible": grade["visible_command"], "hidden": grade["command"]}
 
-    def _bare(self, task: Path) -> None:
+    def _bare(self, task: Path, record: bool = True) -> None:
         commands = self._commands(task)
         copies = {label: self.work / "bare" / task.name / label for label in LABELS}
         pair = [(_bare_argv(commands[label], True), copies[label]) for label in LABELS]
         for mode in ("paired", "control"):  # the second: how far bare differs from itself
             for label, seconds in zip(LABELS, side_by_side(pair), strict=True):
-                self._record(task, label, mode, seconds)
+                if record:
+                    self._record(task, label, mode, seconds)
         for label in LABELS:
             alone = side_by_side([(_bare_argv(commands[label], False), copies[label])])[0]
-            self._record(task, label, "alone", alone)
+            if record:
+                self._record(task, label, "alone", alone)
 
     def _inside(self, task: Path, number: int) -> None:
         for sandbox in ("none", "bwrap"):
@@ -260,37 +264,49 @@ class CommandPairs:
             for label in LABELS:
                 self._record(task, label, sandbox, grading[label]["seconds"])
 
+    def ratio(self, task: Path, label: str, mode: str) -> float:
+        """The median over the pairs of each pair's ratio to its own bare paired time: a pair's
+        two measurements are minutes apart at most, so the machine's drift cancels."""
+        bare = self.times[(task.name, label, "paired")]
+        ours = self.times[(task.name, label, mode)]
+        return statistics.median(o / b for o, b in zip(ours, bare, strict=True))
+
     def lines(self) -> list[str]:
         lines = [
-            "\nPython test commands, inside harnessdrive vs bare, in matched pairs: medians, best"
-            " in brackets. harnessdrive runs a task's two commands side by side: 'paired' is"
-            " bare the same way (target <= 1.10x), 'alone' one at a time at normal priority"
+            "\nPython test commands, inside harnessdrive vs bare, in matched pairs: median time,"
+            " best in brackets, and the median of the pairs' ratios. harnessdrive runs a task's"
+            " two commands side by side: 'paired' is bare the same way (target <= 1.10x),"
+            " 'alone' one at a time at normal priority"
         ]
-        ratios: dict[str, list[float]] = {"none": [], "bwrap": [], "bare": []}
+        ratios: dict[str, list[float]] = {"none": [], "bwrap": [], "control": []}
         for task in self.tasks():
             for label in LABELS:
                 paired = self.times[(task.name, label, "paired")]
-                alone = self.times[(task.name, label, "alone")]
+                alone = statistics.median(self.times[(task.name, label, "alone")])
                 bare = statistics.median(paired)
-                control = statistics.median(self.times[(task.name, label, "control")])
-                ratios["bare"].append(control / bare)
+                ratios["control"].append(self.ratio(task, label, "control"))
                 for sandbox in ("none", "bwrap"):
                     inside = self.times[(task.name, label, sandbox)]
                     ours = statistics.median(inside)
-                    ratios[sandbox].append(ours / bare)
+                    ratio = self.ratio(task, label, sandbox)
+                    ratios[sandbox].append(ratio)
                     lines.append(
                         f"  {task.name:30} {label:7} {sandbox:5} {ours * 1000:4.0f} ms"
                         f" ({min(inside) * 1000:3.0f}) vs paired {bare * 1000:4.0f} ms"
-                        f" ({min(paired) * 1000:3.0f}): {ours / bare:.2f}x;"
-                        f" alone {statistics.median(alone) * 1000:4.0f} ms"
-                        f" {ours / statistics.median(alone):.2f}x"
+                        f" ({min(paired) * 1000:3.0f}): {ratio:.2f}x;"
+                        f" alone {alone * 1000:4.0f} ms {ours / alone:.2f}x"
                     )
         for sandbox, values in ratios.items():
-            what = "a second bare paired run (the noise)" if sandbox == "bare" else sandbox
+            what = "a second bare paired run (the noise)" if sandbox == "control" else sandbox
             lines.append(
                 f"  {what}: every command {min(values):.2f}x to {max(values):.2f}x"
                 f" (median {statistics.median(values):.2f}x) of its bare paired time"
             )
+        worst = max(ratios["none"] + ratios["bwrap"])
+        lines.append(
+            f"  each command within 1.10x of its bare time: {'yes' if worst <= 1.10 else 'no'}"
+            f" (worst {worst:.2f}x)"
+        )
         return lines
 
 
@@ -320,7 +336,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--python312", help="a Python 3.12 interpreter for Harness Lab")
     parser.add_argument("--harnesslab-venv", type=Path, help="an environment that has it")
-    parser.add_argument("--pairs", type=int, default=8, help="matched pairs per command")
+    parser.add_argument("--pairs", type=int, default=12, help="matched pairs per command")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--mine", type=Path, metavar="REPO", help="also compare mining REPO")
     parser.add_argument("--mine-commits", type=int, default=100)

@@ -90,12 +90,26 @@ def fixed_with_hidden(tmp_path: Path, hidden: str, *options: str) -> Verdict:
     return run_grader(tmp_path, task, fix)
 
 
-def unittest_task() -> TaskFiles:
+def unittest_task(hidden: str = UNITTEST_HIDDEN) -> TaskFiles:
     return add_task(
         files={"calc.py": ADD_BUGGY, "tests/test_visible.py": UNITTEST_VISIBLE},
-        hidden={"tests/test_hidden.py": UNITTEST_HIDDEN},
+        hidden={"tests/test_hidden.py": hidden},
         command="{python} -m unittest discover -s tests",
     )
+
+
+def test_unittest_runs_with_its_own_startup_frozen_and_the_tests_garbage_collected(
+    tmp_path: Path,
+) -> None:
+    hidden = UNITTEST_HIDDEN + (
+        "\n    def test_collected(self):\n        import gc, weakref\n\n"
+        "        self.assertGreater(gc.get_freeze_count(), 1000)\n"
+        "        node = TestSpec()\n        node.me = node\n        gone = weakref.ref(node)\n"
+        "        del node\n        gc.collect()\n        self.assertIsNone(gone())\n"
+    )
+    verdict = run_grader(tmp_path, unittest_task(hidden), fix)
+    assert verdict.outcome == "pass", verdict
+    assert verdict.hidden is not None and verdict.hidden.passed == 4
 
 
 def test_unittest_is_counted_per_test_without_a_reporter_from_the_task(tmp_path: Path) -> None:

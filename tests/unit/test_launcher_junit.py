@@ -68,6 +68,9 @@ def test_a_report_with_control_characters_and_markup_reads_back_with_every_case(
     text = junit.read_text(encoding="utf-8")
     assert "\x1b" not in text and "\x07" not in text
     assert "needs a \ufffd bell &amp; &lt;markup&gt;" in text
+    # Each failure carries the traceback unittest printed for it (formatted once, reused).
+    assert text.count("Traceback (most recent call last)") == 3
+    assert 'raise RuntimeError("lone' in text and "AssertionError: 2 not less than 2" in text
 
 
 def test_the_launcher_writes_no_bytecode_into_the_copy(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ COPY_ENV = "HARNESSDRIVE_GRADING_COPY"
 JUNIT_ENV = "HARNESSDRIVE_JUNIT"
 OWN_ENV = "HARNESSDRIVE_OWN_MODULES"
 RUN_ALL_ENV = "HARNESSDRIVE_RUN_ALL"
+_BUILTIN = frozenset(sys.builtin_module_names)
 RUNNER_MODULES = (
     "pytest", "_pytest", "py", "pluggy", "iniconfig", "packaging", "exceptiongroup", "tomli",
     "colorama", "pygments", "unittest",
@@ -68,8 +69,8 @@ class _Guard:
         return known
 
     def find_spec(self, fullname, path=None, target=None):
-        if path is not None or fullname not in self.names:
-            return None
+        if path is not None or fullname not in self.names or fullname in _BUILTIN:
+            return None  # a built-in module comes before any folder: nothing to search
         outside = [p for p in sys.path if isinstance(p, str) and self._is_outside(p)]
         return importlib.machinery.PathFinder.find_spec(fullname, outside)
 
@@ -87,6 +88,15 @@ def _protect(extra=()):
     guard = _Guard(names, _copy_root())
     sys.meta_path.insert(0, guard)
     return guard
+
+
+def _freeze_startup():
+    """The interpreter's startup, the runner and all they imported live as long as this
+    process: frozen (moved out of the collector's way, as a server does before it forks), they
+    are skipped by every full collection during the run: a tenth to a fifth of a small suite's
+    CPU time. What the tests create is collected as ever; only gc.get_objects() and
+    gc.get_referrers() no longer list the runner's own startup objects."""
+    gc.freeze()
 
 
 def _environment_plugins(blocked):
@@ -140,12 +150,7 @@ def run_pytest(args, insert_cwd):
         # Stopping at the first failure would stop at a planted expected failure.
         argv.append("--maxfail=0")
     sys.argv = ["pytest", *argv]
-    # pytest and all it imported live as long as this process: frozen (moved out of the
-    # collector's way, as a server does before it forks), they are skipped by every full
-    # collection during the run: a tenth to a fifth of a small suite's CPU time. What the tests
-    # create is collected as ever; only gc.get_objects() and gc.get_referrers() no longer list
-    # the runner's own startup objects.
-    gc.freeze()
+    _freeze_startup()
     return pytest.main(argv)
 
 
@@ -168,13 +173,20 @@ def _junit_result_class(base):
             super().addSuccess(test)
             self._note(test, "passed")
 
+        def _told(self, found, case, err, test):
+            # The text unittest has just formatted for its own report: formatting a traceback
+            # again would cost as much once more.
+            if found and found[-1][0] is case:
+                return found[-1][1]
+            return self._exc_info_to_string(err, test)
+
         def addFailure(self, test, err):
             super().addFailure(test, err)
-            self._note(test, "failure", self._exc_info_to_string(err, test))
+            self._note(test, "failure", self._told(self.failures, test, err, test))
 
         def addError(self, test, err):
             super().addError(test, err)
-            self._note(test, "error", self._exc_info_to_string(err, test))
+            self._note(test, "error", self._told(self.errors, test, err, test))
 
         def addSkip(self, test, reason):
             super().addSkip(test, reason)
@@ -191,8 +203,11 @@ def _junit_result_class(base):
         def addSubTest(self, test, subtest, err):
             super().addSubTest(test, subtest, err)
             if err is not None:
-                kind = "failure" if issubclass(err[0], test.failureException) else "error"
-                self._note(subtest, kind, self._exc_info_to_string(err, test))
+                failed = issubclass(err[0], test.failureException)
+                found = self.failures if failed else self.errors
+                self._note(
+                    subtest, "failure" if failed else "error", self._told(found, subtest, err, test)
+                )
 
     return JunitResult
 
@@ -286,6 +301,7 @@ def run_unittest(args):
             return result
 
     sys.argv = ["python -m unittest", *args]
+    _freeze_startup()
     try:
         program = unittest.TestProgram(module=None, argv=sys.argv, testRunner=Runner, exit=False)
     except SystemExit as stop:
