@@ -1,6 +1,6 @@
 """harnessdrive next to Harness Lab 0.3.0 on Harness Lab's own demo suite, alternating.
 
-    python benchmarks/peer_overhead.py [--rounds 2] [--repeat 5] [--pairs 12] [--python312 PATH]
+    python benchmarks/peer_overhead.py [--rounds 2] [--repeat 5] [--pairs 20] [--python312 PATH]
                                        [--harnesslab-venv DIR] [--profile]
                                        [--mine REPO [--mine-commits 100] [--mine-repeats 1]]
 
@@ -30,6 +30,10 @@
 6. With ``--mine REPO``, both tools then mine the repository's newest commits with the same
    test command, 2 jobs each (:func:`mining_peer.compare_mining`; ``REPO`` is a clone that
    neither tool changes).
+
+Every tool runs as in a user's activated environment: this interpreter's folder first on PATH
+(so ``python`` in the commands is this interpreter, not a version manager's shim) and without
+``PYTHONDONTWRITEBYTECODE``.
 
 ``--profile`` also runs one harnessdrive round in this process under cProfile and prints the
 functions that took longest.
@@ -336,7 +340,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--python312", help="a Python 3.12 interpreter for Harness Lab")
     parser.add_argument("--harnesslab-venv", type=Path, help="an environment that has it")
-    parser.add_argument("--pairs", type=int, default=12, help="matched pairs per command")
+    parser.add_argument("--pairs", type=int, default=20, help="matched pairs per command")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--mine", type=Path, metavar="REPO", help="also compare mining REPO")
     parser.add_argument("--mine-commits", type=int, default=100)
@@ -345,6 +349,11 @@ def main() -> None:
     # Bare commands would otherwise compile the copy's modules on every run, where a user's
     # second run reads the bytecode of the first: every tool runs as a user's shell would.
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    # `python` in the commands is this interpreter, as in an activated environment, for every
+    # tool: a version manager's shim (pyenv's is a chain of bash scripts) would otherwise spend
+    # half of each command's time on itself, the same for all, and its dozens of process starts
+    # make the shared machine's noise the larger part of each ratio.
+    os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])
     with tempfile.TemporaryDirectory(prefix="hd-peer-") as tmp:
         work = Path(tmp)
         venv = args.harnesslab_venv or make_venv(
