@@ -270,7 +270,7 @@ class CommandPairs:
 
     def ratio(self, task: Path, label: str, mode: str) -> float:
         """The median over the pairs of each pair's ratio to its own bare paired time: a pair's
-        two measurements are minutes apart at most, so the machine's drift cancels."""
+        two measurements are seconds apart, so the machine's drift cancels."""
         bare = self.times[(task.name, label, "paired")]
         ours = self.times[(task.name, label, mode)]
         return statistics.median(o / b for o, b in zip(ours, bare, strict=True))
