@@ -222,7 +222,8 @@ class CommandPairs:
                 if label == "hidden":
                     for item in spec["grade"]["hidden"]:
                         shutil.copyfile(task / item["source"], copy / item["target"])
-            self._bare(task, record=False)  # bytecode written, as after a user's first run
+            self._bare(task)  # bytecode written, as after a user's first run
+        self.times.clear()  # those first runs are no measurement
 
     def measure(self, pairs: int) -> None:
         for number in range(pairs):
@@ -240,18 +241,16 @@ class CommandPairs:
         grade = tomllib.loads((task / "task.toml").read_text())["grade"]
         return {"visible": grade["visible_command"], "hidden": grade["command"]}
 
-    def _bare(self, task: Path, record: bool = True) -> None:
+    def _bare(self, task: Path) -> None:
         commands = self._commands(task)
         copies = {label: self.work / "bare" / task.name / label for label in LABELS}
         pair = [(_bare_argv(commands[label], True), copies[label]) for label in LABELS]
         for mode in ("paired", "control"):  # the second: how far bare differs from itself
             for label, seconds in zip(LABELS, side_by_side(pair), strict=True):
-                if record:
-                    self._record(task, label, mode, seconds)
+                self._record(task, label, mode, seconds)
         for label in LABELS:
             alone = side_by_side([(_bare_argv(commands[label], False), copies[label])])[0]
-            if record:
-                self._record(task, label, "alone", alone)
+            self._record(task, label, "alone", alone)
 
     def _inside(self, task: Path, number: int) -> None:
         for sandbox in ("none", "bwrap"):
