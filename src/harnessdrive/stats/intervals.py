@@ -53,3 +53,17 @@ def mean_interval(values: Sequence[float], confidence: float = 0.95) -> Interval
     mean = statistics.fmean(values)
     half = z_value(confidence) * statistics.stdev(values) / math.sqrt(len(values))
     return Interval(mean - half, mean + half)
+
+
+def wilson_rate(rate: float, trials: float, confidence: float = 0.95) -> Interval:
+    """Wilson's interval for an observed ``rate`` worth ``trials`` trials, a count that may be
+    fractional (an effective number of trials)."""
+    if trials <= 0:
+        return Interval(0.0, 1.0)
+    if not 0 <= rate <= 1:
+        raise ValueError(f"a rate lies in [0, 1], not {rate}")
+    z = z_value(confidence)
+    denominator = 1 + z * z / trials
+    centre = (rate + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(rate * (1 - rate) / trials + z * z / (4 * trials * trials)) / denominator
+    return Interval(max(0.0, centre - half), min(1.0, centre + half))
