@@ -54,7 +54,7 @@ def test_report_formats_print_the_same_report(
     assert as_json == printed(["report", *where, "--json"], capsys)
     assert json.loads(as_json)["harnesses"][0]["variant"] == "reference"
     markdown = printed(["report", *where, "--format", "markdown"], capsys).splitlines()
-    assert "### Harnesses, ranked by passes, then cost per pass" in markdown
+    assert "### Harnesses, ranked by the mean per-task pass rate" in markdown
     rows = [line for line in markdown if line.startswith("| ")]
     assert rows[1].startswith("| 1 | reference | builtin | 2 of 2 | 100% |")
     assert rows[2].startswith("| 2 | noop | builtin | 0 of 2 | 0% |")

@@ -9,7 +9,7 @@ import typer
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
 from harnessdrive.report.compare import compare_arms, render_comparison
-from harnessdrive.stats import MIN_PAIRED_TASKS
+from harnessdrive.stats.decisions import MIN_TASKS
 from harnessdrive.workspace.names import model_json
 
 
@@ -26,14 +26,22 @@ def compare(
     min_tasks: Annotated[
         int,
         typer.Option("--min-tasks", metavar="N", help="Paired tasks a verdict needs."),
-    ] = MIN_PAIRED_TASKS,
-    seed: Annotated[int, typer.Option("--seed", help="The bootstrap's seed.")] = 0,
-    resamples: Annotated[
-        int, typer.Option("--resamples", metavar="N", help="Bootstrap resamples.")
-    ] = 2000,
+    ] = MIN_TASKS,
+    seed: Annotated[
+        int, typer.Option("--seed", help="The seed of P(better) and the simulations.")
+    ] = 0,
     confidence: Annotated[
-        float, typer.Option("--confidence", metavar="LEVEL", help="Interval level.")
+        float, typer.Option("--confidence", metavar="LEVEL", help="1 - the error rate.")
     ] = 0.95,
+    margin: Annotated[
+        float | None,
+        typer.Option(
+            "--margin", metavar="RATE", help="Call arms within this difference equivalent."
+        ),
+    ] = None,
+    accepted_only: Annotated[
+        bool, typer.Option("--accepted-only", help="Only passes a person accepted count.")
+    ] = False,
     json_output: opt.JsonOption = False,
 ) -> None:
     """Compare two arms paired by task: the table, the interval, the test and the verdict."""
@@ -44,8 +52,9 @@ def compare(
         runs=run or (),
         min_tasks=min_tasks,
         seed=seed,
-        resamples=resamples,
         confidence=confidence,
+        margin=margin,
+        accepted_only=accepted_only,
     )
     if json_output:
         print(model_json(found))

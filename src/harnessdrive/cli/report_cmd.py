@@ -10,7 +10,7 @@ import typer
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
 from harnessdrive.errors import UserError
-from harnessdrive.report.loading import load_folder_report, load_report
+from harnessdrive.report.loading import View, load_folder_report, load_report
 from harnessdrive.report.renderers import reporter
 from harnessdrive.report.writing import write_report
 from harnessdrive.store.folder import check_for_reading
@@ -45,19 +45,36 @@ def report(
     every_run: Annotated[
         bool, typer.Option("--all", help="Every run in the results folder, not one.")
     ] = False,
+    accepted_only: Annotated[
+        bool, typer.Option("--accepted-only", help="Only passes a person accepted count.")
+    ] = False,
+    margin: Annotated[
+        float | None,
+        typer.Option(
+            "--margin", metavar="RATE", help="Call arms within this difference equivalent."
+        ),
+    ] = None,
+    confidence: Annotated[
+        float, typer.Option("--confidence", metavar="LEVEL", help="1 - the error rate.")
+    ] = 0.95,
 ) -> None:
     """Print the scoreboard of a recorded run again, or write it as a page or JSON."""
     if json_output and format_name not in ("text", "json"):
         raise UserError(f"--json and --format {format_name} ask for two formats; give one")
     if every_run and run is not None:
         raise UserError(f"--all and the run {run!r} ask for two reports; give one")
+    if margin is not None and not 0 < margin < 1:
+        raise UserError(f"--margin is a difference of rates between 0 and 1, not {margin}")
+    if not 0 < confidence < 1:
+        raise UserError(f"--confidence must lie between 0 and 1, not {confidence}")
+    view = View(accepted_only=accepted_only, margin=margin, confidence=confidence)
     chosen = reporter("json" if json_output else format_name)
     if output is None and chosen.default_file:
         output = results / chosen.default_file
     if every_run:
-        loaded = load_folder_report(results, details=chosen.details)
+        loaded = load_folder_report(results, details=chosen.details, view=view)
     else:
-        loaded = load_report(results, run, details=chosen.details)
+        loaded = load_report(results, run, details=chosen.details, view=view)
     if output is not None:
         write_report(loaded, chosen, results, output)
         return

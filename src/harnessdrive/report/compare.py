@@ -1,5 +1,9 @@
 """Two arms compared by name, paired by task, over the runs of a results folder
-(``harnessdrive compare A B``)."""
+(``harnessdrive compare A B``).
+
+The comparison is the one the report of the same trials makes (the same tasks, the same Holm
+family, the same verdict), read from A's side. A pair the report does not compare (a baseline
+is one of them) is compared on its own, a family of one, and says so."""
 
 from __future__ import annotations
 
@@ -11,14 +15,21 @@ from rich.table import Table
 from rich.text import Text
 
 from harnessdrive.errors import UserError, did_you_mean
+from harnessdrive.report.arm_inputs import arm_inputs
 from harnessdrive.report.loading import folder_trials
 from harnessdrive.report.provenance import provenance_differences
-from harnessdrive.report.scoreboard import finished
-from harnessdrive.report.statistics import CONFIDENCE, Comparison, ProvenanceRow, compare_many
+from harnessdrive.report.scoreboard import build_report, finished
+from harnessdrive.report.statistics import (
+    CONFIDENCE,
+    DEFAULT_SEED,
+    Comparison,
+    ProvenanceRow,
+    comparison_row,
+)
 from harnessdrive.report.verdicts import describe
-from harnessdrive.stats import MIN_PAIRED_TASKS
-from harnessdrive.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from harnessdrive.store.results import TrialResult
+from harnessdrive.stats.decisions import MIN_TASKS, ArmInput, decide
+from harnessdrive.store.review import decisions
+from harnessdrive.store.store import Store
 
 
 def compare_arms(
@@ -27,35 +38,53 @@ def compare_arms(
     second: str,
     *,
     runs: Sequence[str] = (),
-    min_tasks: int = MIN_PAIRED_TASKS,
+    min_tasks: int = MIN_TASKS,
     seed: int = DEFAULT_SEED,
-    resamples: int = DEFAULT_RESAMPLES,
     confidence: float = CONFIDENCE,
+    margin: float | None = None,
+    accepted_only: bool = False,
 ) -> Comparison:
-    """``first`` against ``second`` on the tasks both finished in the runs of ``results``."""
+    """``first`` against ``second`` as the report of the runs of ``results`` compares them."""
     if first == second:
         raise UserError(f"compare needs two different arms, got {first!r} twice")
-    if min_tasks < 1 or resamples < 1:
-        raise UserError("--min-tasks and --resamples must be at least 1")
+    if min_tasks < 1:
+        raise UserError("--min-tasks must be at least 1")
     if not 0 < confidence < 1:
         raise UserError(f"--confidence must lie between 0 and 1, not {confidence}")
-    trials = [t for t in folder_trials(results, runs) if finished(t)]
-    known = sorted({t.variant_label for t in trials})
+    if margin is not None and not 0 < margin < 1:
+        raise UserError(f"--margin is a difference of rates between 0 and 1, not {margin}")
+    trials = folder_trials(results, runs)
+    known = sorted({t.variant_label for t in trials if finished(t)})
     for name in (first, second):
         if name not in known:
             raise UserError(
                 f"no finished trial of an arm named {name!r}{did_you_mean(name, known)}; "
                 f"arms here: {', '.join(known) or 'none'}"
             )
-    arms = {first: _outcomes(trials, first), second: _outcomes(trials, second)}
-    found = compare_many(
-        [(first, second)],
-        arms,
-        seed=seed,
-        resamples=resamples,
-        min_tasks=min_tasks,
+    reviews = decisions(trials, Store(results).paths.trials)
+    report = build_report(
+        trials,
+        reviews=reviews,
+        accepted_only=accepted_only,
+        margin=margin,
         confidence=confidence,
-    )[0]
+        min_tasks=min_tasks,
+        seed=seed,
+    )
+    found = report.statistics.between(first, second)
+    if found is None:
+        compared = {t.task for t in report.tasks if t.compared}
+        counted = [t for t in trials if finished(t) and t.task in compared]
+        arms = [
+            ArmInput(a.name, a.outcomes, a.costs)
+            for a in arm_inputs(
+                counted, [first, second], reviews=reviews, accepted_only=accepted_only
+            )
+        ]
+        alone = decide(arms, confidence=confidence, margin=margin, min_tasks=min_tasks, seed=seed)
+        found = comparison_row(alone.comparisons[0], alone)
+        if found.first != first:
+            found = found.flipped()
     differences = provenance_differences(
         [t for t in trials if t.variant_label == first],
         [t for t in trials if t.variant_label == second],
@@ -64,16 +93,6 @@ def compare_arms(
         ProvenanceRow(field=d.field, first=d.a, second=d.b, why=d.why) for d in differences
     )
     return found.model_copy(update={"provenance": rows})
-
-
-def _outcomes(trials: Sequence[TrialResult], arm: str) -> dict[str, list[float]]:
-    suites = {t.suite for t in trials}
-    found: dict[str, list[float]] = {}
-    for trial in trials:
-        if trial.variant_label == arm:
-            key = trial.task if len(suites) == 1 else f"{trial.suite}/{trial.task}"
-            found.setdefault(key, []).append(1.0 if trial.outcome == "pass" else 0.0)
-    return found
 
 
 def render_comparison(c: Comparison) -> RenderableType:
@@ -88,18 +107,20 @@ def render_comparison(c: Comparison) -> RenderableType:
             _rate(task.second, task.second_trials),
             f"{task.difference:+.2f}",
         )
-    level = f"{c.confidence * 100:.4g}%"
+    family = (
+        f"Holm over the {c.family} comparisons of the report of these trials"
+        if c.family > 1
+        else "one comparison"
+    )
     lines = [
         Text(f"{c.first} against {c.second}: {describe(c)}", style="bold"),
         Text(
             f"Mean pass rate {_mean(c.first_mean)} against {_mean(c.second_mean)}; "
-            f"{c.wins} task(s) better, {c.losses} worse, {c.ties} the same; "
-            f"{level} interval from a cluster bootstrap over tasks (seed and resamples in "
-            f"--json); {c.test} on the tasks that differ."
+            f"{c.wins} task(s) better, {c.losses} worse, {c.ties} the same; {family}; "
+            f"the verdict needs p below {c.threshold:.3g} and the "
+            f"{c.confidence * 100:.3g}% interval to exclude 0."
         ),
     ]
-    if c.unpaired:
-        lines.append(Text(f"{c.unpaired} task(s) only one of them finished are left out."))
     if c.provenance:
         lines.append(Text("Beyond what their variants say, the arms' trials differ in:"))
         lines.extend(

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harnessdrive.errors import UserError, did_you_mean
 from harnessdrive.report.details import trial_details
 from harnessdrive.report.scoreboard import Report, build_report
+from harnessdrive.report.statistics import CONFIDENCE
 from harnessdrive.store.folder import check_for_reading
 from harnessdrive.store.results import TrialResult
 from harnessdrive.store.review import decisions
@@ -33,7 +35,18 @@ def list_runs(results: Path) -> list[dict[str, Any]]:
     return sorted(runs, key=lambda run: str(run.get("updated", "")), reverse=True)
 
 
-def load_report(results: Path, run_id: str | None = None, *, details: bool = False) -> Report:
+@dataclass(frozen=True)
+class View:
+    """How a report decides: the options ``report`` and ``compare`` share."""
+
+    accepted_only: bool = False
+    margin: float | None = None
+    confidence: float = CONFIDENCE
+
+
+def load_report(
+    results: Path, run_id: str | None = None, *, details: bool = False, view: View = View()
+) -> Report:
     check_for_reading(results)
     runs = list_runs(results)
     if not runs:
@@ -49,22 +62,30 @@ def load_report(results: Path, run_id: str | None = None, *, details: bool = Fal
         run_id=run.get("run_id"),
         suite=run.get("suite"),
         reviews=decisions(results_list, Store(results).paths.trials),
+        accepted_only=view.accepted_only,
+        margin=view.margin,
+        confidence=view.confidence,
     )
     return with_details(report, results, results_list) if details else report
 
 
-def load_folder_report(results: Path, *, details: bool = False) -> Report:
+def load_folder_report(results: Path, *, details: bool = False, view: View = View()) -> Report:
     """The report of every run in a results folder together: each trial in the attempt the
     newest run that counted it counted."""
-    return report_of(results, folder_trials(results), details=details)
+    return report_of(results, folder_trials(results), details=details, view=view)
 
 
-def report_of(results: Path, trials: list[TrialResult], *, details: bool = False) -> Report:
+def report_of(
+    results: Path, trials: list[TrialResult], *, details: bool = False, view: View = View()
+) -> Report:
     suites = sorted({t.suite for t in trials})
     report = build_report(
         trials,
         suite=suites[0] if len(suites) == 1 else None,
         reviews=decisions(trials, Store(results).paths.trials),
+        accepted_only=view.accepted_only,
+        margin=view.margin,
+        confidence=view.confidence,
     )
     return with_details(report, results, trials) if details else report
 

@@ -8,7 +8,7 @@ from rich.text import Text
 
 from harnessdrive.report.rules import differential_parts
 from harnessdrive.report.scoreboard import HarnessRow, Report
-from harnessdrive.report.verdicts import versus_best_lines
+from harnessdrive.report.verdicts import statistics_lines
 from harnessdrive.workspace.names import encodable, shown
 
 _STYLE = {"pass": "green", "fail": "red", "tampered": "magenta bold"}
@@ -26,7 +26,7 @@ def render_report(report: Report) -> RenderableType:
         parts.append(Text(f"Mixed: {line}", style="yellow"))
     if report.harnesses:
         parts.append(_harness_table(report))
-        parts.extend(Text(line) for line in versus_best_lines(report))
+        parts.extend(Text(line) for line in statistics_lines(report))
     if report.could_not_run:
         parts.append(_broken_table(report.could_not_run))
     if report.tasks:
@@ -41,6 +41,10 @@ def render_report(report: Report) -> RenderableType:
 
 def _legend(report: Report) -> str:
     legend = (
+        "Rate: the mean of per-task pass rates; Interval: its "
+        f"{report.statistics.confidence * 100:.3g}% interval over tasks and "
+        "their repeats; Standing: best, tied, baseline (a calibration line), or the verdict "
+        "against the best. "
         "Visible, Hidden: trials that passed the tests the agent could see (-: the tasks name "
         "no visible command), and the hidden tests that decide. Min: median agent minutes. "
         "Tokens: median tokens per trial. "
@@ -76,7 +80,7 @@ def _path_lines(report: Report) -> list[RenderableType]:
 
 
 def _harness_table(report: Report) -> Table:
-    table = Table(title="Harnesses, ranked by passes, then cost per pass", title_justify="left")
+    table = Table(title="Harnesses, ranked by the mean per-task pass rate", title_justify="left")
     table.add_column("#", justify="right")
     table.add_column("Harness", no_wrap=True)
     table.add_column("Version")
@@ -87,6 +91,8 @@ def _harness_table(report: Report) -> Table:
         "Passed",
         *(("Accepted",) if reviewed else ()),
         "Rate",
+        "Interval",
+        "Standing",
         *(("Score",) if scored else ()),
     )
     for name in (
@@ -111,12 +117,14 @@ def _harness_table(report: Report) -> Table:
         score_cell = [_number(row.mean_score, 2)] if scored else []
         review_cell = [_accepted(row)] if reviewed else []
         table.add_row(
-            str(rank),
+            str(row.rank or rank),
             row.variant,
             ", ".join(row.versions) or "-",
             f"{row.passed} of {row.trials}",
             *review_cell,
             _percent(row.pass_rate),
+            _interval(row),
+            row.versus_best or "-",
             *score_cell,
             _of(row.visible_passed, row.visible_trials),
             _of(row.hidden_passed, row.hidden_trials),
@@ -202,6 +210,11 @@ def _tokens(value: float | None) -> str:
 
 def _of(passed: int, trials: int) -> str:
     return f"{passed} of {trials}" if trials else "-"
+
+
+def _interval(row: HarnessRow) -> str:
+    bounds = row.interval
+    return "-" if bounds is None else f"{bounds.low * 100:.0f}–{bounds.high * 100:.0f}%"
 
 
 def _percent(value: float | None) -> str:

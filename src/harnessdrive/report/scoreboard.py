@@ -25,14 +25,17 @@ from harnessdrive.report.improvement import improvement_notes
 from harnessdrive.report.mix import describe_mix, shared_identity
 from harnessdrive.report.reasons import failure_reason, is_not_graded, status_word
 from harnessdrive.report.scores import agent_seconds, logged_usage, mean_score, tokens
-from harnessdrive.report.statistics import Bounds, Statistics, analyse
+from harnessdrive.report.statistics import CONFIDENCE, Bounds, Statistics, analyse
 from harnessdrive.report.visibility import split_counts
+from harnessdrive.stats.decisions import MIN_TASKS
 from harnessdrive.store.results import TrialResult
 from harnessdrive.workspace.names import NameText, model_json
 
-REPORT_SCHEMA = "harnessdrive-report-2"
+REPORT_SCHEMA = "harnessdrive-report-3"
 """2 added the statistics (``statistics``, each harness's ``interval`` and ``versus_best``)
-and the trials' ``details`` (docs/report.md)."""
+and the trials' ``details``; 3 the comparison model: ``headline`` is the answer in words,
+``pass_rate`` the mean per-task rate, rows ranked by it (``rank``), and ``statistics`` carries
+every pair's decision (docs/report.md)."""
 FINISHED_STATUSES = ("completed", "timeout", "crashed")
 
 
@@ -48,6 +51,7 @@ class HarnessRow(_Model):
     """Finished trials on the compared tasks."""
     passed: int
     pass_rate: float | None
+    """The mean over the compared tasks of each task's pass rate (repeats averaged first)."""
     median_minutes: float | None
     cost_per_pass: float | None
     """Charged spend on the compared tasks (failed trials included) ÷ passes; None when no
@@ -85,9 +89,11 @@ class HarnessRow(_Model):
     """Passes a person rejected."""
     """Mean score of the finished trials on the compared tasks that have one (else None)."""
     interval: Bounds | None = None
-    """Wilson's interval of the pass rate, counting tasks (report/statistics.py)."""
+    """The two-level interval of the pass rate (report/statistics.py)."""
     versus_best: str | None = None
-    """``best`` for the top row, else the verdict of this harness against it."""
+    """``best``, ``tied``, ``baseline``, or this harness's verdict against the best."""
+    rank: int = 0
+    """By the mean per-task pass rate; equal rates share a rank."""
 
 
 class TaskCell(_Model):
@@ -189,9 +195,15 @@ def build_report(
     run_id: str | None = None,
     suite: str | None = None,
     reviews: Mapping[str, str] | None = None,
+    accepted_only: bool = False,
+    margin: float | None = None,
+    confidence: float = CONFIDENCE,
+    min_tasks: int = MIN_TASKS,
+    seed: int = 0,
 ) -> Report:
     """The scoreboard of ``results``; ``reviews`` (trial id to ``accepted`` or ``rejected``,
-    store/review.py) adds the accepted passes beside the passes."""
+    store/review.py) adds the accepted passes beside the passes, and with ``accepted_only``
+    only accepted passes count as passes in the rates, ranks and verdicts."""
     order = list(variants) if variants else list(dict.fromkeys(r.variant_label for r in results))
     tasks = list(dict.fromkeys(r.task for r in results))
     by_variant = {v: [r for r in results if r.variant_label == v] for v in order}
@@ -207,9 +219,19 @@ def build_report(
         )
         for v in active
     ]
-    rows.sort(key=lambda row: (-row.passed, _cost_key(row.cost_per_pass)))
     counted = [r for r in results if finished(r) and r.task in compared]
-    statistics = analyse(counted, [row.variant for row in rows])
+    statistics = analyse(
+        counted,
+        [row.variant for row in rows],
+        reviews=reviews,
+        accepted_only=accepted_only,
+        margin=margin,
+        confidence=confidence,
+        min_tasks=min_tasks,
+        seed=seed,
+    )
+    ranked = [arm.variant for arm in statistics.arms]
+    rows.sort(key=lambda row: ranked.index(row.variant) if row.variant in ranked else len(ranked))
     rows = [row.model_copy(update=statistics.row_fields(row.variant)) for row in rows]
     broken = tuple(_harness_row(v, by_variant[v], set()) for v in order if v not in active)
     titles = {r.task: r.task_title for r in results}
@@ -225,7 +247,7 @@ def build_report(
     return Report(
         run_id=run_id,
         suite=suite,
-        headline=_headline(rows, len(compared)),
+        headline=statistics.answer if statistics.arms else _headline(rows, len(compared)),
         tasks_compared=len(compared),
         tasks_total=len(tasks),
         sandbox=tuple(sorted({r.sandbox for r in results})),
@@ -454,7 +476,3 @@ def _cost_notes(results: Sequence[TrialResult]) -> list[str]:
 
 def _median(values: list[float] | list[int]) -> float | None:
     return round(float(statistics.median(values)), 3) if values else None
-
-
-def _cost_key(value: float | None) -> float:
-    return value if value is not None else float("inf")

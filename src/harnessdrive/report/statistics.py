@@ -1,9 +1,7 @@
-"""The report's statistics: intervals, pass@k, the comparison of each arm against the best,
-flaky tasks, the Pareto frontier, improvement ratios and per-rule rates (docs/report.md).
-
-Everything is computed from the finished trials on the compared tasks, as the scoreboard counts
-them. An arm's outcomes are task id to the verdicts of its repeats (1.0 pass, 0.0 otherwise).
-"""
+"""The report's statistics: the comparison model of stats/decisions.py over the finished trials
+on the compared tasks, plus pass@k, flaky tasks, the Pareto frontier, improvement ratios and
+per-rule rates (docs/report.md). Every view (text, markdown, JSON, HTML, ``compare``, the
+pytest plugin's session report) reads these and nothing else, so they cannot disagree."""
 
 from __future__ import annotations
 
@@ -12,30 +10,18 @@ from collections.abc import Callable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harnessdrive.stats import (
-    MIN_PAIRED_TASKS,
-    Interval,
-    PairedComparison,
-    ParetoPoint,
-    compare_paired,
-    flaky_tasks,
-    holm,
-    mean_interval,
-    pareto_frontier,
-    pass_at_k,
-    pass_hat_k,
-    wilson,
-)
-from harnessdrive.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from harnessdrive.report.arm_inputs import arm_inputs
+from harnessdrive.report.flaky import flaky_rows
+from harnessdrive.stats import Interval, ParetoPoint, pareto_frontier, pass_at_k, pass_hat_k
+from harnessdrive.stats.answer import answer, settles
+from harnessdrive.stats.decisions import MIN_TASKS, ArmSummary, Decisions, PairDecision, decide
 from harnessdrive.stats.improvement import geometric_ratio, rule_rates
 from harnessdrive.store.results import TrialResult
 
 CONFIDENCE = 0.95
+DEFAULT_SEED = 0
 LOG_RATIO = "improve.log_ratio"
 """The metric an improvement trial records its natural-log improvement ratio under."""
-REFERENCE_HARNESS = "reference"
-
-Arms = dict[str, dict[str, list[float]]]
 
 
 class _Model(BaseModel):
@@ -74,13 +60,27 @@ class ArmStats(_Model):
     pass_rate: float | None
     """The mean over tasks of each task's pass rate (repeats averaged first)."""
     interval: Bounds | None
-    """Wilson's interval counting tasks, not trials: repeats of one task are not independent."""
+    """The two-level interval of that rate: Wilson's at the effective number of trials."""
+    rank: int = 0
+    """1 for the highest rate; equal rates share a rank."""
+    tied: bool = False
+    baseline: bool = False
+    """A calibration arm (a built-in scripted agent, or a variant with ``baseline = true``)."""
+    effective_trials: float | None = None
+    """What the interval counts: the tasks with one trial each, up to every trial when repeats
+    agree with each other."""
     pass_at_k: dict[str, float] = Field(default_factory=dict)
     """k to the unbiased pass@k, for k up to the fewest repeats of a task (when 2 or more)."""
     pass_hat_k: dict[str, float] = Field(default_factory=dict)
     cost_per_trial: float | None = None
+    """The mean over tasks of each task's mean cost per trial (the cost of a task)."""
+    cost_interval: Bounds | None = None
+    """Student's t interval of that cost over tasks; None below 2 tasks or without spread."""
     cost_high: float | None = None
-    """The pessimistic cost per trial: the upper bound of a normal interval of the mean."""
+    """The upper end of ``cost_interval`` (the cost itself when there is none)."""
+    cost_per_pass: float | None = None
+    cost_per_pass_interval: Bounds | None = None
+    """A percentile bootstrap over tasks; None when a resample could pass nothing."""
     on_frontier: bool = False
     improvement: RatioStats | None = None
     rules: tuple[RuleStats, ...] = ()
@@ -109,23 +109,77 @@ class Comparison(_Model):
     first_mean: float | None
     second_mean: float | None
     difference: float | None
+    """Mean over paired tasks of first - second."""
     interval: Bounds | None
     confidence: float
+    """The interval's level: 1 minus this comparison's Holm step level."""
+    interval_method: str
+    test: str
+    p_value: float
+    p_error: float = 0.0
+    """The Monte Carlo standard error of ``p_value``; 0 when exact."""
+    p_adjusted: float
+    """Holm-adjusted over the comparisons of the view."""
+    threshold: float
+    """The level this comparison's Holm step needs ``p_value`` below."""
+    verdict: str
+    """``better`` / ``worse`` (first against second), ``equivalent``, or ``inconclusive``."""
+    reason: str | None = None
+    """Which condition failed, for an inconclusive verdict."""
+    settle: str | None = None
+    """What would likely settle an inconclusive comparison, simulated from this run."""
+    more_tasks: int | None = None
+    more_repeats: int | None = None
+    p_better: float
+    """P(first's mean per-task rate is above second's), a Bayesian bootstrap over tasks."""
     wins: int
     losses: int
     ties: int
-    p_value: float
-    p_adjusted: float
-    """Holm-adjusted over every comparison made together (the p-value itself when one)."""
-    test: str
-    verdict: str
-    min_tasks: int
-    unpaired: int
-    tasks_needed: int | None
+    differing: int
+    unequal_repeats: bool
+    family: int
+    """How many comparisons the Holm correction ran over."""
+    cost_difference: float | None = None
+    """Mean over paired tasks of first's cost per trial minus second's."""
+    cost_interval: Bounds | None = None
     seed: int = DEFAULT_SEED
-    resamples: int = DEFAULT_RESAMPLES
     provenance: tuple[ProvenanceRow, ...] = ()
     """Where the two arms' trials differ beyond what their variants say (``compare`` only)."""
+
+    def flipped(self) -> Comparison:
+        """The same comparison read from the second arm's side."""
+        swap = {"better": "worse", "worse": "better"}
+        return self.model_copy(
+            update={
+                "first": self.second,
+                "second": self.first,
+                "tasks": tuple(
+                    PairedTaskRow(
+                        task=t.task,
+                        first=t.second,
+                        second=t.first,
+                        first_trials=t.second_trials,
+                        second_trials=t.first_trials,
+                        difference=-t.difference,
+                    )
+                    for t in self.tasks
+                ),
+                "first_mean": self.second_mean,
+                "second_mean": self.first_mean,
+                "difference": None if self.difference is None else -self.difference,
+                "interval": None
+                if self.interval is None
+                else Bounds(low=-self.interval.high, high=-self.interval.low),
+                "verdict": swap.get(self.verdict, self.verdict),
+                "p_better": round(1 - self.p_better, 6),
+                "wins": self.losses,
+                "losses": self.wins,
+                "cost_difference": None if self.cost_difference is None else -self.cost_difference,
+                "cost_interval": None
+                if self.cost_interval is None
+                else Bounds(low=-self.cost_interval.high, high=-self.cost_interval.low),
+            }
+        )
 
 
 class FlakyRow(_Model):
@@ -134,125 +188,126 @@ class FlakyRow(_Model):
     passes: float
     trials: int
     reason: str
+    """``grading is nondeterministic`` (the same change graded twice apart, or a reference that
+    does not always pass) or ``agent's spread across repeats``."""
 
 
 class Statistics(_Model):
     confidence: float = CONFIDENCE
-    min_tasks: int = MIN_PAIRED_TASKS
+    margin: float | None = None
+    """The equivalence margin, when one was given."""
+    min_tasks: int = MIN_TASKS
     seed: int = DEFAULT_SEED
-    resamples: int = DEFAULT_RESAMPLES
+    accepted_only: bool = False
+    """Only passes a person accepted count as passes."""
+    answer: str = ""
+    """The answer in words (the first line of every view)."""
     best: str | None = None
+    tied: tuple[str, ...] = ()
+    compared: tuple[str, ...] = ()
+    """The arms the comparisons are among: the non-baseline ones (all when every arm is one)."""
+    family: int = 0
+    fewest_tasks: int = 0
+    """The fewest tasks that differ with which any verdict of this family is possible."""
     arms: tuple[ArmStats, ...] = ()
-    versus_best: tuple[Comparison, ...] = ()
-    """Each other arm against the best one (``first`` the arm, ``second`` the best)."""
+    comparisons: tuple[Comparison, ...] = ()
+    """Every pair of compared arms, the higher-ranked first."""
     flaky: tuple[FlakyRow, ...] = ()
     frontier: tuple[str, ...] = ()
-    """Arms on the Pareto frontier of pass rate against cost per trial, each at its pessimistic
-    bound, cheapest first."""
+    """Arms on the Pareto frontier of pass rate against cost per task, at their estimates,
+    cheapest first."""
 
     def row_fields(self, variant: str) -> dict[str, object]:
         """What the scoreboard row of ``variant`` shows of these statistics."""
         arm = next((a for a in self.arms if a.variant == variant), None)
-        versus = next((c.verdict for c in self.versus_best if c.first == variant), None)
         return {
             "interval": arm.interval if arm else None,
-            "versus_best": "best" if variant == self.best else versus,
+            "pass_rate": arm.pass_rate if arm else None,
+            "rank": arm.rank if arm else 0,
+            "versus_best": self.standing(variant),
         }
 
+    def standing(self, variant: str) -> str | None:
+        """``best``, ``tied``, ``baseline``, or this arm's verdict against the best."""
+        arm = next((a for a in self.arms if a.variant == variant), None)
+        if arm is None:
+            return None
+        if variant == self.best:
+            return "best"
+        if variant in self.tied:
+            return "tied"
+        if variant not in self.compared:
+            return "baseline"
+        anchor = self.best or (self.tied[0] if self.tied else None)
+        found = self.between(variant, anchor) if anchor else None
+        return found.verdict if found else None
 
-def arm_outcomes(results: Sequence[TrialResult], variants: Sequence[str]) -> Arms:
-    """Each variant's pass/fail per task, in ``variants`` order."""
-    arms: Arms = {v: {} for v in variants}
-    for result in results:
-        if result.variant_label in arms:
-            value = 1.0 if result.outcome == "pass" else 0.0
-            arms[result.variant_label].setdefault(result.task, []).append(value)
-    return arms
+    def between(self, first: str, second: str) -> Comparison | None:
+        """``first`` against ``second``, read from ``first``'s side."""
+        for c in self.comparisons:
+            if (c.first, c.second) == (first, second):
+                return c
+            if (c.first, c.second) == (second, first):
+                return c.flipped()
+        return None
 
 
 def analyse(
     results: Sequence[TrialResult],
-    ranked: Sequence[str],
+    variants: Sequence[str],
     *,
+    reviews: Mapping[str, str] | None = None,
+    accepted_only: bool = False,
+    confidence: float = CONFIDENCE,
+    margin: float | None = None,
+    min_tasks: int = MIN_TASKS,
     seed: int = DEFAULT_SEED,
-    resamples: int = DEFAULT_RESAMPLES,
-    min_tasks: int = MIN_PAIRED_TASKS,
 ) -> Statistics:
-    """The statistics of the finished trials ``results`` of the arms ``ranked`` (best first)."""
-    arms = arm_outcomes(results, ranked)
-    by_arm = {v: [r for r in results if r.variant_label == v] for v in ranked}
-    rows = [_arm(v, arms[v], by_arm[v], seed, resamples) for v in ranked]
+    """The statistics of the finished trials ``results`` of the arms ``variants``."""
+    inputs = arm_inputs(results, variants, reviews=reviews, accepted_only=accepted_only)
+    decided = decide(inputs, confidence=confidence, margin=margin, min_tasks=min_tasks, seed=seed)
+    by_arm = {v: [r for r in results if r.variant_label == v] for v in variants}
+    outcomes = {arm.name: arm.outcomes for arm in inputs}
+    rows = [
+        _arm(summary, outcomes[summary.name], by_arm[summary.name], seed)
+        for summary in decided.arms
+    ]
     points = [
-        ParetoPoint(row.variant, row.interval.low, row.cost_high)
+        ParetoPoint(row.variant, row.pass_rate, row.cost_per_trial)
         for row in rows
-        if row.interval is not None and row.cost_high is not None
+        if row.pass_rate is not None and row.cost_per_trial is not None
     ]
     frontier = pareto_frontier(points)
     rows = [row.model_copy(update={"on_frontier": row.variant in frontier}) for row in rows]
-    best = ranked[0] if ranked else None
-    others = list(ranked[1:])
-    versus = compare_many(
-        [(v, best) for v in others if best],
-        arms,
-        seed=seed,
-        resamples=resamples,
-        min_tasks=min_tasks,
-    )
-    references = {r.variant_label for r in results if r.harness == REFERENCE_HARNESS}
-    flaky = tuple(
-        FlakyRow(task=f.task, variant=f.arm, passes=f.passes, trials=f.trials, reason=f.reason)
-        for f in flaky_tasks(arms, references)
-    )
     return Statistics(
+        confidence=confidence,
+        margin=margin,
         min_tasks=min_tasks,
         seed=seed,
-        resamples=resamples,
-        best=best,
+        accepted_only=accepted_only,
+        answer=answer(decided),
+        best=decided.best,
+        tied=decided.tied,
+        compared=decided.compared,
+        family=decided.family,
+        fewest_tasks=decided.fewest_tasks,
         arms=tuple(rows),
-        versus_best=tuple(versus),
-        flaky=flaky,
+        comparisons=tuple(comparison_row(c, decided) for c in decided.comparisons),
+        flaky=tuple(
+            FlakyRow(
+                task=f.task, variant=f.variant, passes=f.passes, trials=f.trials, reason=f.reason
+            )
+            for f in flaky_rows(results, outcomes, inputs)
+        ),
         frontier=tuple(frontier),
     )
 
 
-def compare_many(
-    pairs: Sequence[tuple[str, str]],
-    arms: Mapping[str, Mapping[str, Sequence[float]]],
-    *,
-    seed: int = DEFAULT_SEED,
-    resamples: int = DEFAULT_RESAMPLES,
-    min_tasks: int = MIN_PAIRED_TASKS,
-    confidence: float = CONFIDENCE,
-) -> list[Comparison]:
-    """Each (first, second) pair compared; with several, each interval is at the Bonferroni
-    level (1 - alpha / pairs) and each p-value Holm-adjusted, so the verdicts hold together."""
-    if not pairs:
-        return []
-    level = 1 - (1 - confidence) / len(pairs)
-    found = [
-        compare_paired(
-            arms[first],
-            arms[second],
-            min_tasks=min_tasks,
-            confidence=level,
-            resamples=resamples,
-            seed=seed,
-        )
-        for first, second in pairs
-    ]
-    adjusted = holm([c.p_value for c in found])
-    return [
-        comparison_row(first, second, c, p).model_copy(
-            update={"seed": seed, "resamples": resamples}
-        )
-        for (first, second), c, p in zip(pairs, found, adjusted, strict=True)
-    ]
-
-
-def comparison_row(first: str, second: str, found: PairedComparison, adjusted: float) -> Comparison:
+def comparison_row(found: PairDecision, decided: Decisions) -> Comparison:
+    tasks = found.tasks
     return Comparison(
-        first=first,
-        second=second,
+        first=found.first,
+        second=found.second,
         tasks=tuple(
             PairedTaskRow(
                 task=t.task,
@@ -262,34 +317,43 @@ def comparison_row(first: str, second: str, found: PairedComparison, adjusted: f
                 second_trials=t.second_trials,
                 difference=round(t.difference, 6),
             )
-            for t in found.tasks
+            for t in tasks
         ),
-        first_mean=_round(found.first_mean),
-        second_mean=_round(found.second_mean),
+        first_mean=_round(pystats.fmean(t.first for t in tasks) if tasks else None),
+        second_mean=_round(pystats.fmean(t.second for t in tasks) if tasks else None),
         difference=_round(found.difference),
         interval=Bounds.of(found.interval),
-        confidence=round(found.confidence, 6),
-        wins=found.wins,
-        losses=found.losses,
-        ties=found.ties,
-        p_value=round(found.p_value, 6),
-        p_adjusted=round(adjusted, 6),
+        confidence=round(found.level, 6),
+        interval_method=found.interval_method,
         test=found.test,
+        p_value=round(found.p_value, 6),
+        p_error=round(found.p_error, 6),
+        p_adjusted=round(found.p_adjusted, 6),
+        threshold=round(found.threshold, 6),
         verdict=found.verdict,
-        min_tasks=found.min_tasks,
-        unpaired=found.unpaired,
-        tasks_needed=found.tasks_needed,
+        reason=found.reason,
+        settle=settles(found).removeprefix(": ") or None,
+        more_tasks=found.settle.more_tasks if found.settle else None,
+        more_repeats=found.settle.repeats if found.settle else None,
+        p_better=round(found.p_better, 6),
+        wins=sum(t.difference > 0 for t in tasks),
+        losses=sum(t.difference < 0 for t in tasks),
+        ties=sum(t.difference == 0 for t in tasks),
+        differing=found.differing,
+        unequal_repeats=found.unequal_repeats,
+        family=decided.family,
+        cost_difference=_round(found.cost_difference),
+        cost_interval=Bounds.of(found.cost_interval),
+        seed=decided.seed,
     )
 
 
 def _arm(
-    variant: str,
+    summary: ArmSummary,
     outcomes: Mapping[str, Sequence[float]],
     results: Sequence[TrialResult],
     seed: int,
-    resamples: int,
 ) -> ArmStats:
-    per_task = [pystats.fmean(v) for v in outcomes.values() if v]
     repeats = min((len(v) for v in outcomes.values() if v), default=0)
     at_k: dict[str, float] = {}
     hat_k: dict[str, float] = {}
@@ -297,24 +361,27 @@ def _arm(
         for k in range(1, repeats + 1):
             at_k[str(k)] = _mean_over(outcomes, pass_at_k, k)
             hat_k[str(k)] = _mean_over(outcomes, pass_hat_k, k)
-    costs = [r.cost.charged_usd for r in results]
-    cost_bound = mean_interval(costs)
-    cost = pystats.fmean(costs) if costs else None
-    logs: dict[str, list[float]] = {}
-    for result in results:
-        if LOG_RATIO in result.metrics:
-            logs.setdefault(result.task, []).append(result.metrics[LOG_RATIO])
-    ratio = geometric_ratio(logs, seed=seed, resamples=resamples)
+    cost = summary.cost
+    ratio = geometric_ratio(improvement_logs(results), seed=seed)
     return ArmStats(
-        variant=variant,
-        tasks=len(per_task),
-        trials=sum(len(v) for v in outcomes.values()),
-        pass_rate=_round(pystats.fmean(per_task)) if per_task else None,
-        interval=Bounds.of(wilson(sum(per_task), len(per_task), CONFIDENCE)) if per_task else None,
+        variant=summary.name,
+        tasks=summary.tasks,
+        trials=summary.trials,
+        pass_rate=round(summary.rate, 6),
+        interval=Bounds.of(summary.interval),
+        rank=summary.rank,
+        tied=summary.tied,
+        baseline=summary.baseline,
+        effective_trials=round(summary.effective_trials, 3),
         pass_at_k=at_k,
         pass_hat_k=hat_k,
-        cost_per_trial=_round(cost),
-        cost_high=_round(cost_bound.high if cost_bound else cost),
+        cost_per_trial=_round(cost.per_task if cost else None),
+        cost_interval=Bounds.of(cost.interval if cost else None),
+        cost_high=_round(
+            (cost.interval.high if cost.interval else cost.per_task) if cost else None
+        ),
+        cost_per_pass=_round(cost.per_pass if cost else None),
+        cost_per_pass_interval=Bounds.of(cost.per_pass_interval if cost else None),
         improvement=RatioStats(
             ratio=round(ratio.ratio, 6), interval=Bounds.of(ratio.interval), tasks=ratio.tasks
         )
@@ -331,6 +398,17 @@ def _arm(
             for r in rule_rates([r.metrics for r in results])
         ),
     )
+
+
+def improvement_logs(results: Sequence[TrialResult]) -> dict[str, list[float]]:
+    """Each task's natural-log improvement ratios; a trial of an improvement task whose final
+    state failed its gate (no ratio recorded) counts as no improvement (0), not as missing."""
+    logs: dict[str, list[float]] = {}
+    improving = {r.task for r in results if LOG_RATIO in r.metrics}
+    for result in results:
+        if result.task in improving:
+            logs.setdefault(result.task, []).append(result.metrics.get(LOG_RATIO, 0.0))
+    return logs
 
 
 def _mean_over(

@@ -225,14 +225,15 @@ def _ranked(arms: Sequence[ArmInput], confidence: float) -> list[ArmSummary]:
     for arm in arms:
         found = arm_rate(arm.outcomes, confidence)
         if found is not None:
-            rated.append((arm, found))
-    # Rates are compared rounded, so float noise in a mean never breaks a tie.
-    rated.sort(key=lambda pair: -round(pair[1].rate, 9))
+            rated.append((arm, found, cost_summary(arm.costs, arm.outcomes, confidence)))
+    # Rates are compared rounded, so float noise in a mean never breaks a tie; tied arms are
+    # listed cheapest first, and still share their rank.
+    rated.sort(key=lambda entry: (-round(entry[1].rate, 9), entry[2].per_task if entry[2] else 0.0))
     summaries = []
-    for arm, found in rated:
+    for arm, found, cost in rated:
         key = round(found.rate, 9)
-        rank = 1 + sum(round(other.rate, 9) > key for _, other in rated)
-        tied = sum(round(other.rate, 9) == key for _, other in rated) > 1
+        rank = 1 + sum(round(other.rate, 9) > key for _, other, _ in rated)
+        tied = sum(round(other.rate, 9) == key for _, other, _ in rated) > 1
         summaries.append(
             ArmSummary(
                 name=arm.name,
@@ -244,7 +245,7 @@ def _ranked(arms: Sequence[ArmInput], confidence: float) -> list[ArmSummary]:
                 tasks=found.tasks,
                 trials=found.trials,
                 effective_trials=found.effective_trials,
-                cost=cost_summary(arm.costs, arm.outcomes, confidence),
+                cost=cost,
             )
         )
     return summaries

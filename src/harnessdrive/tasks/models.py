@@ -219,6 +219,9 @@ class VariantSpec(_Spec):
     ``session`` instead of each task's own (docs/improvement.md)."""
     treatment: TreatmentSpec | None = None
     """An overlay folder copied over the workspace first (docs/matrix.md); None: the control."""
+    baseline: bool = False
+    """A calibration arm: reports rank and show it, never call it best, and compare the other
+    arms with each other rather than with it (docs/report.md)."""
 
     @property
     def label(self) -> str:

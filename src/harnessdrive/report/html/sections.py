@@ -10,6 +10,7 @@ from harnessdrive.report.html import charts
 from harnessdrive.report.html.text import attr, esc
 from harnessdrive.report.scoreboard import Report, TrialRow
 from harnessdrive.report.statistics import Bounds, Comparison
+from harnessdrive.report.verdicts import family_line
 
 CURVE = "improve.curve."
 
@@ -150,28 +151,33 @@ def _cell_class(passed: int, trials: int, text: str) -> str:
 
 def comparisons(report: Report) -> str:
     stats = report.statistics
-    if not stats.versus_best:
+    if not stats.comparisons:
         return ""
-    rows = [_comparison_row(c) for c in stats.versus_best]
+    rows = [_comparison_row(c) for c in stats.comparisons]
     head = (
         "Arm",
-        "Best",
+        "Against",
         "Paired tasks",
         "Difference",
         "Interval",
         "Better/worse/same",
         "p",
         "p (Holm)",
+        "Needs p <",
+        "P(better)",
+        "Cost difference",
         "Verdict",
     )
-    tables = "".join(_paired_tasks(c) for c in stats.versus_best)
+    tables = "".join(_paired_tasks(c) for c in stats.comparisons)
     return (
-        '<section id="comparisons"><h2>Paired comparison against the best</h2>'
-        f"<p>Each arm against {esc(stats.best)} on the tasks both finished: repeats are "
-        "averaged within a task, the interval of the mean difference comes from a cluster "
-        f"bootstrap over tasks ({stats.resamples} resamples, seed {stats.seed}; Bonferroni "
-        "level when several arms are compared), the p-value from an exact sign test. A verdict "
-        f"needs the interval to exclude 0 and at least {stats.min_tasks} paired tasks.</p>"
+        '<section id="comparisons"><h2>Paired comparisons</h2>'
+        f"<p>{esc(family_line(stats))} Repeats are averaged within a task and every task weighs "
+        "the same. One pass/fail trial per task and arm: exact McNemar and Tango's score "
+        "interval; otherwise the sign-flip permutation test on per-task differences and a t "
+        "interval over tasks. A verdict needs the Holm-adjusted p below "
+        f"{1 - stats.confidence:.2g} and the interval at the comparison's own level to exclude "
+        "0; an inconclusive one says which failed and what would likely settle it, simulated "
+        "from this run (docs/report.md).</p>"
         + _table(head, rows, "comparisons")
         + tables
         + "</section>"
@@ -179,17 +185,34 @@ def comparisons(report: Report) -> str:
 
 
 def _comparison_row(c: Comparison) -> list[str]:
-    diff = "-" if c.difference is None else f"{c.difference:+.3f}"
+    diff = "-" if c.difference is None else f"{c.difference * 100:+.0f} points"
+    interval = (
+        "-"
+        if c.interval is None
+        else f"{c.interval.low * 100:+.0f} to {c.interval.high * 100:+.0f} "
+        f"({c.confidence * 100:.3g}%)"
+    )
+    cost = "-" if c.cost_difference is None else f"${c.cost_difference:+.4f}"
+    if c.cost_interval is not None:
+        cost += f" ({c.cost_interval.low:+.4f} to {c.cost_interval.high:+.4f})"
+    verdict = f'<b class="verdict">{esc(c.verdict)}</b>'
+    if c.reason:
+        verdict += f"<br>{esc(c.reason)}"
+    if c.settle:
+        verdict += f"<br>{esc(c.settle)} (an estimate from this run)"
     return [
         esc(c.first),
         esc(c.second),
         str(len(c.tasks)),
         diff,
-        _bounds(c.interval, percent=False),
+        esc(interval),
         f"{c.wins}/{c.losses}/{c.ties}",
         f"{c.p_value:.3g}",
         f"{c.p_adjusted:.3g}",
-        f'<b class="verdict">{esc(c.verdict)}</b>',
+        f"{c.threshold:.3g}",
+        f"{c.p_better:.2f}",
+        esc(cost),
+        verdict,
     ]
 
 
