@@ -87,18 +87,21 @@ def test_nine_of_twelve_is_better_than_three_with_its_interval(
     assert found["difference"] == 0.5 and 0 < found["interval"]["low"] < 0.5
     assert found["interval"]["high"] > 0.5
     assert found["p_value"] == pytest.approx(2 / 2**6)
-    assert (found["seed"], found["resamples"], found["min_tasks"]) == (0, 2000, 5)
+    assert (found["seed"], found["family"], found["threshold"]) == (0, 1, 0.05)
+    assert found["test"].startswith("sign-flip permutation test") and "exact" in found["test"]
+    assert found["p_better"] > 0.95 and found["reason"] is None
     capsys.readouterr()
     assert run_cli(["compare", "B", "A", *where]) == 0
     text = capsys.readouterr().out
-    assert re.search(r"B against A: worse: -0\.50 \[-0\.\d\d, -0\.\d\d\] over 12 tasks", text)
+    assert re.search(r"B against A: worse: -50 points \[-\d\d, -\d\d\] \(95% interval", text)
     assert "t03" in text and "0/2" in text and "2/2" in text
-    # The same seed gives the same interval; another seed may move it, never the verdict here.
+    # The same seed gives the same figures; read from B's side they mirror.
     assert _json(capsys, "compare", "A", "B", *where, "--json") == found
-    assert (
-        _json(capsys, "compare", "A", "B", *where, "--json", "--min-tasks", "13")["verdict"]
-        == "not enough tasks"
-    )
+    mirrored = _json(capsys, "compare", "B", "A", *where, "--json")
+    assert mirrored["verdict"] == "worse" and mirrored["difference"] == -0.5
+    few = _json(capsys, "compare", "A", "B", *where, "--json", "--min-tasks", "13")
+    assert few["verdict"] == "inconclusive"
+    assert few["reason"] == "12 tasks in common; a verdict needs at least 13"
 
 
 def test_one_task_is_not_enough_and_has_no_interval(
@@ -106,10 +109,23 @@ def test_one_task_is_not_enough_and_has_no_interval(
 ) -> None:
     run = _runs(results)["flip:A,B"]
     found = _json(capsys, "compare", "A", "B", "--results", str(results), "--run", run, "--json")
-    assert found["verdict"] == "not enough tasks"
+    assert found["verdict"] == "inconclusive" and found["reason"].startswith("1 task in common")
     assert len(found["tasks"]) == 1 and found["interval"] is None
-    # Over both runs the tasks of both suites pair: 13 in all.
-    both = _json(capsys, "compare", "A", "B", "--results", str(results), "--json")
+    # Over the two runs of A and B the tasks of both suites pair: 13 in all.
+    runs = _runs(results)
+    both = _json(
+        capsys,
+        "compare",
+        "A",
+        "B",
+        "--results",
+        str(results),
+        "--run",
+        runs["paired"],
+        "--run",
+        runs["flip:A,B"],
+        "--json",
+    )
     assert len(both["tasks"]) == 13 and both["verdict"] == "better"
     assert {t["task"] for t in both["tasks"]} >= {"flip/flip", "paired/t00"}
 
@@ -126,7 +142,7 @@ def test_a_coin_flip_repeated_five_times_is_flagged_flaky(
             "variant": "coin",
             "passes": 3.0,
             "trials": 5,
-            "reason": "repeats disagree",
+            "reason": "agent's spread across repeats",
         }
     ]
     coin = next(a for a in report["statistics"]["arms"] if a["variant"] == "coin")
@@ -137,13 +153,13 @@ def test_a_coin_flip_repeated_five_times_is_flagged_flaky(
     capsys.readouterr()
     assert run_cli(["report", run, "--results", str(results)]) == 0
     text = capsys.readouterr().out
-    assert "Flaky: flip (coin, 3 of 5)" in text
-    assert "Wilson's 95% interval, counting tasks: coin 60% (8-96%)." in text
+    assert "Flaky, agent's spread across repeats: flip (coin, 3 of 5)." in text
+    assert "over tasks and their repeats: coin 60% (23–88%)." in text
     run = _runs(results)["flip:A,B"]
     capsys.readouterr()
     assert run_cli(["report", run, "--results", str(results)]) == 0
     text = capsys.readouterr().out
-    assert "Against the best (A)" in text and "B: not enough tasks" in text
+    assert "A against B: inconclusive" in text and "1 task in common" in text
 
 
 def test_the_scoreboard_shows_intervals_and_the_verdict_against_the_best(
@@ -155,8 +171,10 @@ def test_the_scoreboard_shows_intervals_and_the_verdict_against_the_best(
     assert rows["A"]["interval"]["low"] < 0.75 < rows["A"]["interval"]["high"]
     assert rows["B"]["versus_best"] == "worse"
     assert (rows["A"]["hidden_passed"], rows["A"]["hidden_trials"]) == (18, 24)
-    versus = report["statistics"]["versus_best"]
-    assert [(c["first"], c["second"], c["verdict"]) for c in versus] == [("B", "A", "worse")]
+    pairs = report["statistics"]["comparisons"]
+    assert [(c["first"], c["second"], c["verdict"]) for c in pairs] == [("A", "B", "better")]
+    assert report["headline"].startswith("Best: A, 75% of tasks [")
+    assert "better than B by 50 points" in report["headline"]
     assert len(report["details"]) == 48
     assert all(
         d["diff"] is not None and d["folder"].startswith("trials/") for d in report["details"]

@@ -54,6 +54,9 @@ def compare_arms(
     if margin is not None and not 0 < margin < 1:
         raise UserError(f"--margin is a difference of rates between 0 and 1, not {margin}")
     trials = folder_trials(results, runs)
+    if len({t.suite for t in trials}) > 1:
+        # Tasks of different suites may share a name: pair them by suite and task.
+        trials = [t.model_copy(update={"task": f"{t.suite}/{t.task}"}) for t in trials]
     known = sorted({t.variant_label for t in trials if finished(t)})
     for name in (first, second):
         if name not in known:
