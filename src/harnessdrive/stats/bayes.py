@@ -16,9 +16,7 @@ DRAWS = 4000
 PRIOR = (-1.0, 1.0)
 
 
-def probability_better(
-    differences: Sequence[float], *, seed: int = 0, draws: int = DRAWS
-) -> float:
+def probability_better(differences: Sequence[float], *, seed: int = 0, draws: int = DRAWS) -> float:
     """P(mean difference > 0); a draw at exactly 0 counts half."""
     if not differences:
         return 0.5

@@ -151,7 +151,8 @@ def decide(
     by_name = {arm.name: arm for arm in arms}
     real = [s.name for s in summaries if not s.baseline]
     compared = real or [s.name for s in summaries]
-    top = [s for s in summaries if s.name in real and s.rank == 1]
+    leading = min((s.rank for s in summaries if s.name in real), default=0)
+    top = [s for s in summaries if s.name in real and s.rank == leading]
     pairs = list(combinations(compared, 2))
     tests = []
     for first, second in pairs:
