@@ -70,6 +70,26 @@ def test_the_scoreboard_shows_the_improvement_curve(
     assert "Improvement curve of fewer-comparisons/noop r1: 29367 -> 29367 -> 29367" in out
 
 
+def test_the_demo_opens_with_the_answer_and_says_why_it_is_open(
+    demo_results: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Every demo arm is a built-in baseline: none is best, and six tasks cannot decide any of
+    # the six comparisons among four arms (2 / 2^6 > 0.05 / 6).
+    report = report_json(demo_results, capsys)
+    headline = str(report["headline"])
+    assert headline.startswith("Baselines only, so no arm is best; top: reference, 100% of tasks [")
+    why = "(6 tasks; with 6 comparisons a verdict needs at least 8)"
+    for arm in ("noop", "breaker", "tamperer"):
+        assert f"{arm} inconclusive against reference {why}" in headline
+    assert report["statistics"]["answer"] == headline  # type: ignore[index]
+    capsys.readouterr()
+    assert run_cli(["report", "--results", str(demo_results)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert out.startswith(" ".join(headline.split()))
+    assert "reference against noop: inconclusive: +100 points" in out
+    assert "inconclusive: 6 tasks; with 6 comparisons a verdict needs at least 8" in out
+
+
 def test_report_json_lists_every_trial_with_its_facts(
     demo_results: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -115,7 +115,7 @@ def _harness_table(report: Report) -> Table:
     for rank, row in enumerate(report.harnesses, 1):
         scope_cell = [str(row.out_of_scope)] if scoped else []
         score_cell = [_number(row.mean_score, 2)] if scored else []
-        review_cell = [_accepted(row)] if reviewed else []
+        review_cell = [_accepted(row, report)] if reviewed else []
         table.add_row(
             str(row.rank or rank),
             row.variant,
@@ -140,11 +140,14 @@ def _harness_table(report: Report) -> Table:
     return table
 
 
-def _accepted(row: HarnessRow) -> str:
-    """``2 of 3 reviewed``: accepted passes of the reviewed ones; ``-`` when none is."""
+def _accepted(row: HarnessRow, report: Report) -> str:
+    """``2 of 3 reviewed, 67%``: accepted passes of the reviewed ones and the accepted-pass
+    rate (mean over tasks); ``-`` when none is reviewed."""
     if row.accepted is None:
         return "-"
-    return f"{row.accepted} of {row.accepted + row.rejected} reviewed"
+    arm = next((a for a in report.statistics.arms if a.variant == row.variant), None)
+    rate = f", {arm.accepted_rate * 100:.0f}%" if arm and arm.accepted_rate is not None else ""
+    return f"{row.accepted} of {row.accepted + row.rejected} reviewed{rate}"
 
 
 def _scored(report: Report) -> bool:

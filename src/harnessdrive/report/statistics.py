@@ -82,6 +82,9 @@ class ArmStats(_Model):
     cost_per_pass_interval: Bounds | None = None
     """A percentile bootstrap over tasks; None when a resample could pass nothing."""
     on_frontier: bool = False
+    accepted_rate: float | None = None
+    """The pass rate counting only passes a person accepted (mean over tasks); None when no
+    pass on the compared tasks was reviewed."""
     improvement: RatioStats | None = None
     rules: tuple[RuleStats, ...] = ()
 
@@ -278,7 +281,16 @@ def analyse(
         if row.pass_rate is not None and row.cost_per_trial is not None
     ]
     frontier = pareto_frontier(points)
-    rows = [row.model_copy(update={"on_frontier": row.variant in frontier}) for row in rows]
+    accepted = _accepted_rates(results, variants, reviews)
+    rows = [
+        row.model_copy(
+            update={
+                "on_frontier": row.variant in frontier,
+                "accepted_rate": accepted.get(row.variant),
+            }
+        )
+        for row in rows
+    ]
     return Statistics(
         confidence=confidence,
         margin=margin,
@@ -398,6 +410,18 @@ def _arm(
             for r in rule_rates([r.metrics for r in results])
         ),
     )
+
+
+def _accepted_rates(
+    results: Sequence[TrialResult], variants: Sequence[str], reviews: Mapping[str, str] | None
+) -> dict[str, float]:
+    reviewed = {r.variant_label for r in results if reviews and r.trial_id in reviews}
+    found = {}
+    for arm in arm_inputs(results, variants, reviews=reviews, accepted_only=True):
+        per_task = [pystats.fmean(v) for v in arm.outcomes.values() if v]
+        if arm.name in reviewed and per_task:
+            found[arm.name] = round(pystats.fmean(per_task), 6)
+    return found
 
 
 def improvement_logs(results: Sequence[TrialResult]) -> dict[str, list[float]]:

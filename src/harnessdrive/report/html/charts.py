@@ -70,16 +70,16 @@ def pass_rate_chart(arms: Sequence[ArmStats]) -> str:
 
 
 def cost_chart(arms: Sequence[ArmStats]) -> str:
-    """Pass rate against cost per trial: each arm's estimate (circle) and its pessimistic
-    corner (square, the lower pass bound at the upper cost bound), the frontier through the
-    pessimistic corners."""
+    """Pass rate against cost a task: each arm's estimate (circle) with its pass-rate interval
+    (vertical whisker) and cost interval (horizontal whisker), the frontier through the
+    estimates. A noisy arm keeps its point; its noise is drawn, not held against it."""
     left, right, top, bottom = 60, WIDTH - 20, 15, 260
     height = bottom + 40
     placed = [a for a in arms if a.cost_per_trial is not None and a.pass_rate is not None]
     most = max((a.cost_high or a.cost_per_trial or 0.0 for a in placed), default=0.0) or 1.0
 
     def x(cost: float) -> float:
-        return left + (right - left) * cost / (most * 1.05)
+        return left + (right - left) * max(cost, 0.0) / (most * 1.05)
 
     def y(rate: float) -> float:
         return bottom - (bottom - top) * rate
@@ -91,13 +91,10 @@ def cost_chart(arms: Sequence[ArmStats]) -> str:
         )
     ticks = [(x(most * f), f"${most * f:.3g}") for f in (0, 0.25, 0.5, 0.75, 1)]
     body.extend(_x_axis(left, right, bottom, ticks))
-    frontier = sorted(
-        (a for a in placed if a.on_frontier and a.interval), key=lambda a: a.cost_high or 0.0
-    )
+    frontier = sorted((a for a in placed if a.on_frontier), key=lambda a: a.cost_per_trial or 0.0)
     if frontier:
         points = " ".join(
-            f"{x(a.cost_high or 0.0):.1f},{y(a.interval.low if a.interval else 0.0):.1f}"
-            for a in frontier
+            f"{x(a.cost_per_trial or 0.0):.1f},{y(a.pass_rate or 0.0):.1f}" for a in frontier
         )
         body.append(f'<polyline class="frontier" points="{points}"/>')
     for i, arm in enumerate(arms):
@@ -105,24 +102,23 @@ def cost_chart(arms: Sequence[ArmStats]) -> str:
             continue
         cx, cy = x(arm.cost_per_trial or 0.0), y(arm.pass_rate or 0.0)
         if arm.interval:
-            px, py = x(arm.cost_high or 0.0), y(arm.interval.low)
-            body.append(
-                f'<line class="link" x1="{cx:.1f}" y1="{cy:.1f}" x2="{px:.1f}" y2="{py:.1f}"/>'
-            )
-            body.append(
-                f'<rect x="{px - 4:.1f}" y="{py - 4:.1f}" width="8" height="8" fill="{colour(i)}"/>'
-            )
+            body.append(_line("link", cx, y(arm.interval.low), cx, y(arm.interval.high)))
+        if arm.cost_interval:
+            low, high = x(arm.cost_interval.low), x(arm.cost_interval.high)
+            body.append(_line("link", low, cy, high, cy))
         body.append(
             f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="5" fill="{colour(i)}"><title>'
-            f"{esc(arm.variant)}: {(arm.pass_rate or 0) * 100:.0f}% at "
-            f"${arm.cost_per_trial or 0:.4f} a trial</title></circle>"
+            f"{esc(arm.variant)}: {(arm.pass_rate or 0) * 100:.0f}% of tasks at "
+            f"${arm.cost_per_trial or 0:.4f} a task</title></circle>"
             f'<text x="{cx + 8:.1f}" y="{cy - 6:.1f}">{esc(arm.variant)}</text>'
         )
     body.append(
         f'<text x="{(left + right) / 2:.0f}" y="{bottom + 34}" text-anchor="middle">'
-        "cost per trial (USD)</text>"
+        "cost a task (USD)</text>"
     )
-    return _svg("pareto", height, body, "Pass rate against cost, with the Pareto frontier")
+    return _svg(
+        "pareto", height, body, "Pass rate against cost a task, with intervals and the frontier"
+    )
 
 
 def curve_chart(curves: Sequence[tuple[str, int, Sequence[float]]]) -> str:
