@@ -7,9 +7,11 @@ from __future__ import annotations
 import html
 import io
 import json
+import math
 import random
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from harnessdrive.grading.verdict import Verdict
@@ -170,3 +172,36 @@ def test_accepted_only_counts_a_rejected_pass_as_no_pass() -> None:
     careful = next(a for a in plain.statistics.arms if a.variant == "careful")
     assert careful.pass_rate == 1.0 and careful.accepted_rate == 0.0
     assert "0 of 6 reviewed, 0%" in _text(plain)
+
+
+def test_improvement_and_rules_are_compared_paired_and_a_failed_gate_is_no_improvement() -> None:
+    trials = []
+    for i, task in enumerate(TASKS[:6]):
+        doubled = {"improve.baseline": 100.0, "improve.log_ratio": math.log(2)}
+        # fast's first task failed its gate: no ratio recorded, which is no improvement.
+        fast = {"improve.baseline": 100.0} if i == 0 else {**doubled, "improve.log_ratio": 0.5}
+        rules = {"rule.sorted.passed": 3.0, "rule.sorted.cases": 4.0}
+        trials.append(_trial(task, "careful", 1, True, metrics={**doubled, **rules}))
+        trials.append(
+            _trial(
+                task,
+                "fast",
+                1,
+                i % 2 == 0,
+                metrics={**fast, "rule.sorted.passed": 1.0, "rule.sorted.cases": 4.0},
+            )
+        )
+    report = build_report(trials)
+    (c,) = report.statistics.comparisons
+    found = {m.measure: m for m in c.measures}
+    improvement = found["improvement"]
+    expected = [math.log(2) - 0.0] + [math.log(2) - 0.5] * 5
+    assert improvement.tasks == 6
+    assert improvement.difference == pytest.approx(sum(expected) / 6, abs=1e-6)
+    assert improvement.interval is not None and improvement.interval.low > 0
+    rule = found["rule sorted"]
+    assert rule.difference == pytest.approx(0.5) and rule.interval is None  # no spread
+    fast = next(a for a in report.statistics.arms if a.variant == "fast")
+    assert fast.improvement is not None and fast.improvement.tasks == 6
+    assert fast.improvement.ratio == pytest.approx(math.exp((0 + 0.5 * 5) / 6), rel=1e-5)
+    assert f"improvement x{math.exp(sum(expected) / 6):.3g} [x" in _text(report)

@@ -16,12 +16,15 @@ from harnessdrive.stats import Interval, ParetoPoint, pareto_frontier, pass_at_k
 from harnessdrive.stats.answer import answer, settles
 from harnessdrive.stats.decisions import MIN_TASKS, ArmSummary, Decisions, PairDecision, decide
 from harnessdrive.stats.improvement import geometric_ratio, rule_rates
+from harnessdrive.stats.secondary import paired_mean_difference
 from harnessdrive.store.results import TrialResult
 
 CONFIDENCE = 0.95
 DEFAULT_SEED = 0
 LOG_RATIO = "improve.log_ratio"
 """The metric an improvement trial records its natural-log improvement ratio under."""
+IMPROVEMENT_MARK = "improve.baseline"
+"""Every improvement trial records its baseline, gate passed or not."""
 
 
 class _Model(BaseModel):
@@ -105,6 +108,16 @@ class ProvenanceRow(_Model):
     why: str
 
 
+class MeasureDifference(_Model):
+    measure: str
+    """``improvement`` (the natural-log improvement ratio) or ``rule <name>`` (a rule's pass
+    rate)."""
+    difference: float
+    interval: Bounds | None
+    p_value: float
+    tasks: int
+
+
 class Comparison(_Model):
     first: str
     second: str
@@ -146,6 +159,10 @@ class Comparison(_Model):
     """Mean over paired tasks of first's cost per trial minus second's."""
     cost_interval: Bounds | None = None
     seed: int = DEFAULT_SEED
+    measures: tuple[MeasureDifference, ...] = ()
+    """Paired differences of the log improvement ratio and of each rule's pass rate, with
+    intervals over tasks at the comparison's level; they describe, the verdict stays the pass
+    rate's."""
     provenance: tuple[ProvenanceRow, ...] = ()
     """Where the two arms' trials differ beyond what their variants say (``compare`` only)."""
 
@@ -181,6 +198,17 @@ class Comparison(_Model):
                 "cost_interval": None
                 if self.cost_interval is None
                 else Bounds(low=-self.cost_interval.high, high=-self.cost_interval.low),
+                "measures": tuple(
+                    m.model_copy(
+                        update={
+                            "difference": -m.difference,
+                            "interval": None
+                            if m.interval is None
+                            else Bounds(low=-m.interval.high, high=-m.interval.low),
+                        }
+                    )
+                    for m in self.measures
+                ),
             }
         )
 
@@ -304,7 +332,12 @@ def analyse(
         family=decided.family,
         fewest_tasks=decided.fewest_tasks,
         arms=tuple(rows),
-        comparisons=tuple(comparison_row(c, decided) for c in decided.comparisons),
+        comparisons=tuple(
+            comparison_row(c, decided).model_copy(
+                update={"measures": measures(by_arm[c.first], by_arm[c.second], c.level, seed)}
+            )
+            for c in decided.comparisons
+        ),
         flaky=tuple(
             FlakyRow(
                 task=f.task, variant=f.variant, passes=f.passes, trials=f.trials, reason=f.reason
@@ -426,13 +459,50 @@ def _accepted_rates(
 
 def improvement_logs(results: Sequence[TrialResult]) -> dict[str, list[float]]:
     """Each task's natural-log improvement ratios; a trial of an improvement task whose final
-    state failed its gate (no ratio recorded) counts as no improvement (0), not as missing."""
+    state failed its gate (no ratio recorded) or that tampered counts as no improvement (0),
+    not as missing."""
     logs: dict[str, list[float]] = {}
-    improving = {r.task for r in results if LOG_RATIO in r.metrics}
     for result in results:
-        if result.task in improving:
-            logs.setdefault(result.task, []).append(result.metrics.get(LOG_RATIO, 0.0))
+        if IMPROVEMENT_MARK in result.metrics or LOG_RATIO in result.metrics:
+            value = 0.0 if result.outcome == "tampered" else result.metrics.get(LOG_RATIO, 0.0)
+            logs.setdefault(result.task, []).append(value)
     return logs
+
+
+def rule_scores(results: Sequence[TrialResult]) -> dict[str, dict[str, list[float]]]:
+    """Rule name to task to each trial's pass rate of that rule's cases."""
+    found: dict[str, dict[str, list[float]]] = {}
+    for result in results:
+        for rate in rule_rates([result.metrics]):
+            found.setdefault(rate.rule, {}).setdefault(result.task, []).append(rate.rate)
+    return found
+
+
+def measures(
+    first: Sequence[TrialResult], second: Sequence[TrialResult], level: float, seed: int
+) -> tuple[MeasureDifference, ...]:
+    """The improvement ratio and each rule's pass rate of ``first`` against ``second``."""
+    pairs = [("improvement", improvement_logs(first), improvement_logs(second))]
+    first_rules, second_rules = rule_scores(first), rule_scores(second)
+    pairs += [
+        (f"rule {rule}", first_rules[rule], second_rules[rule])
+        for rule in sorted(first_rules)
+        if rule in second_rules
+    ]
+    found = []
+    for name, mine, theirs in pairs:
+        difference = paired_mean_difference(mine, theirs, level, seed=seed)
+        if difference is not None:
+            found.append(
+                MeasureDifference(
+                    measure=name,
+                    difference=round(difference.difference, 6),
+                    interval=Bounds.of(difference.interval),
+                    p_value=round(difference.p_value, 6),
+                    tasks=difference.tasks,
+                )
+            )
+    return tuple(found)
 
 
 def _mean_over(

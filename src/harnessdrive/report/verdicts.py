@@ -4,8 +4,16 @@ and the tasks whose verdicts are not stable."""
 
 from __future__ import annotations
 
+import math
+
 from harnessdrive.report.scoreboard import Report
-from harnessdrive.report.statistics import ArmStats, Bounds, Comparison, Statistics
+from harnessdrive.report.statistics import (
+    ArmStats,
+    Bounds,
+    Comparison,
+    MeasureDifference,
+    Statistics,
+)
 
 
 def statistics_lines(report: Report) -> list[str]:
@@ -74,6 +82,20 @@ def _cost(arm: ArmStats) -> str:
     return text
 
 
+def describe_measure(m: MeasureDifference) -> str:
+    """``improvement x1.35 [x1.10, x1.66] over 4 tasks, p = 0.12`` (the ratio of the two arms'
+    geometric mean improvement), or ``rule sorted +12 points [-3, +27] ...``."""
+    if m.measure == "improvement":
+        text = f"improvement x{math.exp(m.difference):.3g}"
+        if m.interval:
+            text += f" [x{math.exp(m.interval.low):.3g}, x{math.exp(m.interval.high):.3g}]"
+    else:
+        text = f"{m.measure} {m.difference * 100:+.0f} points"
+        if m.interval:
+            text += f" [{m.interval.low * 100:+.0f}, {m.interval.high * 100:+.0f}]"
+    return text + f" over {m.tasks} tasks, p = {m.p_value:.2g}"
+
+
 def describe(c: Comparison) -> str:
     """``better: +18 points [+6, +30] (98.3% interval, Tango's score) over 12 tasks, exact
     McNemar p = 0.004 (Holm 0.012), P(better) 0.99``; an inconclusive one says why."""
@@ -98,6 +120,8 @@ def describe(c: Comparison) -> str:
         text += f"; cost {c.cost_difference:+.4g} a task"
         if c.cost_interval:
             text += f" [{c.cost_interval.low:+.4g}, {c.cost_interval.high:+.4g}]"
+    for measure in c.measures:
+        text += f"; {describe_measure(measure)}"
     if c.reason:
         text += f"; inconclusive: {c.reason}"
     if c.settle:

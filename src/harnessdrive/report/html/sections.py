@@ -10,7 +10,7 @@ from harnessdrive.report.html import charts
 from harnessdrive.report.html.text import attr, esc
 from harnessdrive.report.scoreboard import Report, TrialRow
 from harnessdrive.report.statistics import Bounds, Comparison
-from harnessdrive.report.verdicts import family_line
+from harnessdrive.report.verdicts import describe_measure, family_line
 
 CURVE = "improve.curve."
 
@@ -200,6 +200,8 @@ def _comparison_row(c: Comparison) -> list[str]:
         verdict += f"<br>{esc(c.reason)}"
     if c.settle:
         verdict += f"<br>{esc(c.settle)} (an estimate from this run)"
+    for measure in c.measures:
+        verdict += f"<br>{esc(describe_measure(measure))}"
     return [
         esc(c.first),
         esc(c.second),
