@@ -3,10 +3,23 @@
 An *arm* is what a report compares: a mapping of task id to the outcomes of its repeats, each a
 number in [0, 1] (1.0 a pass, 0.0 a fail, or a grader's score). Every function here is
 deterministic; the bootstrap takes its seed as an argument.
+
+``decide(arms)`` (stats/decisions.py) is the comparison model every report view uses: ranks,
+two-level intervals, paired tests with Holm, verdicts with their reasons; ``answer`` puts it in
+words. ``compare_paired`` is the older sign-test comparison, kept for callers of the library.
 """
 
+from harnessdrive.stats.answer import answer
 from harnessdrive.stats.binomial import mcnemar, sign_test
 from harnessdrive.stats.bootstrap import cluster_bootstrap
+from harnessdrive.stats.decisions import (
+    VERDICTS,
+    ArmInput,
+    ArmSummary,
+    Decisions,
+    PairDecision,
+    decide,
+)
 from harnessdrive.stats.flaky import FlakyTask, flaky_tasks
 from harnessdrive.stats.intervals import Interval, mean_interval, wilson
 from harnessdrive.stats.multiple import benjamini_hochberg, holm
@@ -23,15 +36,22 @@ from harnessdrive.stats.power import repeats_needed, tasks_needed
 
 __all__ = [
     "MIN_PAIRED_TASKS",
+    "VERDICTS",
+    "ArmInput",
+    "ArmSummary",
+    "Decisions",
     "FlakyTask",
     "Interval",
+    "PairDecision",
     "PairedComparison",
     "PairedTask",
     "ParetoPoint",
     "Verdict",
+    "answer",
     "benjamini_hochberg",
     "cluster_bootstrap",
     "compare_paired",
+    "decide",
     "flaky_tasks",
     "holm",
     "mcnemar",
