@@ -148,6 +148,9 @@ def test_an_old_folder_reports_what_its_own_harnessdrive_reported(
     new = cli_json(capsys, "report", "--results", str(results))
     # Schema 2 of the report added statistics and details; every field of 1 still holds.
     assert (old.pop("schema"), new["schema"]) == ("harnessdrive-report-1", REPORT_SCHEMA)
+    # Schema 3 made the headline the answer in words (docs/report.md).
+    assert old.pop("headline").startswith("On ")
+    assert new["headline"] == new["statistics"]["answer"]
     assert_holds(old, new)
     written = stored(results)
     assert sorted((t["trial_id"], t["status"], t["outcome"]) for t in new["trials"]) == [
