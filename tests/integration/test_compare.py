@@ -175,6 +175,12 @@ def test_the_scoreboard_shows_intervals_and_the_verdict_against_the_best(
     assert [(c["first"], c["second"], c["verdict"]) for c in pairs] == [("A", "B", "better")]
     assert report["headline"].startswith("Best: A, 75% of tasks [")
     assert "better than B by 50 points" in report["headline"]
+    # compare makes the report's comparison, figure for figure.
+    found = _json(capsys, "compare", "A", "B", "--results", str(results), "--run", run, "--json")
+    assert {**found, "provenance": []} == {**pairs[0], "provenance": []}
+    mirrored = _json(capsys, "compare", "B", "A", "--results", str(results), "--run", run, "--json")
+    assert (mirrored["verdict"], mirrored["p_value"]) == ("worse", pairs[0]["p_value"])
+    assert [(a["variant"], a["rank"]) for a in report["statistics"]["arms"]] == [("A", 1), ("B", 2)]
     assert len(report["details"]) == 48
     assert all(
         d["diff"] is not None and d["folder"].startswith("trials/") for d in report["details"]
