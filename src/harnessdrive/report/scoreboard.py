@@ -54,8 +54,9 @@ class HarnessRow(_Model):
     """The mean over the compared tasks of each task's pass rate (repeats averaged first)."""
     median_minutes: float | None
     cost_per_pass: float | None
-    """Charged spend on the compared tasks (failed trials included) ÷ passes; None when no
-    trial passed or no cost was measured at all."""
+    """Charged spend a task on the compared tasks (failed trials included) over the pass rate,
+    tasks weighing the same (report/statistics.py); None when no trial passed or no cost was
+    measured at all."""
     total_cost: float
     unmeasured: int
     """Trials on the compared tasks whose cost is not a full measurement ("+k*")."""
@@ -232,7 +233,7 @@ def build_report(
     )
     ranked = [arm.variant for arm in statistics.arms]
     rows.sort(key=lambda row: ranked.index(row.variant) if row.variant in ranked else len(ranked))
-    rows = [row.model_copy(update=statistics.row_fields(row.variant)) for row in rows]
+    rows = [_with_statistics(row, statistics) for row in rows]
     broken = tuple(_harness_row(v, by_variant[v], set()) for v in order if v not in active)
     titles = {r.task: r.task_title for r in results}
     task_rows = tuple(
@@ -261,6 +262,14 @@ def build_report(
         mixed=describe_mix(results, run_id),
         statistics=statistics,
     )
+
+
+def _with_statistics(row: HarnessRow, statistics: Statistics) -> HarnessRow:
+    fields = statistics.row_fields(row.variant)
+    if row.cost_per_pass is None:
+        # No pass, or no cost measured at all: nothing the statistics can divide.
+        fields["cost_per_pass"] = None
+    return row.model_copy(update=fields)
 
 
 def _harness_row(variant: str, results: list[TrialResult], compared: set[str]) -> HarnessRow:

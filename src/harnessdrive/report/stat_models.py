@@ -238,6 +238,7 @@ class Statistics(_Model):
         """What the scoreboard row of ``variant`` shows of these statistics."""
         arm = next((a for a in self.arms if a.variant == variant), None)
         return {
+            "cost_per_pass": arm.cost_per_pass if arm else None,
             "interval": arm.interval if arm else None,
             "pass_rate": arm.pass_rate if arm else None,
             "rank": arm.rank if arm else 0,

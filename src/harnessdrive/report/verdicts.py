@@ -70,15 +70,22 @@ def _percent(bounds: Bounds | None) -> str:
     return f"{bounds.low * 100:.0f}–{bounds.high * 100:.0f}%"
 
 
+def dollars(value: float, sign: bool = False) -> str:
+    """``$0.41``, ``$0.0042``, ``-$1.20``: cents, or two significant digits below a dime."""
+    text = f"{abs(value):.2f}" if abs(value) >= 0.1 or value == 0 else f"{abs(value):.2g}"
+    prefix = ("-" if value < 0 else "+" if sign else "") if value else ""
+    return f"{prefix}${text}"
+
+
 def _cost(arm: ArmStats) -> str:
-    text = f"{arm.variant} ${arm.cost_per_trial or 0:.4g}"
+    text = f"{arm.variant} {dollars(arm.cost_per_trial or 0)}"
     if arm.cost_interval:
-        text += f" [{arm.cost_interval.low:.4g}–{arm.cost_interval.high:.4g}]"
+        text += f" [{dollars(arm.cost_interval.low)}–{dollars(arm.cost_interval.high)}]"
     if arm.cost_per_pass is not None:
-        text += f", ${arm.cost_per_pass:.4g} a pass"
+        text += f", {dollars(arm.cost_per_pass)} a pass"
         if arm.cost_per_pass_interval:
             bounds = arm.cost_per_pass_interval
-            text += f" [{bounds.low:.4g}–{bounds.high:.4g}]"
+            text += f" [{dollars(bounds.low)}–{dollars(bounds.high)}]"
     return text
 
 
@@ -117,9 +124,12 @@ def describe(c: Comparison) -> str:
     if c.unequal_repeats:
         text += "; unequal repeats: each task's repeats averaged, every task weighs the same"
     if c.cost_difference is not None and c.cost_difference != 0:
-        text += f"; cost {c.cost_difference:+.4g} a task"
+        text += f"; cost {dollars(c.cost_difference, sign=True)} a task"
         if c.cost_interval:
-            text += f" [{c.cost_interval.low:+.4g}, {c.cost_interval.high:+.4g}]"
+            text += (
+                f" [{dollars(c.cost_interval.low, sign=True)}, "
+                f"{dollars(c.cost_interval.high, sign=True)}]"
+            )
     for measure in c.measures:
         text += f"; {describe_measure(measure)}"
     if c.reason:
