@@ -23,6 +23,7 @@ from harnessdrive.stats.cost import mean_interval_t
 from harnessdrive.stats.decisions import ArmInput, decide
 from harnessdrive.stats.pair_test import fewest_tasks_for, pair_interval, paired_tasks
 from harnessdrive.stats.rates import arm_rate
+from harnessdrive.stats.settle import decides
 from harnessdrive.stats.signflip import sign_flip_test
 from harnessdrive.stats.student import t_quantile, t_two_sided_p
 from harnessdrive.stats.tango import restricted_second_only, score_statistic, tango_interval
@@ -317,3 +318,31 @@ def test_the_worked_example_of_the_report_doc_runs() -> None:
     code = re.search(r"```python\n(.*?)```", text, re.S)
     assert code is not None
     exec(compile(code.group(1), "report.md", "exec"), {})
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_the_simulated_rule_is_the_rule_that_decides(seed: int) -> None:
+    rng = random.Random(seed)
+    repeats = rng.choice([1, 1, 3])
+    tasks = [f"t{i}" for i in range(rng.randint(2, 14))]
+    first = {t: [float(rng.random() < 0.8) for _ in range(repeats)] for t in tasks}
+    second = {t: [float(rng.random() < 0.35) for _ in range(repeats)] for t in tasks}
+    (c,) = decide([ArmInput("A", first), ArmInput("B", second)], settle=False).comparisons
+    assert decides(paired_tasks(first, second), c.threshold, None, 2) == (
+        c.verdict != "inconclusive"
+    )
+
+
+def test_more_comparisons_need_more_tasks_to_settle() -> None:
+    first = once([1, 1, 1, 1, 0, 1, 1, 0])
+    second = once([0, 1, 0, 0, 0, 1, 0, 0])
+    alone = decide([ArmInput("A", first), ArmInput("B", second)]).comparisons[0]
+    third = once([1, 0, 1, 0, 1, 0, 1, 0])
+    fourth = once([0, 0, 1, 1, 0, 0, 1, 1])
+    many = decide(
+        [ArmInput("A", first), ArmInput("B", second), ArmInput("C", third), ArmInput("D", fourth)]
+    ).between("A", "B")
+    assert alone.settle is not None and many is not None and many.settle is not None
+    assert alone.settle.more_tasks is not None and many.settle.more_tasks is not None
+    assert many.threshold < alone.threshold
+    assert many.settle.more_tasks > alone.settle.more_tasks
