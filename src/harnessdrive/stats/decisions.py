@@ -292,11 +292,13 @@ def _verdict(
     level = f"{family.level * 100:.3g}%"
     shown = f"[{interval.low * 100:+.0f}, {interval.high * 100:+.0f}] points"
     if differing < family.fewest:
-        those = "tasks" if differing == paired else f"of {paired} tasks differ"
-        count = f"{differing} {those}" if differing != paired else f"{paired} tasks"
-        with_family = f"with {family.size} comparisons " if family.size > 1 else ""
-        that_differ = " that differ" if differing != paired else ""
-        reason = f"{count}; {with_family}a verdict needs at least {family.fewest}{that_differ}"
+        # "6 tasks; with 3 comparisons a verdict needs at least 7" (ties do not count).
+        ties = differing != paired
+        count = f"{differing} of {paired} tasks differ" if ties else f"{paired} tasks"
+        family_size = f"with {family.size} comparisons " if family.size > 1 else ""
+        reason = f"{count}; {family_size}a verdict needs at least {family.fewest}" + (
+            " that differ" if ties else ""
+        )
     elif p_adjusted >= family.alpha and p >= threshold:
         reason = f"p = {p:.2g}, needs < {threshold:.3g}"
     elif p_adjusted >= family.alpha:
