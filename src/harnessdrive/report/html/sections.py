@@ -115,9 +115,11 @@ def cost(report: Report) -> str:
     frontier = ", ".join(stats.frontier) or "none"
     return (
         '<section id="cost"><h2>Pass rate against cost</h2>'
-        f"<p>Pareto frontier at the pessimistic bounds: {esc(frontier)}. Circles: each arm's "
-        "pass rate and mean cost per trial; squares: the lower bound of its pass rate at the "
-        "upper bound of its cost.</p>" + charts.cost_chart(stats.arms) + "</section>"
+        f"<p>Pareto frontier at the estimates: {esc(frontier)}. Circles: each arm's pass rate "
+        "and cost a task; whiskers: their intervals (a cost without spread has none). A "
+        "noisy arm keeps its place; its noise is drawn.</p>"
+        + charts.cost_chart(stats.arms)
+        + "</section>"
     )
 
 
