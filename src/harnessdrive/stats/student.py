@@ -4,6 +4,7 @@ time): the quantile a t interval needs, and the two-sided p of a paired t test."
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 _TINY = 1e-300
 _STEPS = 300
@@ -53,6 +54,7 @@ def t_cdf(t: float, df: float) -> float:
     return 1.0 - tail if t > 0 else tail
 
 
+@lru_cache(maxsize=1024)
 def t_quantile(probability: float, df: float) -> float:
     """The t value below which ``probability`` of the distribution lies (bisection on the
     CDF; 2.571 for 0.975 on 5 degrees of freedom)."""
