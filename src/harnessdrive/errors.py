@@ -30,8 +30,10 @@ from dataclasses import dataclass
 SETTING_NAMES = frozenset(
     {
         "allow_unpriced",
+        "confidence",
         "harnesses",
         "jobs",
+        "margin",
         "max_tasks",
         "max_usd",
         "models",

@@ -8,8 +8,10 @@ from harnessdrive.errors import Setting, UserError
 
 FLAGS: dict[str, str] = {
     "allow_unpriced": "--allow-unpriced",
+    "confidence": "--confidence",
     "harnesses": "--harness",
     "jobs": "--jobs",
+    "margin": "--margin",
     "max_tasks": "--max",
     "max_usd": "--max-usd",
     "models": "--model",

@@ -1,0 +1,285 @@
+"""Run until decided: schedule only the trials that the comparisons still open need.
+
+The plan lists every trial up to the most repeats allowed; this schedule takes from it round
+by round (stats/sequential_design.py). The first round is a pass over every task by every
+arm. After it, the next trials go to the arms of the comparisons still open, and only to the
+next round those comparisons need: an arm whose comparisons are all decided runs no more. Of
+the trials wanted, the arm that serves the most open comparisons goes first, then the arm of
+the least settled one (the widest interval), so a decision lands as early as the trials allow.
+
+The state is never kept apart from the store: after every recorded trial it is derived again
+from the recorded results, in repetition order, so a run killed and resumed reaches exactly
+the decisions an uninterrupted one would, and looks at the data no more often than the
+confidence sequences allow (at every round, which they allow).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import replace
+
+from harnessdrive.accounting.spend_gate import SpendGate
+from harnessdrive.errors import Setting, UserError
+from harnessdrive.running.concurrency import Slots
+from harnessdrive.running.plan import Plan, PlannedTrial
+from harnessdrive.running.schedule import Next, Schedule, is_done
+from harnessdrive.stats.sequential_design import (
+    DecisionSettings,
+    Outcome,
+    PairState,
+    follow,
+)
+from harnessdrive.store.decisions_file import (
+    DecisionRules,
+    DecisionsFile,
+    PairDecision,
+    read_decisions,
+)
+from harnessdrive.store.results import TrialResult
+from harnessdrive.store.store import Store
+
+
+class AdaptiveSchedule(Schedule):
+    """A :class:`Schedule` whose queue is the next round of the comparisons still open."""
+
+    def __init__(
+        self,
+        plan: Plan,
+        store: Store,
+        gate: SpendGate,
+        settings: DecisionSettings,
+        slots: Slots | None = None,
+    ) -> None:
+        super().__init__(plan, store, gate, slots)
+        self._record_to = store.paths.run_decisions(plan.run_id)
+        if settings.max_repeats != plan.repeat:
+            raise ValueError("the plan must list every repeat the run may take")
+        self.plan = plan
+        self.settings = settings
+        self.arms = [v.label for v in plan.variants]
+        self.tasks = [t.id for t in plan.suite.tasks]
+        self._cells = {(t.variant.label, t.task.id, t.repetition): t for t in plan.trials}
+        self._trials = {t.trial_id: t for t in plan.trials}
+        self._standing: dict[str, TrialResult] = {}
+        for trial in plan.trials:
+            result = store.recorded(trial.trial_id)
+            if result is not None and is_done(result, trial):
+                self._standing[trial.trial_id] = result
+        self._in_flight: set[str] = set()
+        self._unfinished: dict[str, str] = {}
+        """Trials of this run that ended without a standing result (not tried again here)."""
+        self.spent: str | None = None
+        """Why the spend cap ended the run, once it has."""
+        self.states = self._follow()
+        self.announced: set[tuple[str, str]] = set()
+        """Pairs whose decision has been told (those decided before a resume are told once)."""
+        self._refill()
+
+    # What the driver calls.
+
+    def next(self, *, in_flight: int) -> Next | None:
+        step = super().next(in_flight=in_flight)
+        if step is None:
+            return None
+        if step.skip is None:
+            self._in_flight.add(step.trial.trial_id)
+        elif step.trial.variant.label not in self.skipped_harnesses:
+            # The spend cap: nothing more starts; the open comparisons end inconclusive.
+            self.spent = f"the spend cap was reached ({step.skip})"
+            self._queue.clear()
+            self.states = self._follow()
+        return step
+
+    def finished(self, trial: PlannedTrial, result: TrialResult) -> str | None:
+        message = super().finished(trial, result)
+        self._in_flight.discard(trial.trial_id)
+        if is_done(result, trial):
+            self._standing[trial.trial_id] = result
+        else:
+            self._unfinished[trial.trial_id] = result.status.replace("_", " ")
+        self.states = self._follow()
+        self._refill()
+        lines = [message] if message else []
+        decided = self.newly_decided()
+        if decided:
+            self.write(finished=False)  # each decision is on disk before it is told
+        lines += decided
+        return "\n".join(lines) or None
+
+    def newly_decided(self) -> list[str]:
+        """One line for each decision not told yet; each is told once."""
+        lines = []
+        for state in self.states:
+            if not state.open and state.pair not in self.announced:
+                self.announced.add(state.pair)
+                lines.append(describe(state, len(self.tasks)))
+        return lines
+
+    # The sequential state, from the records.
+
+    def _outcome(self, arm: str, task: str, repetition: int) -> Outcome | None:
+        trial = self._cells.get((arm, task, repetition))
+        result = self._standing.get(trial.trial_id) if trial else None
+        if result is None:
+            return None
+        return Outcome(passed=result.outcome == "pass", usd=result.cost.charged_usd)
+
+    def _stopped(self, pair: tuple[str, str]) -> str | None:
+        for arm in pair:
+            if arm in self.skipped_harnesses:
+                return f"{arm} could not run: {self.skipped_harnesses[arm]}"
+        for trial_id, status in self._unfinished.items():
+            trial = self._trials[trial_id]
+            if trial.variant.label in pair:
+                return f"{trial_id} ended {status}; the same command tries it again"
+        return self.spent
+
+    def _follow(self) -> list[PairState]:
+        return follow(self.arms, self.tasks, self._outcome, self.settings, stopped=self._stopped)
+
+    def _refill(self) -> None:
+        """The queue: every trial the open comparisons' next round lacks, most useful first."""
+        if self.spent:
+            self._queue.clear()
+            return
+        open_pairs = [s for s in self.states if s.open]
+        serving = {arm: sum(arm in s.pair for s in open_pairs) for arm in self.arms}
+        widest = {
+            arm: max((s.upper - s.lower for s in open_pairs if arm in s.pair), default=0.0)
+            for arm in self.arms
+        }
+        wanted: dict[str, tuple[tuple[int, int, float, int], PlannedTrial]] = {}
+        for state in open_pairs:
+            repetition = state.rounds + 1
+            for arm in state.pair:
+                for order, task in enumerate(self.tasks):
+                    trial = self._cells[(arm, task, repetition)]
+                    taken = (self._standing, self._in_flight, self._unfinished)
+                    if any(trial.trial_id in each for each in taken):
+                        continue
+                    rank = (repetition, -serving[arm], -widest[arm], order)
+                    wanted[trial.trial_id] = (rank, trial)
+        self._queue = deque(trial for _, trial in sorted(wanted.values(), key=lambda w: w[0]))
+
+    # What the run leaves behind.
+
+    def recorded(self) -> tuple[int, float]:
+        """Trials recorded for the plan and what they were charged."""
+        return len(self._standing), sum(r.cost.charged_usd for r in self._standing.values())
+
+    def write(self, *, finished: bool) -> None:
+        self.decisions(finished=finished).write(self._record_to)
+
+    def decisions(self, *, finished: bool) -> DecisionsFile:
+        trials, usd = self.recorded()
+        states = self.states
+        if finished:
+            # A run that ends with comparisons open ran out of trials for them.
+            reason = self.spent or "the run was stopped before they were decided"
+            states = [
+                replace(s, verdict="inconclusive", reason=reason) if s.open else s for s in states
+            ]
+        return DecisionsFile(
+            run_id=self.plan.run_id,
+            rules=rules(self.settings),
+            tasks=len(self.tasks),
+            pairs=tuple(_pair_record(s, len(self.tasks)) for s in states),
+            trials=trials,
+            usd=usd,
+            finished=finished,
+        )
+
+    def summary(self) -> list[str]:
+        """The closing lines: what was decided, what it took, what a fixed design would."""
+        trials, usd = self.recorded()
+        decided = [s for s in self.states if s.verdict in ("better", "worse", "equivalent")]
+        lines = [
+            f"Until decided: {len(decided)} of {len(self.states)} comparison(s) decided with "
+            f"{trials} trials (${usd:.2f}) of at most {len(self.plan.trials)}."
+        ]
+        for state in self.states:
+            if state.verdict == "inconclusive":
+                lines.append(f"  {state.first} vs {state.second}: inconclusive, {state.reason}.")
+            elif state.open:
+                lines.append(
+                    f"  {state.first} vs {state.second}: still open after {state.rounds} "
+                    "round(s); the same command goes on."
+                )
+        fixed = [s.fixed_rounds for s in decided if s.fixed_rounds is not None]
+        if fixed:
+            # A fixed design runs every arm on every task for its number of rounds.
+            rounds = max(fixed)
+            fixed_trials = rounds * len(self.tasks) * len(self.arms)
+            per_trial = usd / trials if trials else 0.0
+            lines.append(
+                f"A fixed design of the same power for these decisions: about {rounds} "
+                f"round(s), {fixed_trials} trials (${fixed_trials * per_trial:.2f}); "
+                "an estimate from this run's data."
+            )
+        return lines
+
+
+def rules(settings: DecisionSettings) -> DecisionRules:
+    return DecisionRules(
+        confidence=settings.confidence,
+        margin=settings.margin,
+        max_repeats=settings.max_repeats,
+    )
+
+
+def check_same_rules(path_file: DecisionsFile | None, settings: DecisionSettings) -> None:
+    """A run resumes only under the rules it started with: a margin or a confidence changed
+    after seeing the data would void the guarantee."""
+    if path_file is None or path_file.rules == rules(settings):
+        return
+    was = path_file.rules
+    margin = "none" if was.margin is None else f"{was.margin:g}"
+    raise UserError(
+        f"this run was started with confidence {was.confidence:g} and margin {margin}; "
+        "resume it with the same, or use another results folder for other rules",
+        settings=(Setting("confidence"), Setting("margin")),
+    )
+
+
+def check_rules_unchanged(store: Store, run_id: str, settings: DecisionSettings) -> None:
+    check_same_rules(read_decisions(store.paths.run_decisions(run_id)), settings)
+
+
+def describe(state: PairState, tasks: int) -> str:
+    """One line for a final decision, with what it took."""
+    took = f"after {state.rounds} round(s): {state.trials} trials, ${state.usd:.2f}"
+    interval = f"{state.difference:+.2f} [{state.lower:+.2f}, {state.upper:+.2f}]"
+    if state.verdict == "inconclusive":
+        return f"Inconclusive: {state.first} vs {state.second} {took}; {state.reason}."
+    if state.verdict == "equivalent":
+        head = f"Decided: {state.first} equivalent to {state.second}"
+    else:
+        head = f"Decided: {state.first} {state.verdict} than {state.second}"
+    line = f"{head}, {interval} {took}"
+    if state.fixed_rounds is not None:
+        per_round = state.usd / state.rounds if state.rounds else 0.0
+        line += (
+            f" (a fixed design of the same power: about {state.fixed_rounds} round(s), "
+            f"{2 * tasks * state.fixed_rounds} trials, ${per_round * state.fixed_rounds:.2f})"
+        )
+    return line + "."
+
+
+def _pair_record(state: PairState, tasks: int) -> PairDecision:
+    fixed = state.fixed_rounds
+    per_round = state.usd / state.rounds if state.rounds else 0.0
+    return PairDecision(
+        first=state.first,
+        second=state.second,
+        verdict=state.verdict,
+        difference=state.difference,
+        lower=state.lower,
+        upper=state.upper,
+        rounds=state.rounds,
+        trials=state.trials,
+        usd=state.usd,
+        reason=state.reason,
+        fixed_design_rounds=fixed,
+        fixed_design_trials=None if fixed is None else 2 * tasks * fixed,
+        fixed_design_usd=None if fixed is None else per_round * fixed,
+    )
