@@ -30,7 +30,6 @@ from dataclasses import dataclass
 SETTING_NAMES = frozenset(
     {
         "allow_unpriced",
-        "confidence",
         "harnesses",
         "jobs",
         "margin",

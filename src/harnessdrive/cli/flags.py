@@ -8,7 +8,6 @@ from harnessdrive.errors import Setting, UserError
 
 FLAGS: dict[str, str] = {
     "allow_unpriced": "--allow-unpriced",
-    "confidence": "--confidence",
     "harnesses": "--harness",
     "jobs": "--jobs",
     "margin": "--margin",

@@ -27,6 +27,7 @@ from harnessdrive.running.concurrency import parse_limit
 from harnessdrive.running.never_ran import harnesses_that_never_ran
 from harnessdrive.running.plan import Plan, make_plan
 from harnessdrive.running.run import RunDriver, RunOptions, RunSummary
+from harnessdrive.stats.sequential_design import repeats_needed
 from harnessdrive.tasks.loading import load_suite
 
 EXIT_INTERRUPTED = 130
@@ -170,7 +171,8 @@ def run(
         until_decided=rules,
     )
     if rules is not None:
-        repeat = rules.max_repeats  # the plan lists every round the run may take
+        # The plan lists every trial the budget could take; the run takes only those needed.
+        repeat = repeats_needed([t.id for t in loaded.tasks], rules.max_repeats)
     plan = make_plan(loaded, variants, repeat if repeat is not None else (sweep_repeat or 1))
     _execute_and_report(plan, options, json_output)
 

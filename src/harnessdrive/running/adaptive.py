@@ -1,16 +1,17 @@
 """Run until decided: schedule only the trials that the comparisons still open need.
 
-The plan lists every trial up to the most repeats allowed; this schedule takes from it round
-by round (stats/sequential_design.py). The first round is a pass over every task by every
-arm. After it, the next trials go to the arms of the comparisons still open, and only to the
-next round those comparisons need: an arm whose comparisons are all decided runs no more. Of
-the trials wanted, the arm that serves the most open comparisons goes first, then the arm of
-the least settled one (the widest interval), so a decision lands as early as the trials allow.
+The plan lists every trial the budget could take; this schedule takes from it as the
+comparisons need (stats/sequential_design.py). The first pass runs every arm on every task.
+After it, each open comparison needs its next slot (a task drawn at random, at its next
+repetition) from both its arms: an arm whose comparisons are all decided runs no more, and a
+slot serves every open comparison of the arms that run it. Of the trials wanted, the earliest
+slot goes first, then the arm that serves the most open comparisons, then the arm of the least
+settled one (the widest interval), so a decision lands as early as the trials allow.
 
 The state is never kept apart from the store: after every recorded trial it is derived again
-from the recorded results, in repetition order, so a run killed and resumed reaches exactly
-the decisions an uninterrupted one would, and looks at the data no more often than the
-confidence sequences allow (at every round, which they allow).
+from the recorded results, in slot order, so a run killed and resumed reaches exactly the
+decisions an uninterrupted one would, and looks at the data no more often than the confidence
+sequences allow (after every observation, which they allow).
 """
 
 from __future__ import annotations
@@ -27,7 +28,10 @@ from harnessdrive.stats.sequential_design import (
     DecisionSettings,
     Outcome,
     PairState,
+    fixed_design_rounds,
     follow,
+    pair_alpha,
+    slot_plan,
 )
 from harnessdrive.store.decisions_file import (
     DecisionRules,
@@ -52,12 +56,13 @@ class AdaptiveSchedule(Schedule):
     ) -> None:
         super().__init__(plan, store, gate, slots)
         self._record_to = store.paths.run_decisions(plan.run_id)
-        if settings.max_repeats != plan.repeat:
-            raise ValueError("the plan must list every repeat the run may take")
         self.plan = plan
         self.settings = settings
         self.arms = [v.label for v in plan.variants]
         self.tasks = [t.id for t in plan.suite.tasks]
+        self.draws = slot_plan(self.tasks, settings.max_repeats)
+        if any(repetition > plan.repeat for _, repetition in self.draws):
+            raise ValueError("the plan must list every repeat the slots may take")
         self._cells = {(t.variant.label, t.task.id, t.repetition): t for t in plan.trials}
         self._trials = {t.trial_id: t for t in plan.trials}
         self._standing: dict[str, TrialResult] = {}
@@ -66,6 +71,7 @@ class AdaptiveSchedule(Schedule):
             if result is not None and is_done(result, trial):
                 self._standing[trial.trial_id] = result
         self._in_flight: set[str] = set()
+        self._fixed: dict[tuple[tuple[str, str], tuple[int, ...]], int | None] = {}
         self._unfinished: dict[str, str] = {}
         """Trials of this run that ended without a standing result (not tried again here)."""
         self.spent: str | None = None
@@ -112,7 +118,7 @@ class AdaptiveSchedule(Schedule):
         for state in self.states:
             if not state.open and state.pair not in self.announced:
                 self.announced.add(state.pair)
-                lines.append(describe(state, len(self.tasks)))
+                lines.append(describe(state, len(self.tasks), self.fixed_rounds(state)))
         return lines
 
     # The sequential state, from the records.
@@ -135,7 +141,32 @@ class AdaptiveSchedule(Schedule):
         return self.spent
 
     def _follow(self) -> list[PairState]:
-        return follow(self.arms, self.tasks, self._outcome, self.settings, stopped=self._stopped)
+        return follow(
+            self.arms,
+            self.tasks,
+            self._outcome,
+            self.settings,
+            slots=self.draws,
+            stopped=self._stopped,
+        )
+
+    def fixed_rounds(self, state: PairState) -> int | None:
+        """Rounds a fixed design of the same power would have taken for a decided pair (an
+        estimate from its own rounds; computed once, the rounds of a decision never change)."""
+        if state.verdict not in ("better", "worse", "equivalent") or not state.differences:
+            return None
+        key = (state.pair, state.differences)
+        if key not in self._fixed:
+            alpha = pair_alpha(self.settings, len(self.arms))
+            self._fixed[key] = fixed_design_rounds(
+                state.differences,
+                len(self.tasks),
+                alpha,
+                self.settings,
+                state.verdict,
+                seed="/".join(state.pair),
+            )
+        return self._fixed[key]
 
     def _refill(self) -> None:
         """The queue: every trial the open comparisons' next round lacks, most useful first."""
@@ -149,15 +180,19 @@ class AdaptiveSchedule(Schedule):
             for arm in self.arms
         }
         wanted: dict[str, tuple[tuple[int, int, float, int], PlannedTrial]] = {}
+        taken = (self._standing, self._in_flight, self._unfinished)
         for state in open_pairs:
-            repetition = state.rounds + 1
+            if state.first_pass_done:
+                position = state.slots_read + 1  # the first pass is position 0
+                cells = [self.draws[state.slots_read]]
+            else:
+                position, cells = 0, [(task, 1) for task in self.tasks]
             for arm in state.pair:
-                for order, task in enumerate(self.tasks):
+                for order, (task, repetition) in enumerate(cells):
                     trial = self._cells[(arm, task, repetition)]
-                    taken = (self._standing, self._in_flight, self._unfinished)
                     if any(trial.trial_id in each for each in taken):
                         continue
-                    rank = (repetition, -serving[arm], -widest[arm], order)
+                    rank = (position, -serving[arm], -widest[arm], order)
                     wanted[trial.trial_id] = (rank, trial)
         self._queue = deque(trial for _, trial in sorted(wanted.values(), key=lambda w: w[0]))
 
@@ -183,7 +218,7 @@ class AdaptiveSchedule(Schedule):
             run_id=self.plan.run_id,
             rules=rules(self.settings),
             tasks=len(self.tasks),
-            pairs=tuple(_pair_record(s, len(self.tasks)) for s in states),
+            pairs=tuple(_pair_record(s, len(self.tasks), self.fixed_rounds(s)) for s in states),
             trials=trials,
             usd=usd,
             finished=finished,
@@ -195,25 +230,26 @@ class AdaptiveSchedule(Schedule):
         decided = [s for s in self.states if s.verdict in ("better", "worse", "equivalent")]
         lines = [
             f"Until decided: {len(decided)} of {len(self.states)} comparison(s) decided with "
-            f"{trials} trials (${usd:.2f}) of at most {len(self.plan.trials)}."
+            f"{trials} trials (${usd:.2f}); the budget allowed "
+            f"{self.settings.max_repeats * len(self.tasks) * len(self.arms)}."
         ]
         for state in self.states:
             if state.verdict == "inconclusive":
                 lines.append(f"  {state.first} vs {state.second}: inconclusive, {state.reason}.")
             elif state.open:
                 lines.append(
-                    f"  {state.first} vs {state.second}: still open after {state.rounds} "
-                    "round(s); the same command goes on."
+                    f"  {state.first} vs {state.second}: still open after {state.trials} "
+                    "trials; the same command goes on."
                 )
-        fixed = [s.fixed_rounds for s in decided if s.fixed_rounds is not None]
+        fixed = [n for s in decided if (n := self.fixed_rounds(s)) is not None]
         if fixed:
             # A fixed design runs every arm on every task for its number of rounds.
             rounds = max(fixed)
             fixed_trials = rounds * len(self.tasks) * len(self.arms)
             per_trial = usd / trials if trials else 0.0
             lines.append(
-                f"A fixed design of the same power for these decisions: about {rounds} "
-                f"round(s), {fixed_trials} trials (${fixed_trials * per_trial:.2f}); "
+                f"A fixed design of the same power for these decisions: every arm on every "
+                f"task {rounds} time(s), {fixed_trials} trials (${fixed_trials * per_trial:.2f}); "
                 "an estimate from this run's data."
             )
         return lines
@@ -237,7 +273,7 @@ def check_same_rules(path_file: DecisionsFile | None, settings: DecisionSettings
     raise UserError(
         f"this run was started with confidence {was.confidence:g} and margin {margin}; "
         "resume it with the same, or use another results folder for other rules",
-        settings=(Setting("confidence"), Setting("margin")),
+        settings=(Setting("margin"),),
     )
 
 
@@ -245,9 +281,9 @@ def check_rules_unchanged(store: Store, run_id: str, settings: DecisionSettings)
     check_same_rules(read_decisions(store.paths.run_decisions(run_id)), settings)
 
 
-def describe(state: PairState, tasks: int) -> str:
+def describe(state: PairState, tasks: int, fixed: int | None = None) -> str:
     """One line for a final decision, with what it took."""
-    took = f"after {state.rounds} round(s): {state.trials} trials, ${state.usd:.2f}"
+    took = f"after {state.trials} trials (${state.usd:.2f})"
     interval = f"{state.difference:+.2f} [{state.lower:+.2f}, {state.upper:+.2f}]"
     if state.verdict == "inconclusive":
         return f"Inconclusive: {state.first} vs {state.second} {took}; {state.reason}."
@@ -256,18 +292,18 @@ def describe(state: PairState, tasks: int) -> str:
     else:
         head = f"Decided: {state.first} {state.verdict} than {state.second}"
     line = f"{head}, {interval} {took}"
-    if state.fixed_rounds is not None:
-        per_round = state.usd / state.rounds if state.rounds else 0.0
+    if fixed is not None:
+        per_trial = state.usd / state.trials if state.trials else 0.0
         line += (
-            f" (a fixed design of the same power: about {state.fixed_rounds} round(s), "
-            f"{2 * tasks * state.fixed_rounds} trials, ${per_round * state.fixed_rounds:.2f})"
+            f"; a fixed design of the same power: about {2 * tasks * fixed} trials "
+            f"(${per_trial * 2 * tasks * fixed:.2f})"
         )
     return line + "."
 
 
-def _pair_record(state: PairState, tasks: int) -> PairDecision:
-    fixed = state.fixed_rounds
-    per_round = state.usd / state.rounds if state.rounds else 0.0
+def _pair_record(state: PairState, tasks: int, fixed: int | None) -> PairDecision:
+    per_trial = state.usd / state.trials if state.trials else 0.0
+    fixed_trials = None if fixed is None else 2 * tasks * fixed
     return PairDecision(
         first=state.first,
         second=state.second,
@@ -275,11 +311,10 @@ def _pair_record(state: PairState, tasks: int) -> PairDecision:
         difference=state.difference,
         lower=state.lower,
         upper=state.upper,
-        rounds=state.rounds,
         trials=state.trials,
         usd=state.usd,
         reason=state.reason,
-        fixed_design_rounds=fixed,
-        fixed_design_trials=None if fixed is None else 2 * tasks * fixed,
-        fixed_design_usd=None if fixed is None else per_round * fixed,
+        fixed_design_passes=fixed,
+        fixed_design_trials=fixed_trials,
+        fixed_design_usd=None if fixed_trials is None else per_trial * fixed_trials,
     )

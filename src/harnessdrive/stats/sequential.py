@@ -80,11 +80,14 @@ class BettingSequence:
         z = (value + 1) / 2
         t = self.count + 1
         variance = self._z_squares / t  # sigma-hat squared of the first t - 1 observations
-        stake = math.sqrt(2 * self._threshold / (variance * t * math.log(1 + t)))
         for i, point in enumerate(self.points):
             m = (point + 1) / 2
-            up = min(stake, TRUNCATION / m)
-            down = min(stake, TRUNCATION / (1 - m))
+            gap = self._z_mean - m
+            # Each bettor stakes about the share that would grow its capital fastest were the
+            # plug-in mean and variance the truth (aGRAPA), only in its own direction.
+            growth = gap / (variance + gap * gap)
+            up = min(max(growth, 0.0), TRUNCATION / m)
+            down = min(max(-growth, 0.0), TRUNCATION / (1 - m))
             self._log_up[i] += math.log1p(up * (z - m))
             self._log_down[i] += math.log1p(-down * (z - m))
             if self._log_up[i] >= self._threshold:

@@ -1,13 +1,23 @@
-"""Run-until-decided comparisons: rounds of paired trials read by confidence sequences.
+"""Run-until-decided comparisons: paired trials on tasks drawn at random, read by confidence
+sequences.
 
-A round is one trial of each arm on every task at the same repetition number. Its observation
-for a pair of arms is the mean over tasks of (pass of the first arm - pass of the second): a
-number in [-1, 1] whose expectation is exactly the difference of the arms' mean per-task pass
-rates, the quantity every view of the report compares, and rounds are independent. Each pair
-reads its rounds in repetition order through a :class:`BettingSequence` at level alpha divided
-by the number of pairs (Bonferroni: every sequence covers at every time at once with
-probability 1 - alpha, so each pair may stop on its own). A pair is decided the first round its
-sequence decides, and the decision is final.
+What a pair of arms is compared on is the difference of their mean per-task pass rates, the
+quantity every view of the report compares. Each comparison reads a sequence of observations
+in [-1, 1] whose expectation, given everything before, is exactly that difference:
+
+1. the first pass: every arm on every task once (repetition 1); its observation is the mean
+   over tasks of (pass of the first arm - pass of the second);
+2. then slots: slot i is a task drawn uniformly at random (with replacement) by a generator
+   seeded from the suite's task ids and the budget, never from an outcome, at that task's next
+   repetition; its observation is the pair's pass difference on that one trial each.
+
+A task drawn at random makes each slot's expectation the mean over tasks, whatever was seen
+before, and one trial pair per observation lets the bets grow as fast as the data allow (a
+round's mean would be bounded by [-1, 1] too, but spread far less than that range, and a bet
+must survive its whole range). Each pair reads its sequence in order through a
+:class:`BettingSequence` at level alpha divided by the number of pairs (Bonferroni: every
+sequence covers at every time at once with probability 1 - alpha, so each pair may stop on its
+own), and is decided at the first observation its sequence decides; the decision is final.
 
 Everything here is a function of the outcomes it is given: the same records give the same
 decisions, in whatever order they were recorded and however often the run was stopped.
@@ -28,7 +38,7 @@ from harnessdrive.stats.sequential import BettingSequence, SequentialVerdict, de
 PairVerdict = Literal["better", "worse", "equivalent", "inconclusive"]
 
 POWER_RESAMPLES = 200
-"""Replays of the test on resampled rounds that estimate its power for the fixed-design cost."""
+"""Replays of the test on resampled data that estimate its power, for the fixed-design cost."""
 
 POWER_CAP = 0.99
 """Power above this is taken as this much: a fixed design for certainty has no finite size."""
@@ -40,7 +50,8 @@ class DecisionSettings:
     margin: float | None = None
     """Arms within +-margin of each other are ``equivalent``; None: never equivalent."""
     max_repeats: int = 10
-    """Rounds at most; a pair still open after them is ``inconclusive``."""
+    """The budget of each comparison: as many trial pairs as this many passes over the tasks
+    (a task drawn often may run more often than this). Still open after it: ``inconclusive``."""
 
     @property
     def alpha(self) -> float:
@@ -56,6 +67,9 @@ class Outcome:
 OutcomeOf = Callable[[str, str, int], Outcome | None]
 """(arm, task, repetition) -> the standing outcome of that trial, or None when there is none."""
 
+Slot = tuple[str, int]
+"""A task drawn, and the repetition of it the slot runs."""
+
 
 @dataclass(frozen=True)
 class PairState:
@@ -63,19 +77,20 @@ class PairState:
     second: str
     verdict: PairVerdict | None
     """None while the comparison is open."""
-    rounds: int
-    """Rounds read: up to the decision when decided."""
+    slots_read: int
+    """Slots read after the first pass (0 until the first pass is complete)."""
     trials: int
+    """Trials read, both arms: up to the decision when decided."""
     usd: float
-    """What the rounds read cost, both arms."""
+    """What the trials read cost."""
     difference: float
-    """first - second: the mean per-task pass-rate difference over the rounds read."""
+    """first - second: the mean per-task pass-rate difference, estimated from the trials read."""
     lower: float
     upper: float
     reason: str = ""
     """Why an ``inconclusive`` pair stopped."""
-    fixed_rounds: int | None = None
-    """Rounds a fixed design of the same power would run (an estimate from this pair's data)."""
+    differences: tuple[int, ...] = ()
+    """Each trial pair's pass difference, in the order read (the first pass task by task)."""
 
     @property
     def pair(self) -> tuple[str, str]:
@@ -85,9 +100,36 @@ class PairState:
     def open(self) -> bool:
         return self.verdict is None
 
+    @property
+    def first_pass_done(self) -> bool:
+        return bool(self.differences)
+
 
 def pairs_of(arms: Sequence[str]) -> list[tuple[str, str]]:
     return list(combinations(arms, 2))
+
+
+def pair_alpha(settings: DecisionSettings, arms: int) -> float:
+    """Each pair's level: the run's alpha split evenly over its pairs (Bonferroni)."""
+    return settings.alpha / max(arms * (arms - 1) // 2, 1)
+
+
+def slot_plan(tasks: Sequence[str], max_repeats: int) -> list[Slot]:
+    """The slots after the first pass, drawn once and for all from the task ids and the budget
+    (a string seed is hashed the same way on every platform and Python version)."""
+    rng = random.Random("until-decided/" + "\n".join(tasks) + f"/{max_repeats}")
+    runs = dict.fromkeys(tasks, 1)
+    slots = []
+    for _ in range((max_repeats - 1) * len(tasks)):
+        task = tasks[rng.randrange(len(tasks))]
+        runs[task] += 1
+        slots.append((task, runs[task]))
+    return slots
+
+
+def repeats_needed(tasks: Sequence[str], max_repeats: int) -> int:
+    """The highest repetition any slot runs: how many repeats the plan must list."""
+    return max((repetition for _, repetition in slot_plan(tasks, max_repeats)), default=1)
 
 
 def follow(
@@ -96,22 +138,25 @@ def follow(
     outcome: OutcomeOf,
     settings: DecisionSettings,
     *,
+    slots: Sequence[Slot] | None = None,
     interval: bool = True,
     stopped: Callable[[tuple[str, str]], str | None] = lambda pair: None,
 ) -> list[PairState]:
     """Every pair's state from the outcomes recorded so far. ``stopped`` names why a pair that
     is still open can go no further (an arm cannot run, the spend cap): it is inconclusive."""
-    pairs = pairs_of(arms)
-    alpha = settings.alpha / max(len(pairs), 1)
+    if slots is None:
+        slots = slot_plan(tasks, settings.max_repeats)
+    alpha = pair_alpha(settings, len(arms))
     return [
-        _follow_pair(pair, tasks, outcome, settings, alpha, interval, stopped(pair))
-        for pair in pairs
+        _follow_pair(pair, tasks, slots, outcome, settings, alpha, interval, stopped(pair))
+        for pair in pairs_of(arms)
     ]
 
 
 def _follow_pair(
     pair: tuple[str, str],
     tasks: Sequence[str],
+    slots: Sequence[Slot],
     outcome: OutcomeOf,
     settings: DecisionSettings,
     alpha: float,
@@ -119,84 +164,100 @@ def _follow_pair(
     stop_reason: str | None,
 ) -> PairState:
     sequence = BettingSequence(alpha, tracked_points(settings.margin), grid=interval)
+    differences: list[int] = []
     usd = 0.0
     verdict: SequentialVerdict | None = None
-    observed: list[float] = []
-    for repetition in range(1, settings.max_repeats + 1):
-        cells = [(outcome(pair[0], t, repetition), outcome(pair[1], t, repetition)) for t in tasks]
-        if any(a is None or b is None for a, b in cells):
-            break
-        value = sum(int(a.passed) - int(b.passed) for a, b in cells if a and b) / len(tasks)
-        usd += sum(a.usd + b.usd for a, b in cells if a and b)
-        sequence.add(value)
-        observed.append(value)
+    read = 0
+    first = [(outcome(pair[0], t, 1), outcome(pair[1], t, 1)) for t in tasks]
+    if all(a is not None and b is not None for a, b in first):
+        for a, b in first:
+            assert a is not None and b is not None
+            differences.append(int(a.passed) - int(b.passed))
+            usd += a.usd + b.usd
+        sequence.add(sum(differences) / len(tasks))
         verdict = decide(sequence, settings.margin)
-        if verdict is not None:
-            break
-    rounds = sequence.count
+        for task, repetition in slots:
+            if verdict is not None:
+                break
+            a, b = outcome(pair[0], task, repetition), outcome(pair[1], task, repetition)
+            if a is None or b is None:
+                break
+            difference = int(a.passed) - int(b.passed)
+            differences.append(difference)
+            usd += a.usd + b.usd
+            sequence.add(difference)
+            read += 1
+            verdict = decide(sequence, settings.margin)
     final: PairVerdict | None = verdict
     reason = ""
-    if final is None and rounds == settings.max_repeats:
-        final, reason = "inconclusive", f"still open after {rounds} rounds (the most allowed)"
+    if final is None and differences and read == len(slots):
+        final = "inconclusive"
+        reason = f"still open after {2 * len(differences)} trials (the budget)"
     elif final is None and stop_reason:
         final, reason = "inconclusive", stop_reason
     bounds = sequence.interval
-    fixed = None
-    if verdict is not None:
-        fixed = fixed_design_rounds(observed, alpha, settings, verdict, seed="/".join(pair))
     return PairState(
         first=pair[0],
         second=pair[1],
         verdict=final,
-        rounds=rounds,
-        trials=2 * len(tasks) * rounds,
+        slots_read=read,
+        trials=2 * len(differences),
         usd=usd,
-        difference=sequence.mean,
+        difference=statistics.fmean(differences) if differences else 0.0,
         lower=bounds.lower,
         upper=bounds.upper,
         reason=reason,
-        fixed_rounds=fixed,
+        differences=tuple(differences),
     )
 
 
 def sequential_power(
-    rounds: Sequence[float], alpha: float, settings: DecisionSettings, verdict: str, seed: str
+    differences: Sequence[int],
+    tasks: int,
+    alpha: float,
+    settings: DecisionSettings,
+    verdict: str,
+    seed: str,
 ) -> float:
-    """The chance the test reaches ``verdict`` within the most rounds allowed, were the rounds
-    drawn from those observed (resampled with replacement, seeded: the same data give the same
+    """The chance the test reaches ``verdict`` within its budget, were the trial pairs drawn
+    from those observed (resampled with replacement, seeded: the same data give the same
     figure)."""
     rng = random.Random(seed)
     hits = 0
     for _ in range(POWER_RESAMPLES):
         sequence = BettingSequence(alpha, tracked_points(settings.margin), grid=False)
-        for _ in range(settings.max_repeats):
-            sequence.add(rng.choice(rounds))
-            reached = decide(sequence, settings.margin)
+        sequence.add(statistics.fmean(rng.choice(differences) for _ in range(tasks)))
+        reached = decide(sequence, settings.margin)
+        for _ in range((settings.max_repeats - 1) * tasks):
             if reached is not None:
-                hits += reached == verdict
                 break
+            sequence.add(rng.choice(differences))
+            reached = decide(sequence, settings.margin)
+        hits += reached == verdict
     return hits / POWER_RESAMPLES
 
 
 def fixed_design_rounds(
-    rounds: Sequence[float],
+    differences: Sequence[int],
+    tasks: int,
     alpha: float,
     settings: DecisionSettings,
     verdict: SequentialVerdict,
     seed: str,
 ) -> int | None:
-    """Rounds a fixed design would need for the same power at this pair's observed difference
-    and spread (a z test at the same alpha; two one-sided tests for ``equivalent``). The spread
-    is regularised as the bets' own plug-in is, so that rounds that all agree do not claim a
-    spread of zero. None when the observed difference gives a fixed design nothing to detect."""
-    power = min(sequential_power(rounds, alpha, settings, verdict, seed), POWER_CAP)
+    """Passes over the tasks a fixed design would need for the same power at this pair's
+    observed difference and spread (a z test at the same alpha; two one-sided tests for
+    ``equivalent``). The spread is regularised as the bets' own plug-in is, so that trials that
+    all agree do not claim a spread of zero. None when the observed difference gives a fixed
+    design nothing to detect."""
+    power = min(sequential_power(differences, tasks, alpha, settings, verdict, seed), POWER_CAP)
     if power <= 0.5:
         return None
     normal = statistics.NormalDist()
-    mean = statistics.fmean(rounds)
-    halves = [(x + 1) / 2 for x in rounds]
+    mean = statistics.fmean(differences)
+    halves = [(x + 1) / 2 for x in differences]
     centre = statistics.fmean(halves)
-    spread = 2 * math.sqrt((0.25 + sum((h - centre) ** 2 for h in halves)) / (len(rounds) + 1))
+    spread = 2 * math.sqrt((0.25 + sum((h - centre) ** 2 for h in halves)) / (len(halves) + 1))
     if verdict == "equivalent":
         assert settings.margin is not None
         room = settings.margin - abs(mean)
@@ -206,4 +267,6 @@ def fixed_design_rounds(
         z = normal.inv_cdf(1 - alpha / 2) + normal.inv_cdf(power)
     if room <= 0:
         return None
-    return max(1, math.ceil((z * spread / room) ** 2))
+    # However little the spread, an exact test needs this many trial pairs that all agree.
+    fewest = math.ceil(math.log2(2 / alpha))
+    return max(math.ceil(fewest / tasks), math.ceil((z * spread / room) ** 2 / tasks))

@@ -43,12 +43,14 @@ class PairDecision(_Model):
     """first - second: the mean per-task pass-rate difference over the rounds read."""
     lower: float
     upper: float
-    """The confidence sequence when decided (or now), at the pair's Bonferroni level."""
-    rounds: int
+    """The confidence sequence when decided (or now), at the pair's Bonferroni level, rounded
+    outwards to hundredths."""
     trials: int
+    """Trials read, both arms, up to the decision."""
     usd: float
     reason: str = ""
-    fixed_design_rounds: int | None = None
+    fixed_design_passes: int | None = None
+    """Times a fixed design would run each arm on each task for the same power."""
     fixed_design_trials: int | None = None
     fixed_design_usd: float | None = None
     """What a fixed design of the same power would have cost, estimated from the pair's data."""
