@@ -125,7 +125,7 @@ def fixed_passes_for(world: World, power: float, alpha: float, sims: int, seed: 
 
 
 def false_verdicts(runs: int, seed: int) -> None:
-    print("False verdicts between identical arms (a look after every observation, budget 50 passes):")
+    print("False verdicts between identical arms (a look after every observation, 50 passes):")
     cases: Sequence[tuple[int, int, float | None]] = [
         (6, 2, None),
         (10, 2, None),
