@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +16,7 @@ from harnessdrive.stats.sequential_design import (
     repeats_needed,
     slot_plan,
 )
+from harnessdrive.store.decisions_file import DecisionRules, DecisionsFile, PairDecision
 
 
 def _paired(rng: random.Random, first: float, second: float) -> int:
@@ -161,3 +163,12 @@ def test_a_fixed_design_estimate_needs_more_for_a_smaller_difference() -> None:
     big = fixed_design_rounds(large, 6, 0.05, settings, "better", seed="x")
     little = fixed_design_rounds(small, 6, 0.05, settings, "better", seed="x")
     assert big is not None and little is not None and big < little
+
+
+def test_every_field_of_the_decisions_file_is_documented() -> None:
+    text = (Path(__file__).resolve().parents[2] / "docs" / "report.md").read_text()
+    section = text[text.index("### `decisions/<run_id>.json`") :]
+    for model in (DecisionsFile, DecisionRules, PairDecision):
+        names = [info.alias or name for name, info in model.model_fields.items()]
+        missing = [name for name in names if f"`{name}`" not in section]
+        assert missing == [], f"{model.__name__}: {missing}"
