@@ -140,8 +140,16 @@ def test_follow_waits_for_missing_trials_and_ends_inconclusive_at_the_budget() -
 
     [waiting] = follow(["a", "b"], TASKS, first_pass_only, settings)
     assert waiting.open and waiting.slots_read == 0 and waiting.trials == 2 * len(TASKS)
-    [stopped] = follow(["a", "b"], TASKS, first_pass_only, settings, stopped=lambda pair: "the cap")
+    seen: list[object] = []
+
+    def cap(pair: tuple[str, str], waiting: list[tuple[str, str, int]]) -> str:
+        seen.append(waiting)
+        return "the cap"
+
+    [stopped] = follow(["a", "b"], TASKS, first_pass_only, settings, stopped=cap)
     assert stopped.verdict == "inconclusive" and stopped.reason == "the cap"
+    task, repetition = slot_plan(TASKS, 3)[0]
+    assert seen == [[("a", task, repetition), ("b", task, repetition)]]
 
 
 def test_the_slots_are_fixed_by_the_tasks_and_the_budget_alone() -> None:

@@ -25,6 +25,7 @@ from harnessdrive.running.concurrency import Slots
 from harnessdrive.running.plan import Plan, PlannedTrial
 from harnessdrive.running.schedule import Next, Schedule, is_done
 from harnessdrive.stats.sequential_design import (
+    Cell,
     DecisionSettings,
     Outcome,
     PairState,
@@ -64,7 +65,6 @@ class AdaptiveSchedule(Schedule):
         if any(repetition > plan.repeat for _, repetition in self.draws):
             raise ValueError("the plan must list every repeat the slots may take")
         self._cells = {(t.variant.label, t.task.id, t.repetition): t for t in plan.trials}
-        self._trials = {t.trial_id: t for t in plan.trials}
         self._standing: dict[str, TrialResult] = {}
         for trial in plan.trials:
             result = store.recorded(trial.trial_id)
@@ -130,13 +130,14 @@ class AdaptiveSchedule(Schedule):
             return None
         return Outcome(passed=result.outcome == "pass", usd=result.cost.charged_usd)
 
-    def _stopped(self, pair: tuple[str, str]) -> str | None:
+    def _stopped(self, pair: tuple[str, str], waiting: list[Cell]) -> str | None:
         for arm in pair:
             if arm in self.skipped_harnesses:
                 return f"{arm} could not run: {self.skipped_harnesses[arm]}"
-        for trial_id, status in self._unfinished.items():
-            trial = self._trials[trial_id]
-            if trial.variant.label in pair:
+        for cell in waiting:
+            trial_id = self._cells[cell].trial_id
+            if trial_id in self._unfinished:
+                status = self._unfinished[trial_id]
                 return f"{trial_id} ended {status}; the same command tries it again"
         return self.spent
 

@@ -70,6 +70,12 @@ OutcomeOf = Callable[[str, str, int], Outcome | None]
 Slot = tuple[str, int]
 """A task drawn, and the repetition of it the slot runs."""
 
+Cell = tuple[str, str, int]
+"""(arm, task, repetition): one trial."""
+
+StopReason = Callable[[tuple[str, str], list[Cell]], str | None]
+"""(pair, the trials it waits for) -> why they will not come in this run, or None."""
+
 
 @dataclass(frozen=True)
 class PairState:
@@ -140,15 +146,16 @@ def follow(
     *,
     slots: Sequence[Slot] | None = None,
     interval: bool = True,
-    stopped: Callable[[tuple[str, str]], str | None] = lambda pair: None,
+    stopped: StopReason = lambda pair, waiting: None,
 ) -> list[PairState]:
     """Every pair's state from the outcomes recorded so far. ``stopped`` names why a pair that
-    is still open can go no further (an arm cannot run, the spend cap): it is inconclusive."""
+    is still open can go no further (an arm cannot run, the spend cap, a trial that could not
+    finish): it is then inconclusive."""
     if slots is None:
         slots = slot_plan(tasks, settings.max_repeats)
     alpha = pair_alpha(settings, len(arms))
     return [
-        _follow_pair(pair, tasks, slots, outcome, settings, alpha, interval, stopped(pair))
+        _follow_pair(pair, tasks, slots, outcome, settings, alpha, interval, stopped)
         for pair in pairs_of(arms)
     ]
 
@@ -161,7 +168,7 @@ def _follow_pair(
     settings: DecisionSettings,
     alpha: float,
     interval: bool,
-    stop_reason: str | None,
+    stopped: StopReason,
 ) -> PairState:
     sequence = BettingSequence(alpha, tracked_points(settings.margin), grid=interval)
     differences: list[int] = []
@@ -169,7 +176,13 @@ def _follow_pair(
     verdict: SequentialVerdict | None = None
     read = 0
     first = [(outcome(pair[0], t, 1), outcome(pair[1], t, 1)) for t in tasks]
-    if all(a is not None and b is not None for a, b in first):
+    waiting = [
+        (arm, task, 1)
+        for task, cell in zip(tasks, first, strict=True)
+        for arm, found in zip(pair, cell, strict=True)
+        if found is None
+    ]
+    if not waiting:
         for a, b in first:
             assert a is not None and b is not None
             differences.append(int(a.passed) - int(b.passed))
@@ -181,6 +194,8 @@ def _follow_pair(
                 break
             a, b = outcome(pair[0], task, repetition), outcome(pair[1], task, repetition)
             if a is None or b is None:
+                found = zip(pair, (a, b), strict=True)
+                waiting = [(arm, task, repetition) for arm, x in found if x is None]
                 break
             difference = int(a.passed) - int(b.passed)
             differences.append(difference)
@@ -193,7 +208,7 @@ def _follow_pair(
     if final is None and differences and read == len(slots):
         final = "inconclusive"
         reason = f"still open after {2 * len(differences)} trials (the budget)"
-    elif final is None and stop_reason:
+    elif final is None and (stop_reason := stopped(pair, waiting)):
         final, reason = "inconclusive", stop_reason
     bounds = sequence.interval
     return PairState(
