@@ -18,16 +18,22 @@ from typing import Any
 import pytest
 
 from harnessdrive.cli.app import run_cli
+from harnessdrive.cli.variants import resolve_variants
+from harnessdrive.running.plan import make_plan
+from harnessdrive.running.run import RunOptions, execute
 from harnessdrive.stats.sequential_design import (
     DecisionSettings,
     Outcome,
     PairState,
     follow,
+    repeats_needed,
     slot_plan,
 )
 from harnessdrive.store.store import Store
+from harnessdrive.tasks.loading import load_suite
 from harnessdrive.testing.chance import solves
 from harnessdrive.testing.suites import TaskFiles, write_suite
+from tests.integration.spending import SMALL_HIGH, make_suite, small_calls, spender, write_prices
 from tests.waiting import trials_under_way, wait_until
 
 pytestmark = pytest.mark.slow
@@ -250,3 +256,34 @@ def test_bad_flags_are_one_line_exit_2_and_touch_nothing(
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
     assert not results.exists()
+
+
+def test_the_spend_cap_ends_the_open_comparisons_inconclusive(tmp_path: Path) -> None:
+    # Each trial costs $0.01; the decision needs about 20 trials, the cap allows about 10.
+    prices = write_prices(tmp_path)
+    arms = [
+        spender("solver", "mock-small", calls=small_calls(0.01)),
+        spender("idler", "mock-small", calls=small_calls(0.01), solve=False),
+    ]
+    suite = make_suite(tmp_path, arms, tasks=3)
+    results = tmp_path / "results"
+    loaded = load_suite(suite)
+    settings = DecisionSettings(max_repeats=10)
+    tasks = [t.id for t in loaded.tasks]
+    plan = make_plan(loaded, resolve_variants(loaded, []), repeats_needed(tasks, 10))
+    options = RunOptions(
+        results=results,
+        sandbox="none",
+        python=sys.executable,
+        price_files=(prices,),
+        max_usd=0.1,
+        until_decided=settings,
+    )
+    summary = execute(plan, options)
+    [pair] = _decisions(results)["pairs"]
+    assert pair["verdict"] == "inconclusive"
+    assert "spend cap" in pair["reason"]
+    charged = sum(r.cost.charged_usd for r in Store(results).all_latest())
+    assert charged <= 0.1 + SMALL_HIGH
+    assert 6 <= pair["trials"] < 20  # past the first pass, short of the decision
+    assert any("inconclusive, the spend cap was reached" in line for line in summary.decisions)
