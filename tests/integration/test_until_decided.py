@@ -287,3 +287,34 @@ def test_the_spend_cap_ends_the_open_comparisons_inconclusive(tmp_path: Path) ->
     assert charged <= 0.1 + SMALL_HIGH
     assert 6 <= pair["trials"] < 20  # past the first pass, short of the decision
     assert any("inconclusive, the spend cap was reached" in line for line in summary.decisions)
+
+
+def test_with_more_workers_slots_run_ahead_and_the_decisions_stay_the_same(
+    tmp_path: Path,
+) -> None:
+    arms = [
+        {"harness": CHANCE, "name": name, "options": {"rate": ARMS[name][1], "seed": ARMS[name][0]}}
+        for name in ("strong", "weak")
+    ]
+    suite = write_suite(tmp_path, [_task(t) for t in TASKS], name="ahead", variants=arms)
+    results = tmp_path / "results"
+    loaded = load_suite(suite)
+    settings = DecisionSettings(max_repeats=MAX_REPEATS)
+    plan = make_plan(loaded, resolve_variants(loaded, []), repeats_needed(TASKS, MAX_REPEATS))
+    options = RunOptions(
+        results=results, sandbox="none", python=sys.executable, jobs=6, until_decided=settings
+    )
+    execute(plan, options)
+
+    def outcome(arm: str, task: str, repetition: int) -> Outcome:
+        seed, rate = ARMS[arm]
+        return Outcome(solves(seed, task, repetition, rate))
+
+    expected = follow(["strong", "weak"], TASKS, outcome, settings)
+    assert [s.verdict for s in expected] == ["better"]
+    _agree(_decisions(results), expected)
+    # Three slots at once (6 workers, 2 trials a slot): at most two slots' trials unread.
+    needed = _read_by(expected, TASKS, MAX_REPEATS)
+    taken = _standing(results)
+    assert needed <= taken
+    assert len(taken - needed) <= 2 * 2

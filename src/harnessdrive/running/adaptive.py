@@ -54,11 +54,15 @@ class AdaptiveSchedule(Schedule):
         gate: SpendGate,
         settings: DecisionSettings,
         slots: Slots | None = None,
+        lookahead: int = 1,
     ) -> None:
         super().__init__(plan, store, gate, slots)
         self._record_to = store.paths.run_decisions(plan.run_id)
         self.plan = plan
         self.settings = settings
+        self.lookahead = max(lookahead, 1)
+        """Slots of an open pair that may run at once: more keeps more workers busy, at the
+        price of trials a decision at an earlier slot leaves unread."""
         self.arms = [v.label for v in plan.variants]
         self.tasks = [t.id for t in plan.suite.tasks]
         self.draws = slot_plan(self.tasks, settings.max_repeats)
@@ -184,12 +188,13 @@ class AdaptiveSchedule(Schedule):
         taken = (self._standing, self._in_flight, self._unfinished)
         for state in open_pairs:
             if state.first_pass_done:
-                position = state.slots_read + 1  # the first pass is position 0
-                cells = [self.draws[state.slots_read]]
+                ahead = self.draws[state.slots_read : state.slots_read + self.lookahead]
+                # The first pass is position 0; slot i (from 0) is position i + 1.
+                cells = [(state.slots_read + 1 + i, cell) for i, cell in enumerate(ahead)]
             else:
-                position, cells = 0, [(task, 1) for task in self.tasks]
+                cells = [(0, (task, 1)) for task in self.tasks]
             for arm in state.pair:
-                for order, (task, repetition) in enumerate(cells):
+                for order, (position, (task, repetition)) in enumerate(cells):
                     trial = self._cells[(arm, task, repetition)]
                     if any(trial.trial_id in each for each in taken):
                         continue

@@ -187,7 +187,7 @@ class RunDriver:
             schedule: Schedule | None = None
             try:
                 slots = _slots(plan, options, pricing)
-                schedule = _schedule(plan, store, gate, slots, options.until_decided)
+                schedule = _schedule(plan, store, gate, slots, options)
                 self._drive(schedule, recorder, executor, summary)
             except BaseException:
                 self.stop()  # closing waits for running trials: end them first
@@ -279,15 +279,13 @@ class RunDriver:
 
 
 def _schedule(
-    plan: Plan,
-    store: Store,
-    gate: SpendGate,
-    slots: Slots,
-    until_decided: DecisionSettings | None,
+    plan: Plan, store: Store, gate: SpendGate, slots: Slots, options: RunOptions
 ) -> Schedule:
-    if until_decided is None:
+    if options.until_decided is None:
         return Schedule(plan, store, gate, slots)
-    return AdaptiveSchedule(plan, store, gate, until_decided, slots)
+    # A slot runs two trials of a pair: enough slots at once to keep the workers busy.
+    ahead = max(1, options.jobs // 2)
+    return AdaptiveSchedule(plan, store, gate, options.until_decided, slots, lookahead=ahead)
 
 
 def _worker_settings(plan: Plan, options: RunOptions, shown: tuple[Path, ...]) -> WorkerSettings:
