@@ -289,22 +289,7 @@ def check_rules_unchanged(store: Store, run_id: str, settings: DecisionSettings)
 
 def describe(state: PairState, tasks: int, fixed: int | None = None) -> str:
     """One line for a final decision, with what it took."""
-    took = f"after {state.trials} trials (${state.usd:.2f})"
-    interval = f"{state.difference:+.2f} [{state.lower:+.2f}, {state.upper:+.2f}]"
-    if state.verdict == "inconclusive":
-        return f"Inconclusive: {state.first} vs {state.second} {took}; {state.reason}."
-    if state.verdict == "equivalent":
-        head = f"Decided: {state.first} equivalent to {state.second}"
-    else:
-        head = f"Decided: {state.first} {state.verdict} than {state.second}"
-    line = f"{head}, {interval} {took}"
-    if fixed is not None:
-        per_trial = state.usd / state.trials if state.trials else 0.0
-        line += (
-            f"; a fixed design of the same power: about {2 * tasks * fixed} trials "
-            f"(${per_trial * 2 * tasks * fixed:.2f})"
-        )
-    return line + "."
+    return _pair_record(state, tasks, fixed).line()
 
 
 def _pair_record(state: PairState, tasks: int, fixed: int | None) -> PairDecision:

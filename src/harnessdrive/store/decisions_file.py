@@ -55,6 +55,23 @@ class PairDecision(_Model):
     fixed_design_usd: float | None = None
     """What a fixed design of the same power would have cost, estimated from the pair's data."""
 
+    def line(self) -> str:
+        """The decision in one line, with what it took (what ``run`` prints as it is made)."""
+        took = f"after {self.trials} trials (${self.usd:.2f})"
+        if self.verdict is None:
+            return f"Open: {self.first} vs {self.second} {took}."
+        if self.verdict == "inconclusive":
+            return f"Inconclusive: {self.first} vs {self.second} {took}; {self.reason}."
+        relation = "equivalent to" if self.verdict == "equivalent" else f"{self.verdict} than"
+        interval = f"{self.difference:+.2f} [{self.lower:+.2f}, {self.upper:+.2f}]"
+        line = f"Decided: {self.first} {relation} {self.second}, {interval} {took}"
+        if self.fixed_design_trials is not None and self.fixed_design_usd is not None:
+            line += (
+                f"; a fixed design of the same power: about {self.fixed_design_trials} trials "
+                f"(${self.fixed_design_usd:.2f})"
+            )
+        return line + "."
+
 
 class DecisionsFile(_Model):
     schema_: str = Field(default=DECISIONS_SCHEMA, alias="schema")
@@ -66,6 +83,10 @@ class DecisionsFile(_Model):
     """Trials recorded for the run so far (every arm, every task)."""
     usd: float
     finished: bool = False
+
+    def lines(self) -> list[str]:
+        """Every pair's line, for a report to show under its scoreboard."""
+        return [pair.line() for pair in self.pairs]
 
     def write(self, path: Path) -> None:
         write_atomic(path, self.model_dump_json(by_alias=True, indent=2) + "\n")
