@@ -56,9 +56,12 @@ def _task(task_id: str) -> TaskFiles:
     )
 
 
-def _decisions(results: Path) -> dict[str, Any]:
-    [path] = (results / "decisions").glob("*.json")
-    data: dict[str, Any] = json.loads(path.read_text())
+def _decisions(results: Path, run_id: str | None = None) -> dict[str, Any]:
+    """The decisions file of ``run_id``, or the folder's only one."""
+    found = [json.loads(p.read_text()) for p in (results / "decisions").glob("*.json")]
+    chosen = [d for d in found if run_id in (None, d["run_id"])]
+    assert len(chosen) == 1, [d["run_id"] for d in found]
+    data: dict[str, Any] = chosen[0]
     return data
 
 
@@ -168,9 +171,24 @@ def test_the_same_command_again_runs_nothing_and_decides_the_same(
     # The rules cannot change after the data were seen.
     assert run_cli(["run", str(suite), "--until-decided", "--margin", "0.3", *common]) == 2
     error = capsys.readouterr().err.strip()
-    assert error.startswith("error: this run was started with confidence 0.95 and margin 0.5")
+    assert error.startswith(
+        "error: these arms were compared on this suite with confidence 0.95 and margin 0.5"
+    )
     assert "--margin" in error
     assert _decisions(results) == before
+    # A larger budget reads on along the same slots: decided pairs stay as they were, and
+    # nothing new runs (every pair was decided within the smaller budget).
+    more = ["--max-repeats", str(2 * MAX_REPEATS), "--sandbox", "none", "--results", str(results)]
+    assert run_cli(["run", str(suite), "--until-decided", "--margin", "0.5", *more]) == 0
+    assert sorted(results.glob("trials/**/result.json")) == folders
+    later = [json.loads(p.read_text()) for p in (results / "decisions").glob("*.json")]
+    assert len(later) == 2
+    # (The fixed-design estimate depends on the budget; the decisions do not.)
+    kept = ("first", "second", "verdict", "trials", "usd", "difference", "lower", "upper")
+    for each in later:
+        assert [{k: p[k] for k in kept} for p in each["pairs"]] == [
+            {k: p[k] for k in kept} for p in before["pairs"]
+        ]
 
 
 def test_kill_9_mid_run_then_the_same_command_reaches_the_same_decisions(

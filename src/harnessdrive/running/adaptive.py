@@ -38,7 +38,7 @@ from harnessdrive.store.decisions_file import (
     DecisionRules,
     DecisionsFile,
     PairDecision,
-    read_decisions,
+    all_decisions,
 )
 from harnessdrive.store.results import TrialResult
 from harnessdrive.store.store import Store
@@ -222,6 +222,8 @@ class AdaptiveSchedule(Schedule):
             ]
         return DecisionsFile(
             run_id=self.plan.run_id,
+            suite_id=_suite_id(self.plan),
+            arms=tuple(self.arms),
             rules=rules(self.settings),
             tasks=len(self.tasks),
             pairs=tuple(_pair_record(s, len(self.tasks), self.fixed_rounds(s)) for s in states),
@@ -269,22 +271,28 @@ def rules(settings: DecisionSettings) -> DecisionRules:
     )
 
 
-def check_same_rules(path_file: DecisionsFile | None, settings: DecisionSettings) -> None:
-    """A run resumes only under the rules it started with: a margin or a confidence changed
-    after seeing the data would void the guarantee."""
-    if path_file is None or path_file.rules == rules(settings):
-        return
-    was = path_file.rules
-    margin = "none" if was.margin is None else f"{was.margin:g}"
-    raise UserError(
-        f"this run was started with confidence {was.confidence:g} and margin {margin}; "
-        "resume it with the same, or use another results folder for other rules",
-        settings=(Setting("margin"),),
-    )
+def check_rules_unchanged(store: Store, plan: Plan, settings: DecisionSettings) -> None:
+    """The same arms on the same suite are compared under the rules they were first compared
+    with: a margin or a confidence changed after seeing the data would void the guarantee. (A
+    larger budget is fine: it reads on along the same sequence.)"""
+    arms = sorted(v.label for v in plan.variants)
+    ours = (settings.confidence, settings.margin)
+    for earlier in all_decisions(store.paths.run_decisions(plan.run_id).parent):
+        if earlier.suite_id != _suite_id(plan) or sorted(earlier.arms) != arms:
+            continue
+        if (earlier.rules.confidence, earlier.rules.margin) == ours:
+            continue
+        margin = "none" if earlier.rules.margin is None else f"{earlier.rules.margin:g}"
+        raise UserError(
+            f"these arms were compared on this suite with confidence "
+            f"{earlier.rules.confidence:g} and margin {margin} (run {earlier.run_id}); go on with "
+            "the same, or use another results folder for other rules",
+            settings=(Setting("margin"),),
+        )
 
 
-def check_rules_unchanged(store: Store, run_id: str, settings: DecisionSettings) -> None:
-    check_same_rules(read_decisions(store.paths.run_decisions(run_id)), settings)
+def _suite_id(plan: Plan) -> str:
+    return plan.trials[0].suite_id if plan.trials else plan.suite.name
 
 
 def describe(state: PairState, tasks: int, fixed: int | None = None) -> str:

@@ -169,7 +169,7 @@ class RunDriver:
                     "(and any process still working in them)."
                 )
             if options.until_decided is not None:
-                check_rules_unchanged(store, plan.run_id, options.until_decided)
+                check_rules_unchanged(store, plan, options.until_decided)
             summary.recovered = store.recover_inflight()
             for trial_id in summary.recovered:
                 progress.message(f"Recorded {trial_id} as interrupted (its driver was killed).")

@@ -8,7 +8,7 @@ in [-1, 1] whose expectation, given everything before, is exactly that differenc
 1. the first pass: every arm on every task once (repetition 1); its observation is the mean
    over tasks of (pass of the first arm - pass of the second);
 2. then slots: slot i is a task drawn uniformly at random (with replacement) by a generator
-   seeded from the suite's task ids and the budget, never from an outcome, at that task's next
+   seeded from the suite's task ids alone, never from an outcome, at that task's next
    repetition; its observation is the pair's pass difference on that one trial each.
 
 A task drawn at random makes each slot's expectation the mean over tasks, whatever was seen
@@ -121,9 +121,10 @@ def pair_alpha(settings: DecisionSettings, arms: int) -> float:
 
 
 def slot_plan(tasks: Sequence[str], max_repeats: int) -> list[Slot]:
-    """The slots after the first pass, drawn once and for all from the task ids and the budget
-    (a string seed is hashed the same way on every platform and Python version)."""
-    rng = random.Random("until-decided/" + "\n".join(tasks) + f"/{max_repeats}")
+    """The slots after the first pass, drawn once and for all from the task ids (a string seed
+    is hashed the same way on every platform and Python version). A larger budget extends the
+    same sequence: a run given more goes on where a smaller one stopped, never starts another."""
+    rng = random.Random("until-decided/" + "\n".join(tasks))
     runs = dict.fromkeys(tasks, 1)
     slots = []
     for _ in range((max_repeats - 1) * len(tasks)):

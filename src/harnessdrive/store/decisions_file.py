@@ -2,8 +2,9 @@
 
 Written atomically by the run driver whenever a comparison is decided and when the run ends.
 It is derived from the recorded trials (stats/sequential_design.py) and can always be written
-again from them; the settings it holds are those the run was started with, so that a resumed
-run cannot quietly test at another margin or confidence after looking at the data.
+again from them; the rules it holds are those the comparison was started with, so that a later
+run of the same arms on the same suite cannot quietly test at another margin or confidence
+after looking at the data.
 """
 
 from __future__ import annotations
@@ -76,6 +77,9 @@ class PairDecision(_Model):
 class DecisionsFile(_Model):
     schema_: str = Field(default=DECISIONS_SCHEMA, alias="schema")
     run_id: str
+    suite_id: str
+    """The suite's identity (tasks/identity.py): with ``arms``, what was compared."""
+    arms: tuple[str, ...]
     rules: DecisionRules
     tasks: int
     pairs: tuple[PairDecision, ...]
@@ -90,6 +94,12 @@ class DecisionsFile(_Model):
 
     def write(self, path: Path) -> None:
         write_atomic(path, self.model_dump_json(by_alias=True, indent=2) + "\n")
+
+
+def all_decisions(folder: Path) -> list[DecisionsFile]:
+    """Every decisions file in ``folder`` (``decisions/`` of a results folder)."""
+    found = (read_decisions(path) for path in sorted(folder.glob("*.json")))
+    return [each for each in found if each is not None]
 
 
 def read_decisions(path: Path) -> DecisionsFile | None:
