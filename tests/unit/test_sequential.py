@@ -11,7 +11,7 @@ from harnessdrive.stats.sequential import BettingSequence, decide, tracked_point
 from harnessdrive.stats.sequential_design import (
     DecisionSettings,
     Outcome,
-    fixed_design_rounds,
+    fixed_design_passes,
     follow,
     repeats_needed,
     slot_plan,
@@ -168,8 +168,8 @@ def test_a_fixed_design_estimate_needs_more_for_a_smaller_difference() -> None:
     settings = DecisionSettings(max_repeats=20)
     large = [1] * 40 + [0] * 20
     small = [1] * 30 + [0] * 20 + [-1] * 10
-    big = fixed_design_rounds(large, 6, 0.05, settings, "better", seed="x")
-    little = fixed_design_rounds(small, 6, 0.05, settings, "better", seed="x")
+    big = fixed_design_passes(large, 6, 0.05, settings, "better", seed="x")
+    little = fixed_design_passes(small, 6, 0.05, settings, "better", seed="x")
     assert big is not None and little is not None and big < little
 
 

@@ -29,7 +29,7 @@ from harnessdrive.stats.sequential_design import (
     DecisionSettings,
     Outcome,
     PairState,
-    fixed_design_rounds,
+    fixed_design_passes,
     follow,
     pair_alpha,
     slot_plan,
@@ -45,7 +45,7 @@ from harnessdrive.store.store import Store
 
 
 class AdaptiveSchedule(Schedule):
-    """A :class:`Schedule` whose queue is the next round of the comparisons still open."""
+    """A :class:`Schedule` whose queue is what the comparisons still open need next."""
 
     def __init__(
         self,
@@ -122,7 +122,7 @@ class AdaptiveSchedule(Schedule):
         for state in self.states:
             if not state.open and state.pair not in self.announced:
                 self.announced.add(state.pair)
-                lines.append(describe(state, len(self.tasks), self.fixed_rounds(state)))
+                lines.append(describe(state, len(self.tasks), self.fixed_passes(state)))
         return lines
 
     # The sequential state, from the records.
@@ -155,15 +155,15 @@ class AdaptiveSchedule(Schedule):
             stopped=self._stopped,
         )
 
-    def fixed_rounds(self, state: PairState) -> int | None:
-        """Rounds a fixed design of the same power would have taken for a decided pair (an
-        estimate from its own rounds; computed once, the rounds of a decision never change)."""
+    def fixed_passes(self, state: PairState) -> int | None:
+        """Passes a fixed design of the same power would have taken for a decided pair (an
+        estimate from its own trials; computed once, the trials of a decision never change)."""
         if state.verdict not in ("better", "worse", "equivalent") or not state.differences:
             return None
         key = (state.pair, state.differences)
         if key not in self._fixed:
             alpha = pair_alpha(self.settings, len(self.arms))
-            self._fixed[key] = fixed_design_rounds(
+            self._fixed[key] = fixed_design_passes(
                 state.differences,
                 len(self.tasks),
                 alpha,
@@ -226,7 +226,7 @@ class AdaptiveSchedule(Schedule):
             arms=tuple(self.arms),
             rules=rules(self.settings),
             tasks=len(self.tasks),
-            pairs=tuple(_pair_record(s, len(self.tasks), self.fixed_rounds(s)) for s in states),
+            pairs=tuple(_pair_record(s, len(self.tasks), self.fixed_passes(s)) for s in states),
             trials=trials,
             usd=usd,
             finished=finished,
@@ -249,15 +249,15 @@ class AdaptiveSchedule(Schedule):
                     f"  {state.first} vs {state.second}: still open after {state.trials} "
                     "trials; the same command goes on."
                 )
-        fixed = [n for s in decided if (n := self.fixed_rounds(s)) is not None]
+        fixed = [n for s in decided if (n := self.fixed_passes(s)) is not None]
         if fixed:
-            # A fixed design runs every arm on every task for its number of rounds.
-            rounds = max(fixed)
-            fixed_trials = rounds * len(self.tasks) * len(self.arms)
+            # A fixed design runs every arm on every task, as many passes as the most demanding.
+            passes = max(fixed)
+            fixed_trials = passes * len(self.tasks) * len(self.arms)
             per_trial = usd / trials if trials else 0.0
             lines.append(
                 f"A fixed design of the same power for these decisions: every arm on every "
-                f"task {rounds} time(s), {fixed_trials} trials (${fixed_trials * per_trial:.2f}); "
+                f"task {passes} time(s), {fixed_trials} trials (${fixed_trials * per_trial:.2f}); "
                 "an estimate from this run's data."
             )
         return lines

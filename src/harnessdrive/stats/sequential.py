@@ -43,7 +43,7 @@ class Interval:
 
 class BettingSequence:
     """An anytime-valid confidence sequence at level ``1 - alpha`` for the mean of observations
-    in [-1, 1] with a common conditional mean (i.i.d. rounds, say).
+    in [-1, 1] with a common conditional mean (paired trials on tasks drawn at random, say).
 
     ``points`` are the candidate means (difference scale) tracked exactly; ``grid`` adds a grid
     of them for :attr:`interval`. Adding an observation costs time in proportion to the points.

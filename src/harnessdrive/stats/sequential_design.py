@@ -253,7 +253,7 @@ def sequential_power(
     return hits / POWER_RESAMPLES
 
 
-def fixed_design_rounds(
+def fixed_design_passes(
     differences: Sequence[int],
     tasks: int,
     alpha: float,

@@ -41,7 +41,7 @@ class PairDecision(_Model):
     verdict: Literal["better", "worse", "equivalent", "inconclusive"] | None
     """The first arm against the second; None while open."""
     difference: float
-    """first - second: the mean per-task pass-rate difference over the rounds read."""
+    """first - second: the mean per-task pass-rate difference from the trials read."""
     lower: float
     upper: float
     """The confidence sequence when decided (or now), at the pair's Bonferroni level, rounded
