@@ -336,3 +336,30 @@ def test_with_more_workers_slots_run_ahead_and_the_decisions_stay_the_same(
     taken = _standing(results)
     assert needed <= taken
     assert len(taken - needed) <= 2 * 2
+
+
+def test_an_arm_that_cannot_run_leaves_its_comparison_inconclusive_with_the_reason(
+    tmp_path: Path,
+) -> None:
+    arms = [spender("solver"), spender("broken")]
+    arms[1]["options"]["could_not_run"] = True
+    suite = make_suite(tmp_path, arms, tasks=2)
+    results = tmp_path / "results"
+    loaded = load_suite(suite)
+    settings = DecisionSettings(max_repeats=5)
+    plan = make_plan(loaded, resolve_variants(loaded, []), repeats_needed(["t0", "t1"], 5))
+    options = RunOptions(
+        results=results,
+        sandbox="none",
+        python=sys.executable,
+        allow_unpriced=frozenset({"solver", "broken"}),
+        max_usd=1.0,
+        until_decided=settings,
+    )
+    summary = execute(plan, options)
+    [pair] = _decisions(results)["pairs"]
+    assert pair["verdict"] == "inconclusive"
+    assert "could not run" in pair["reason"]
+    # Its trials were not counted as failures, and nothing ran past the first sign of it.
+    assert pair["trials"] == 0
+    assert summary.ran <= 4

@@ -105,7 +105,7 @@ class AdaptiveSchedule(Schedule):
         self._in_flight.discard(trial.trial_id)
         if is_done(result, trial):
             self._standing[trial.trial_id] = result
-        else:
+        elif result.status != "interrupted":  # a stop: the pair stays open for a resume
             self._unfinished[trial.trial_id] = result.status.replace("_", " ")
         self.states = self._follow()
         self._refill()
@@ -130,8 +130,8 @@ class AdaptiveSchedule(Schedule):
     def _outcome(self, arm: str, task: str, repetition: int) -> Outcome | None:
         trial = self._cells.get((arm, task, repetition))
         result = self._standing.get(trial.trial_id) if trial else None
-        if result is None:
-            return None
+        if result is None or result.status == "could_not_run":
+            return None  # no evidence about the agent either way: the pair cannot read on
         return Outcome(passed=result.outcome == "pass", usd=result.cost.charged_usd)
 
     def _stopped(self, pair: tuple[str, str], waiting: list[Cell]) -> str | None:
@@ -143,6 +143,10 @@ class AdaptiveSchedule(Schedule):
             if trial_id in self._unfinished:
                 status = self._unfinished[trial_id]
                 return f"{trial_id} ended {status}; the same command tries it again"
+            standing = self._standing.get(trial_id)
+            if standing is not None and standing.status == "could_not_run":
+                why = standing.agent.hint or standing.agent.error or "see its agent.stderr"
+                return f"{trial_id} could not run ({why}) and was charged, so it stands"
         return self.spent
 
     def _follow(self) -> list[PairState]:
