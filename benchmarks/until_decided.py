@@ -71,9 +71,13 @@ class World:
         }
 
 
-def sequential(world: World, settings: DecisionSettings, runs: int, seed: int) -> list[dict]:
-    """One summary per simulated run: the verdict of each pair, and the trials it took."""
-    found = []
+Summary = dict[tuple[str, str], tuple[str | None, int]]
+"""Per pair: its verdict, and the trials it took."""
+
+
+def sequential(world: World, settings: DecisionSettings, runs: int, seed: int) -> list[Summary]:
+    """One summary per simulated run."""
+    found: list[Summary] = []
     slots = slot_plan(world.tasks, settings.max_repeats)
     repeats = repeats_needed(world.tasks, settings.max_repeats)
     for run in range(runs):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -103,7 +104,7 @@ def test_bad_values_are_refused() -> None:
         BettingSequence(0.05).add(1.5)
 
 
-def _world(rates: dict[str, float], seed: int):  # type: ignore[no-untyped-def]
+def _world(rates: dict[str, float], seed: int) -> Callable[[str, str, int], Outcome]:
     def outcome(arm: str, task: str, repetition: int) -> Outcome:
         passed = random.Random(f"{seed}/{arm}/{task}/{repetition}").random() < rates[arm]
         return Outcome(passed, usd=0.1)
