@@ -15,7 +15,7 @@ UntilDecidedOption = Annotated[
     bool,
     typer.Option(
         "--until-decided",
-        help="Run round by round only until each pair of arms is decided (better, worse or "
+        help="Run only the trials needed until each pair of arms is decided (better, worse or "
         "equivalent) or the budget is spent; the inference stays valid however often it looks.",
     ),
 ]
@@ -33,7 +33,8 @@ MaxRepeatsOption = Annotated[
     typer.Option(
         "--max-repeats",
         metavar="N",
-        help=f"With --until-decided: rounds at most (default {DEFAULT_MAX_REPEATS}).",
+        help="With --until-decided: the budget of each pair, in trials worth this many passes "
+        f"over the tasks (default {DEFAULT_MAX_REPEATS}).",
     ),
 ]
 ConfidenceOption = Annotated[
