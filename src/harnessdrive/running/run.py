@@ -95,8 +95,8 @@ class RunOptions:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     """How a trial refused by its provider for load is tried again."""
     until_decided: DecisionSettings | None = None
-    """Run only the trials the arms' comparisons need, round by round (running/adaptive.py);
-    the plan lists every repeat allowed."""
+    """Run only the trials the arms' comparisons need until each is decided
+    (running/adaptive.py); the plan lists every trial the budget could take."""
 
 
 @dataclass
