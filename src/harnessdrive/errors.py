@@ -32,6 +32,7 @@ SETTING_NAMES = frozenset(
         "allow_unpriced",
         "harnesses",
         "jobs",
+        "margin",
         "max_tasks",
         "max_usd",
         "models",

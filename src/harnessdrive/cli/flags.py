@@ -10,6 +10,7 @@ FLAGS: dict[str, str] = {
     "allow_unpriced": "--allow-unpriced",
     "harnesses": "--harness",
     "jobs": "--jobs",
+    "margin": "--margin",
     "max_tasks": "--max",
     "max_usd": "--max-usd",
     "models": "--model",

@@ -13,6 +13,13 @@ from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
 from harnessdrive.cli.progress import progress_for_terminal
 from harnessdrive.cli.signals import stop_on_signals
+from harnessdrive.cli.until_decided import (
+    ConfidenceOption,
+    MarginOption,
+    MaxRepeatsOption,
+    UntilDecidedOption,
+    decision_settings,
+)
 from harnessdrive.cli.variants import matrix_variants, resolve_variants, split_names
 from harnessdrive.report.render import render_report
 from harnessdrive.report.scoreboard import build_report
@@ -20,6 +27,7 @@ from harnessdrive.running.concurrency import parse_limit
 from harnessdrive.running.never_ran import harnesses_that_never_ran
 from harnessdrive.running.plan import Plan, make_plan
 from harnessdrive.running.run import RunDriver, RunOptions, RunSummary
+from harnessdrive.stats.sequential_design import repeats_needed
 from harnessdrive.tasks.loading import load_suite
 
 EXIT_INTERRUPTED = 130
@@ -122,6 +130,10 @@ def run(
             "--jobs says; repeatable.",
         ),
     ] = None,
+    until_decided: UntilDecidedOption = False,
+    margin: MarginOption = None,
+    max_repeats: MaxRepeatsOption = None,
+    confidence: ConfidenceOption = None,
 ) -> None:
     """Run harnesses on a suite and print the scoreboard. The same command resumes."""
     loaded = load_suite(suite)
@@ -133,6 +145,14 @@ def run(
         efforts=effort or [],
         treatments=treatment or [],
         sweep=sweep,
+    )
+    rules = decision_settings(
+        until_decided,
+        margin=margin,
+        max_repeats=max_repeats,
+        confidence=confidence,
+        repeat=repeat,
+        arms=len(variants),
     )
     options = RunOptions(
         results=results.resolve(),
@@ -148,7 +168,11 @@ def run(
         executor=executor,
         address=address,
         limits=dict(parse_limit(each) for each in limit or ()),
+        until_decided=rules,
     )
+    if rules is not None:
+        # The plan lists every trial the budget could take; the run takes only those needed.
+        repeat = repeats_needed([t.id for t in loaded.tasks], rules.max_repeats)
     plan = make_plan(loaded, variants, repeat if repeat is not None else (sweep_repeat or 1))
     _execute_and_report(plan, options, json_output)
 
@@ -201,6 +225,8 @@ def _execute_and_report(plan: Plan, options: RunOptions, json_output: bool) -> N
         print(report.to_json())
     else:
         console.print(render_report(report))
+        for line in summary.decisions:
+            console.print(line, highlight=False)
         _footer(console, summary)
     if summary.interrupted:
         console.print(

@@ -35,6 +35,7 @@ from harnessdrive.executors.base import (
 )
 from harnessdrive.executors.registry import create_executor, executor_entry
 from harnessdrive.harnesses.base import Harness
+from harnessdrive.running.adaptive import AdaptiveSchedule, check_rules_unchanged
 from harnessdrive.running.concurrency import ConcurrencyLimits, Slots
 from harnessdrive.running.plan import Plan, run_identity
 from harnessdrive.running.progress import Progress, SilentProgress
@@ -49,6 +50,7 @@ from harnessdrive.running.sandbox_choice import (
 from harnessdrive.running.schedule import Schedule, is_done
 from harnessdrive.sandbox.runner import Network, SandboxKind
 from harnessdrive.sandbox.scratch import sweep_stale_scratch
+from harnessdrive.stats.sequential_design import DecisionSettings
 from harnessdrive.store.folder import check_for_writing
 from harnessdrive.store.lock import ResultsLock
 from harnessdrive.store.manifest import RunManifest, created_at
@@ -92,6 +94,9 @@ class RunOptions:
     """Concurrency limits by harness, variant label or ``provider:NAME``, over the suite's."""
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     """How a trial refused by its provider for load is tried again."""
+    until_decided: DecisionSettings | None = None
+    """Run only the trials the arms' comparisons need until each is decided
+    (running/adaptive.py); the plan lists every trial the budget could take."""
 
 
 @dataclass
@@ -109,6 +114,8 @@ class RunSummary:
     kept: Path | None = None
     spend: str | None = None
     """Counted spend against the cap, in a line, when a cap was set."""
+    decisions: list[str] = field(default_factory=list)
+    """A run until decided: what was decided, what it took, what a fixed design would have."""
 
 
 def execute(plan: Plan, options: RunOptions, progress: Progress | None = None) -> RunSummary:
@@ -161,6 +168,8 @@ class RunDriver:
                     f"Removed {len(swept)} scratch folder(s) left by stopped runs "
                     "(and any process still working in them)."
                 )
+            if options.until_decided is not None:
+                check_rules_unchanged(store, plan, options.until_decided)
             summary.recovered = store.recover_inflight()
             for trial_id in summary.recovered:
                 progress.message(f"Recorded {trial_id} as interrupted (its driver was killed).")
@@ -175,9 +184,11 @@ class RunDriver:
                 executor.stop()  # stopped while the executor was being built
             summary.sandbox = executor.sandbox
             recorder = Recorder(store, plan.run_id, executor.sandbox, Costing(pricing, book))
+            schedule: Schedule | None = None
             try:
                 slots = _slots(plan, options, pricing)
-                self._drive(Schedule(plan, store, gate, slots), recorder, executor, summary)
+                schedule = _schedule(plan, store, gate, slots, options)
+                self._drive(schedule, recorder, executor, summary)
             except BaseException:
                 self.stop()  # closing waits for running trials: end them first
                 raise
@@ -188,6 +199,9 @@ class RunDriver:
                 summary.interrupted = self.stopped
                 summary.trials = [r for t in plan.trials if (r := store.recorded(t.trial_id))]
                 summary.spend = gate.describe()
+                if isinstance(schedule, AdaptiveSchedule):
+                    schedule.write(finished=not self.stopped)
+                    summary.decisions = schedule.summary()
                 used = _manifest(store, plan, options, finished=utc_now(), used=summary.trials)
                 used.write(store.paths.run_manifest(plan.run_id))
                 store.close()
@@ -203,6 +217,9 @@ class RunDriver:
             progress.message(
                 f"{summary.already_done} of {total} trials already recorded; resuming."
             )
+        if isinstance(schedule, AdaptiveSchedule):
+            for line in schedule.newly_decided():  # decided before a resume
+                progress.message(line)
         number = summary.already_done
         running: dict[Future[JobResult], ClaimedTrial] = {}
         submitted = 0
@@ -259,6 +276,16 @@ class RunDriver:
             on_round=Recorder.on_round(claimed),
             resume=claimed.resume,
         )
+
+
+def _schedule(
+    plan: Plan, store: Store, gate: SpendGate, slots: Slots, options: RunOptions
+) -> Schedule:
+    if options.until_decided is None:
+        return Schedule(plan, store, gate, slots)
+    # A slot runs two trials of a pair: enough slots at once to keep the workers busy.
+    ahead = max(1, options.jobs // 2)
+    return AdaptiveSchedule(plan, store, gate, options.until_decided, slots, lookahead=ahead)
 
 
 def _worker_settings(plan: Plan, options: RunOptions, shown: tuple[Path, ...]) -> WorkerSettings:

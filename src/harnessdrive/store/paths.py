@@ -5,6 +5,7 @@
   index.sqlite                  derived from the trial folders; rebuildable
   inflight/<key>.json           one per agent running now (or killed while running)
   runs/<run_id>.json            what a run planned, and which attempts it counted
+  decisions/<run_id>.json       a run-until-decided run's decisions, derived from its trials
   trials/<suite>@<hash>/<task>/<variant>/r<N>/   the suite's identity: tasks/identity.py
   trials/<suite>/<task>/<variant>/r<N>/          trials recorded before suite identities
     result.json                 written atomically, last
@@ -94,6 +95,10 @@ class ResultsPaths:
 
     def run_manifest(self, run_id: str) -> Path:
         return self.runs / f"{run_id}.json"
+
+    def run_decisions(self, run_id: str) -> Path:
+        """A run-until-decided run's decisions (store/decisions_file.py)."""
+        return self.root / "decisions" / f"{run_id}.json"
 
     def trial(self, trial_id: str) -> TrialPaths:
         return TrialPaths(self.trials / trial_id)
