@@ -157,6 +157,18 @@ def test_it_reaches_the_right_verdicts_with_the_trials_they_need_and_no_more(
     assert "a fixed design of the same power" in output
 
 
+def test_report_shows_the_decisions_in_every_format(
+    chance_run: tuple[Path, Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, results, _ = chance_run
+    for shown in ("text", "markdown"):
+        assert run_cli(["report", "--results", str(results), "--format", shown]) == 0
+        assert "Decided: strong better than weak" in capsys.readouterr().out
+    assert run_cli(["report", "--results", str(results), "--json"]) == 0
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    assert any(note.startswith("Decided: weak worse than twin") for note in notes)
+
+
 def test_the_same_command_again_runs_nothing_and_decides_the_same(
     chance_run: tuple[Path, Path, str], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -12,6 +12,7 @@ from harnessdrive.errors import UserError, did_you_mean
 from harnessdrive.report.details import trial_details
 from harnessdrive.report.scoreboard import Report, build_report
 from harnessdrive.report.statistics import CONFIDENCE
+from harnessdrive.store.decisions_file import read_decisions
 from harnessdrive.store.folder import check_for_reading
 from harnessdrive.store.results import TrialResult
 from harnessdrive.store.review import decisions
@@ -66,7 +67,19 @@ def load_report(
         margin=view.margin,
         confidence=view.confidence,
     )
+    report = with_sequential_decisions(report, results, run.get("run_id"))
     return with_details(report, results, results_list) if details else report
+
+
+def with_sequential_decisions(report: Report, results: Path, run_id: object) -> Report:
+    """A run until decided: its anytime-valid decisions as notes, which every format shows
+    (the scoreboard's own verdicts are those of a fixed design)."""
+    if not isinstance(run_id, str):
+        return report
+    recorded = read_decisions(Store(results).paths.run_decisions(run_id))
+    if recorded is None:
+        return report
+    return report.model_copy(update={"notes": (*report.notes, *recorded.lines())})
 
 
 def load_folder_report(results: Path, *, details: bool = False, view: View = View()) -> Report:
