@@ -33,6 +33,8 @@ class Measurement:
 
     samples: tuple[float, ...] = ()
     error: str | None = None
+    machinery: bool = False
+    """The error is the machinery's (a copy that could not be built), not the measured state's."""
 
     @property
     def ok(self) -> bool:

@@ -26,6 +26,7 @@ from harnessdrive.grading.verdict import Verdict
 from harnessdrive.improvement.acceptance import improvement
 from harnessdrive.improvement.checkpoint_state import unusable
 from harnessdrive.improvement.evaluator import (
+    Answer,
     Evaluator,
     EvaluatorCall,
     RoundClosing,
@@ -98,16 +99,21 @@ class _Run:
         self.unusable: str | None = None
         """Why the killed attempt's checkpoint was not resumed from, when it was not."""
 
-    def measure_workspace(self, workspace: Path, number: int) -> float | None:
-        """The evaluator's measurement of the agent's workspace as it is now."""
+    def measure_workspace(self, workspace: Path, number: int, call: int) -> Answer:
+        """The evaluator's measurement of the agent's workspace as it is now: the objective
+        alone, in a copy of its own (never the gate, never the hidden tests)."""
         inputs = self.inputs
         max_file_bytes = inputs.task.spec.limits.diff_file_mb * 1024 * 1024
         try:
             changes = capture_changes(inputs.snapshot, workspace, max_file_bytes=max_file_bytes)
-        except HarnessdriveError:
-            return None
-        samples = samples_of(self.evaluate(changes, number))
-        return median(samples) if samples else None
+        except HarnessdriveError as exc:
+            return Answer(None, f"the workspace cannot be read as a change: {exc}")
+        if inputs.measure is None:
+            return Answer(None, "this trial cannot measure in the loop", machinery=True)
+        measured = inputs.measure(changes, number, call)
+        if not measured.ok:
+            return Answer(None, measured.error or "no value", measured.machinery)
+        return Answer(median(measured.samples))
 
     def evaluate(self, changes: Changes, number: int, *, again: bool = False) -> Verdict:
         cached = self.measured.get(changes.tree)
@@ -264,8 +270,7 @@ class _Run:
         rounds.extend(outcome_from(each) for each in state["rounds"])
         if self.evaluator is not None:
             self.evaluator.calls.extend(
-                EvaluatorCall(c["round"], c["call"], c["value"], c["refused"])
-                for c in state.get("evaluator", [])
+                EvaluatorCall.from_json(c) for c in state.get("evaluator", [])
             )
         history.extend(entry_from(each) for each in state["history"])
         if state.get("baseline_verdict"):
@@ -352,15 +357,18 @@ class _Run:
             # Without keep_best the best is another state: it is reported measured anew too.
             verdict = self.evaluate(best.changes, number + 1, again=True)
             best = _State(best.changes, verdict.outcome, samples_of(verdict) or best.samples)
-        gate_ok = final.gate == "pass" and bool(final.samples)
+        # Tampering wins over any outcome, as in every grading: a reverted round still tried.
+        # A tampered trial improved nothing: score 0, and no gain or ratio in any view.
+        tampered = any(each.verdict.outcome == "tampered" for each in rounds)
+        gate_ok = final.gate == "pass" and bool(final.samples) and not tampered
         refused = sum(c.refused is not None for c in self.evaluator.calls) if self.evaluator else 0
         scored = trial_score(
             spec, baseline.samples, _value(best), final.samples, gate_ok, history, refused
         )
         passed, metrics = scored.passed, scored.metrics
+        if tampered:
+            metrics["improve.anytime"] = 0.0
         self._write_record(baseline, best, final, history, metrics, passed)
-        # Tampering wins over any outcome, as in every grading: a reverted round still tried.
-        tampered = any(each.verdict.outcome == "tampered" for each in rounds)
         return ProtocolOutcome(
             rounds=tuple(rounds),
             status=_trial_status(rounds),
