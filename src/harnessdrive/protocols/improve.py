@@ -21,7 +21,7 @@ from statistics import median
 from typing import Any
 
 from harnessdrive.errors import HarnessdriveError, TaskFormatError
-from harnessdrive.grading.kinds.improve import KIND, samples_of
+from harnessdrive.grading.kinds.improve import KIND, RESULT, samples_of, without_measurement
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.improvement.acceptance import improvement
 from harnessdrive.improvement.checkpoint_state import unusable
@@ -98,6 +98,9 @@ class _Run:
         self.evaluator: Evaluator | None = None
         self.unusable: str | None = None
         """Why the killed attempt's checkpoint was not resumed from, when it was not."""
+        self.baseline_result: float | None = None
+        """The objective runner's digest of the untouched repository's result, if it gave one:
+        a state whose workload answers otherwise did not do the same work, and has no value."""
 
     def measure_workspace(self, workspace: Path, number: int, call: int) -> Answer:
         """The evaluator's measurement of the agent's workspace as it is now: the objective
@@ -113,6 +116,8 @@ class _Run:
         measured = inputs.measure(changes, number, call)
         if not measured.ok:
             return Answer(None, measured.error or "no value", measured.machinery)
+        if measured.result != self.baseline_result:
+            return Answer(None, _DIFFERENT_RESULT)
         return Answer(median(measured.samples))
 
     def evaluate(self, changes: Changes, number: int, *, again: bool = False) -> Verdict:
@@ -120,6 +125,9 @@ class _Run:
         if cached is not None and self.spec.objective.repeats == 1 and not again:
             return cached
         verdict = self.inputs.grade(changes, number)
+        different = verdict.metrics.get(RESULT) != self.baseline_result
+        if number != BASELINE_ROUND and samples_of(verdict) and different:
+            verdict = without_measurement(verdict, _DIFFERENT_RESULT)
         self.measured.setdefault(changes.tree, verdict)
         return verdict
 
@@ -274,7 +282,9 @@ class _Run:
             )
         history.extend(entry_from(each) for each in state["history"])
         if state.get("baseline_verdict"):
-            self.measured[untouched.tree] = Verdict.model_validate(state["baseline_verdict"])
+            verdict = Verdict.model_validate(state["baseline_verdict"])
+            self.measured[untouched.tree] = verdict
+            self.baseline_result = verdict.metrics.get(RESULT)
         baseline = _State(untouched, "pass", tuple(state["baseline"]))
         start = state["best"] if self.spec.keep_best else state["last"]
         workspace = inputs.new_workspace(len(history) + 1)
@@ -296,6 +306,7 @@ class _Run:
 
     def _baseline(self, untouched: Changes) -> _State:
         verdict = self.evaluate(untouched, BASELINE_ROUND)
+        self.baseline_result = verdict.metrics.get(RESULT)
         samples = samples_of(verdict)
         # Named within the trial folder: the worker's own folder is gone once it is recorded.
         where = f"rounds/{BASELINE_ROUND}/ in the trial folder"
@@ -400,6 +411,12 @@ class _Run:
             record["checkpoint_unusable"] = self.unusable
         path = self.inputs.round_paths(1).root / RECORD_FILE
         path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+
+
+_DIFFERENT_RESULT = (
+    "the workload's result differs from the untouched repository's, so it did not do the "
+    "measured work"
+)
 
 
 def _with_round(verdict: Verdict, entry: RoundEntry) -> Verdict:
