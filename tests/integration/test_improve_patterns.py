@@ -12,6 +12,9 @@ import pytest
 
 from harnessdrive.cli.app import run_cli
 from harnessdrive.demo import DEMO_SUITE
+from harnessdrive.report.show import trial_view
+from harnessdrive.report.show_text import render_trial
+from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.results import TrialResult
 from tests.trial_results import trial_folder
 
@@ -114,3 +117,44 @@ def test_a_tampered_trial_improves_nothing_in_any_view(tmp_path: Path) -> None:
     assert result.metrics["improve.anytime"] == 0.0
     assert not {"improve.gain", "improve.ratio", "improve.log_ratio"} & set(result.metrics)
     assert json.loads((trial / "improve.json").read_text())["passed"] is False
+    # show names the reverted round and shows the diff of the state that counted: round 1's.
+    view = trial_view(TrialPaths(trial))
+    assert (view.round, view.reverted) == (1, (2,))
+    assert "json.py" not in view.diff.text and "dupes/finder.py" in view.diff.text
+    text = render_trial(view)
+    assert "round 1 of 2 shown" in text and "reverted rounds: 2" in text
+
+
+def test_without_a_network_the_evaluator_is_neither_offered_nor_started(tmp_path: Path) -> None:
+    suite = _suite(tmp_path)
+    folder = tmp_path / "results"
+    argv = ["run", str(suite), "--results", str(folder), "-H", "none", "--network", "none"]
+    assert run_cli(argv) == 0
+    trial = trial_folder(folder, "patterns/fewer-comparisons/none/r1")
+    assert "measure your current state" not in (trial / "prompt.md").read_text()
+    record = json.loads((trial / "improve.json").read_text())
+    assert record["settings"] == {
+        "rounds": 2,
+        "keep_best": True,
+        "min_improvement": 0.1,
+        "session": "fresh",
+        "evaluator": {
+            "budget": 0,
+            "max_evaluations": None,
+            "offered": False,
+            "withheld": "the agent runs without a network (--network none)",
+        },
+    }
+    assert record["evaluator"] == []
+
+
+def test_the_record_holds_the_settings_in_effect(results: Path) -> None:
+    folder, _ = _trial(results, "twice")
+    settings = json.loads((folder / "improve.json").read_text())["settings"]
+    assert settings["evaluator"] == {
+        "budget": 3,
+        "max_evaluations": None,
+        "offered": True,
+        "withheld": None,
+    }
+    assert (settings["rounds"], settings["keep_best"]) == (2, True)

@@ -98,6 +98,8 @@ class _Run:
         self.evaluator: Evaluator | None = None
         self.unusable: str | None = None
         """Why the killed attempt's checkpoint was not resumed from, when it was not."""
+        self.evaluator_withheld: str | None = None
+        """Why the task's evaluator was not offered, when it was not."""
         self.baseline_result: float | None = None
         """The objective runner's digest of the untouched repository's result, if it gave one:
         a state whose workload answers otherwise did not do the same work, and has no value."""
@@ -134,6 +136,10 @@ class _Run:
     def run(self) -> ProtocolOutcome:
         evaluator = self.spec.evaluator
         if evaluator.budget == 0:
+            return self._run()
+        if self.inputs.request.network == "none":
+            # The agent could not reach it: it is neither started nor offered in the prompt.
+            self.evaluator_withheld = "the agent runs without a network (--network none)"
             return self._run()
         self.evaluator = Evaluator(
             evaluator.budget, evaluator.max_evaluations, self.measure_workspace
@@ -397,8 +403,22 @@ class _Run:
         metrics: dict[str, float],
         passed: bool,
     ) -> None:
+        spec = self.spec
         record = {
-            "objective": self.spec.objective.model_dump(mode="json", exclude={"inject"}),
+            "objective": spec.objective.model_dump(mode="json", exclude={"inject"}),
+            # The settings in effect: the task's, with the variant's overrides applied.
+            "settings": {
+                "rounds": spec.rounds,
+                "keep_best": spec.keep_best,
+                "min_improvement": spec.min_improvement,
+                "session": spec.session,
+                "evaluator": {
+                    "budget": spec.evaluator.budget if self.evaluator else 0,
+                    "max_evaluations": spec.evaluator.max_evaluations,
+                    "offered": self.evaluator is not None,
+                    "withheld": self.evaluator_withheld,
+                },
+            },
             "baseline": {"value": baseline.value, "samples": list(baseline.samples)},
             "best": {"value": best.value, "samples": list(best.samples)},
             "final": {"value": final.value, "samples": list(final.samples), "gate": final.gate},
