@@ -146,6 +146,32 @@ def test_the_resumed_trial_ends_as_an_uninterrupted_one(
     assert [r.note for r in killed.rounds] == [r.note for r in whole.rounds]
     assert [r.grading.metrics for r in killed.rounds] == [r.grading.metrics for r in whole.rounds]  # type: ignore[union-attr]
     assert killed.totals.rounds == whole.totals.rounds == 3
+    # Seconds add up: the rounds carried on were timed in the killed attempt.
+    seconds = killed.seconds
+    assert seconds.total >= seconds.setup + seconds.agent + seconds.grading - 0.01
+    assert seconds.total >= whole.seconds.agent
+
+
+def test_every_rounds_files_stay_under_the_attempt(runs: tuple[Path, Path, list[str]]) -> None:
+    killed, whole = (trial_folder(each, "resume/lower/slow/r1") for each in runs[:2])
+
+    def files(folder: Path) -> set[str]:
+        return {
+            p.relative_to(folder).as_posix()
+            for p in folder.rglob("*")
+            if p.is_file() and "previous" not in p.relative_to(folder).parts
+        }
+
+    # The resumed attempt holds what an uninterrupted one does: round 1's prompt, diff and
+    # logs, the baseline's logs, every later round's.
+    for name in ("prompt.md", "diff.patch", "rounds/0/grade-objective-1.log", "improve.json"):
+        assert (killed / name).is_file(), name
+    assert files(whole) <= files(killed)
+    assert (killed / "diff.patch").read_bytes() == (whole / "diff.patch").read_bytes()
+    # The killed attempt keeps its recorded rounds too, where earlier attempts sit.
+    kept = killed / "previous" / "1" / "checkpointed"
+    assert (kept / "prompt.md").is_file() and (kept / "rounds" / "0").is_dir()
+    assert not (killed / "checkpointed").exists()
 
 
 def test_a_tampered_checkpoint_is_not_trusted_and_the_trial_starts_over(

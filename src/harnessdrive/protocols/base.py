@@ -114,6 +114,8 @@ class ProtocolOutcome:
     score: float | None = None
     """In [0, 1] where the protocol or its grader gives one."""
     metrics: Mapping[str, float] = field(default_factory=dict)
+    carried_seconds: float = 0.0
+    """Seconds of an earlier attempt whose rounds this outcome carries on (a resumed trial)."""
 
     @classmethod
     def of_round(cls, only: RoundOutcome) -> ProtocolOutcome:

@@ -45,6 +45,7 @@ from harnessdrive.improvement.sessions import session_after
 from harnessdrive.protocols.base import ProtocolInputs, ProtocolOutcome, RoundOutcome
 from harnessdrive.protocols.round import run_round
 from harnessdrive.protocols.stages import StageFailed, stage
+from harnessdrive.store.checkpoint import restore_files as restore_kept
 from harnessdrive.store.results import Status
 from harnessdrive.tasks.improve_models import ImproveSpec
 from harnessdrive.workspace.changes import Changes, capture_changes
@@ -98,6 +99,8 @@ class _Run:
         self.evaluator: Evaluator | None = None
         self.unusable: str | None = None
         """Why the killed attempt's checkpoint was not resumed from, when it was not."""
+        self.carried_seconds = 0.0
+        """The killed attempt's seconds, when its rounds are resumed."""
         self.evaluator_withheld: str | None = None
         """Why the task's evaluator was not offered, when it was not."""
         self.baseline_result: float | None = None
@@ -282,6 +285,9 @@ class _Run:
         assert inputs.resumed is not None
         state = inputs.resumed.state
         rounds.extend(outcome_from(each) for each in state["rounds"])
+        if inputs.resumed.files is not None:  # the recorded rounds' prompts, diffs and logs
+            restore_kept(inputs.resumed.files, inputs.round_paths(1).root)
+        self.carried_seconds = inputs.resumed.elapsed
         if self.evaluator is not None:
             self.evaluator.calls.extend(
                 EvaluatorCall.from_json(c) for c in state.get("evaluator", [])
@@ -392,6 +398,7 @@ class _Run:
             outcome="tampered" if tampered else "pass" if passed else "fail",
             score=scored.score,
             metrics=metrics,
+            carried_seconds=self.carried_seconds,
         )
 
     def _write_record(

@@ -306,7 +306,7 @@ def _run(
         round_paths=trial.round_paths,
         round_scratch=trial.round_scratch,
         stop=worker.stop,
-        checkpoint=_checkpointer(job, protocol.name),
+        checkpoint=_checkpointer(job, protocol.name, began, paths.root),
         resumed=_resumable(job, protocol.name),
     )
     outcome = protocol.run(inputs)
@@ -315,7 +315,8 @@ def _run(
     with stage("transcript recording"):
         for number, each in enumerate(outcome.rounds, start=1):
             trial.round_paths(number).transcript.write_text(model_json(each.agent.transcript))
-    timing = trial_timing(outcome, setup.seconds, now() - began)
+    # Seconds add up over a resumed trial: the rounds it carried on were timed before.
+    timing = trial_timing(outcome, setup.seconds, now() - began + outcome.carried_seconds)
     last = outcome.rounds[-1]
     priced = priced_run(outcome.rounds)
     records = round_records(outcome, timing, setup.seconds)
@@ -353,10 +354,17 @@ def _run(
     return result
 
 
-def _checkpointer(job: TrialJob, protocol: str) -> Callable[[int, dict[str, Any]], None]:
+def _checkpointer(
+    job: TrialJob, protocol: str, began: float, files: Path
+) -> Callable[[int, dict[str, Any]], None]:
+    earlier = job.resume.elapsed if _resumable(job, protocol) is not None and job.resume else 0.0
+
     def checkpoint(rounds: int, state: dict[str, Any]) -> None:
         if job.on_round is not None:
-            job.on_round(RoundCheckpoint(protocol, job.task.fingerprint, rounds, state))
+            elapsed = round(earlier + now() - began, 3)
+            job.on_round(
+                RoundCheckpoint(protocol, job.task.fingerprint, rounds, state, elapsed, files)
+            )
 
     return checkpoint
 
