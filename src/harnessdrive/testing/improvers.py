@@ -153,6 +153,9 @@ class MeasuringImproverOptions(HarnessOptions):
     ``concurrent`` (improves, then asks twice at once), ``none``."""
     tamper_in_round: int | None = None
     """In this round it also plants a module that shadows the standard ``json``."""
+    break_in_round: int | None = None
+    """In this round its change also breaks the code (every file it touched raises at import),
+    so the gate fails and the round is reverted; later rounds recover."""
 
 
 class MeasuringImprover(_ScriptedAgent):
@@ -168,6 +171,8 @@ class MeasuringImprover(_ScriptedAgent):
         options = parse_options(MeasuringImproverOptions, request.variant, self.name)
         request.logs.mkdir(parents=True, exist_ok=True)
         answers: list[str] = []
+        found = _ROUND.search(request.prompt)
+        number = int(found.group(1)) if found else None
         if options.pattern == "before":
             answers.append(call_evaluator(request.home))
         touched = apply_next_overlay(request.task, request.workspace)
@@ -184,8 +189,11 @@ class MeasuringImprover(_ScriptedAgent):
         if options.pattern == "concurrent":
             with ThreadPoolExecutor(max_workers=2) as pool:
                 answers += list(pool.map(lambda _: call_evaluator(request.home), range(2)))
-        found = _ROUND.search(request.prompt)
-        if found and int(found.group(1)) == options.tamper_in_round:
+        if number is not None and number == options.break_in_round:
+            for path in touched:
+                with (request.workspace / path).open("a", encoding="utf-8") as handle:
+                    handle.write('\nraise RuntimeError("broken on purpose")\n')
+        if number is not None and number == options.tamper_in_round:
             (request.workspace / "json.py").write_text(_FAKE_JSON)
             touched.append("json.py")
         (request.logs / "answers.json").write_text(json.dumps(answers), encoding="utf-8")
