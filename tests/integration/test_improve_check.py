@@ -49,8 +49,8 @@ print(level * (1 + jitter))
 """
 
 
-def _check(suite: Path, logs: Path) -> TaskCheck:
-    (report,) = self_test(load_suite(suite), logs=logs, jobs=2)
+def _check(suite: Path, logs: Path, repeat: int = 1) -> TaskCheck:
+    (report,) = self_test(load_suite(suite), logs=logs, jobs=2, repeat=repeat)
     return report
 
 
@@ -77,8 +77,10 @@ def _demo_suite(root: Path, *, in_process: bool) -> Path:
 
 
 def test_no_attack_moves_the_demo_objective(tmp_path: Path) -> None:
-    report = _check(_demo_suite(tmp_path, in_process=False), tmp_path / "logs")
+    report = _check(_demo_suite(tmp_path, in_process=False), tmp_path / "logs", repeat=2)
     assert report.problems == []
+    # check --repeat includes improvement tasks: their reference and noop trials run again.
+    assert report.repeats == {"reference": ("pass", "pass"), "noop": ("fail", "fail")}
     attacks = {case.name: case.outcome for case in report.cases if case.name.startswith("attack")}
     assert attacks == {
         "attack-exit-number": "fail",
