@@ -152,3 +152,59 @@ def test_noise_beyond_the_margin_is_refused_with_the_repeats_that_fix_it(tmp_pat
     assert found is not None
     fixed = _check(_noisy_suite(tmp_path, int(found.group(1))), tmp_path / "logs-fixed")
     assert fixed.problems == [] and fixed.ok
+
+
+def _memory_suite(root: Path) -> Path:
+    """A workload that imports the agent's code in process, measured by the runner's parent."""
+    suite = root / "memory"
+    project = suite / "project"
+    (project / "tests").mkdir(parents=True)
+    (project / "work.py").write_text(
+        "def work():\n    data = [1] * 10_000_000\n    return sum(data[:10])\n"
+    )
+    (project / "tests" / "test_work.py").write_text(
+        "from work import work\n\n\ndef test_work():\n    assert work() == 10\n"
+    )
+    task = suite / "tasks" / "memory"
+    (task / "objective").mkdir(parents=True)
+    (task / "objective" / "bench.py").write_text(
+        "import sys\nfrom harnessdrive_objective import report\n"
+        'sys.path.insert(0, ".")\nfrom work import work\nreport(work())\n'
+    )
+    (task / "better").mkdir()
+    (task / "better" / "work.py").write_text(
+        "def work():\n    data = [1] * 10\n    return sum(data[:10])\n"
+    )
+    (task / "task.toml").write_text(
+        textwrap.dedent(
+            """
+            id = "memory"
+            prompt = "Use less memory."
+            [repo]
+            path = "../../project"
+            [grade]
+            command = "{python} -m pytest -q tests"
+            protected = ["tests/**"]
+            [improve]
+            rounds = 1
+            min_improvement = 0.3
+            overlays = ["better"]
+            [improve.objective]
+            command = "{measure} peak-memory-kb -- {python} .objective/bench.py"
+            inject = [{ source = "objective/bench.py", target = ".objective/bench.py" }]
+            """
+        )
+    )
+    (suite / "suite.toml").write_text('name = "memory"\n')
+    return suite
+
+
+def test_a_workload_in_process_measured_by_the_runner_cannot_be_forged(tmp_path: Path) -> None:
+    report = _check(_memory_suite(tmp_path), tmp_path / "logs")
+    assert report.problems == [], report.problems
+    cases = {case.name: (case.outcome, case.detail) for case in report.cases}
+    assert cases["reference"][0] == "pass"
+    # The fake values went unread; what detected the measurement gave another result: no value.
+    for attack in ("exit-number", "exit-json", "comment"):
+        assert cases[f"attack-{attack}"][0] == "fail" and "value" in cases[f"attack-{attack}"][1]
+    assert cases["attack-measured"] == ("fail", "could not be measured")

@@ -6,9 +6,11 @@ then runs COMMAND as a child whose stdout and stderr go to this process's stderr
 read for a value. Modes: ``seconds`` (wall clock), ``cpu-seconds`` (user and system time of the
 child and what it waited for), ``peak-memory-kb`` (the largest resident set among them),
 ``operations`` (the key operations the workload asks of keys whose values only this process
-holds: ``harnessdrive_objective.keys()`` on the child's side). The report is one JSON line on
-stdout, written after the child has ended, that carries the token. Standard library only: it
-never imports anything of the measured repository.
+holds: ``harnessdrive_objective.keys()`` on the child's side). In every mode the workload may
+hand its result back (``harnessdrive_objective.report(result)``): the report then holds a digest
+of it, so a state that does less work by answering otherwise is told apart. The report is one
+JSON line on stdout, written after the child has ended, that carries the token. Standard
+library only: it never imports anything of the measured repository.
 """
 
 from __future__ import annotations
@@ -67,34 +69,48 @@ def _undumpable() -> None:
 
 
 def _measure(mode: str, command: list[str], keys_file: str | None) -> dict[str, Any]:
+    values: list[Any] = []
+    if keys_file is not None:
+        with open(keys_file, encoding="utf-8") as handle:
+            loaded = json.load(handle)
+        # The values stay here: the workload (and the code it imports) never reads them.
+        with contextlib.suppress(OSError):
+            os.unlink(keys_file)
+        if not isinstance(loaded, list):
+            raise Refused("the keys file must hold a JSON list")
+        values = loaded
+    run = _run_workload(command, values)
     if mode == "operations":
-        assert keys_file is not None
-        return _count_operations(command, keys_file)
-    began = time.perf_counter()
-    child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=sys.stderr.fileno())
-    _, status, usage = os.wait4(child.pid, 0)
-    seconds = time.perf_counter() - began
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode != 0:
-        raise Refused(f"the workload exited with {child.returncode}")
-    if mode == "seconds":
-        return {"value": round(seconds, 6)}
-    if mode == "cpu-seconds":
-        return {"value": round(usage.ru_utime + usage.ru_stime, 6)}
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return {"value": max(usage.ru_maxrss, children.ru_maxrss)}
+        value: float = run.operations
+    elif mode == "seconds":
+        value = round(run.seconds, 6)
+    elif mode == "cpu-seconds":
+        value = round(run.usage.ru_utime + run.usage.ru_stime, 6)
+    else:
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        value = max(run.usage.ru_maxrss, children.ru_maxrss)
+    report: dict[str, Any] = {"value": value}
+    if run.reported:
+        text = json.dumps(run.result, sort_keys=True, separators=(",", ":"))
+        report["result"] = int(hashlib.sha256(text.encode()).hexdigest()[:12], 16)
+    return report
 
 
-def _count_operations(command: list[str], keys_file: str) -> dict[str, Any]:
-    """Hand the workload opaque keys; answer and count each ``==``, ``<`` and ``hash`` it asks
-    for; take its result as keys and digest their values."""
-    with open(keys_file, encoding="utf-8") as handle:
-        values = json.load(handle)
-    # The values stay here: the workload (and the code it imports) never reads them.
-    with contextlib.suppress(OSError):
-        os.unlink(keys_file)
-    if not isinstance(values, list):
-        raise Refused("the keys file must hold a JSON list")
+class _Run:
+    """What one run of the workload came to."""
+
+    def __init__(self) -> None:
+        self.operations = 0
+        self.result: Any = None
+        self.reported = False
+        self.seconds = 0.0
+        self.usage: Any = None
+
+
+def _run_workload(command: list[str], values: list[Any]) -> _Run:
+    """Run the workload with the counter's channel (``harnessdrive_objective``): hand it opaque
+    keys, answer and count each ``==``, ``<`` and ``hash`` it asks for, and take its result (as
+    values, keys replaced by theirs) whatever the mode."""
     ids = [secrets.token_hex(6) for _ in values]
     by_id = dict(zip(ids, values, strict=True))
     asks_r, asks_w = os.pipe()
@@ -103,6 +119,8 @@ def _count_operations(command: list[str], keys_file: str) -> dict[str, Any]:
     env[FDS_VARIABLE] = f"{asks_w},{answers_r}"
     here = os.path.dirname(os.path.abspath(__file__))
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [here, env.get("PYTHONPATH", "")]))
+    run = _Run()
+    began = time.perf_counter()
     child = subprocess.Popen(
         command,
         stdin=subprocess.DEVNULL,
@@ -112,8 +130,6 @@ def _count_operations(command: list[str], keys_file: str) -> dict[str, Any]:
     )
     os.close(asks_w)
     os.close(answers_r)
-    operations = 0
-    result: Any = None
     broken: str | None = None
     with os.fdopen(asks_r, "rb") as asks, os.fdopen(answers_w, "wb", buffering=0) as answers:
         with contextlib.suppress(BrokenPipeError):  # a workload that never asks for its keys
@@ -122,27 +138,28 @@ def _count_operations(command: list[str], keys_file: str) -> dict[str, Any]:
             request = line.decode("ascii", "replace").split(" ", 1)
             try:
                 answer, counted = _answer(request, by_id)
-            except (KeyError, ValueError, IndexError, TypeError):
+            except (KeyError, ValueError, IndexError, TypeError, RecursionError):
                 broken = "the workload sent a request the counter does not know"
                 break
             if request[0] == "r":
-                result = answer
-                answer = "ok"
-            operations += counted
+                if run.reported:
+                    broken = "the workload reported its result twice"
+                    break
+                run.result, run.reported, answer = answer, True, "ok"
+            run.operations += counted
             try:
                 answers.write(f"{answer}\n".encode())
             except BrokenPipeError:
                 break
-    code = child.wait()
+    _, status, run.usage = os.wait4(child.pid, 0)
+    run.seconds = time.perf_counter() - began
+    code = os.waitstatus_to_exitcode(status)
+    child.returncode = code
     if broken is not None:
         raise Refused(broken)
     if code != 0:
         raise Refused(f"the workload exited with {code}")
-    report: dict[str, Any] = {"value": operations}
-    if result is not None:
-        text = json.dumps(result, sort_keys=True, separators=(",", ":"))
-        report["result"] = int(hashlib.sha256(text.encode()).hexdigest()[:12], 16)
-    return report
+    return run
 
 
 def _answer(request: list[str], by_id: dict[str, Any]) -> tuple[Any, int]:
