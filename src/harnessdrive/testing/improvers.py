@@ -56,6 +56,11 @@ class _ScriptedAgent:
 class SlowImproverOptions(HarnessOptions):
     seconds: float = 0.0
     log: str | None = None
+    fail_once_in_round: int | None = None
+    """In this round, the first time only, the run fails as the machinery would (an unexpected
+    error): the trial is recorded as could not run, and the same command resumes it."""
+    once: str | None = None
+    """The file that marks the failure as done (``fail_once_in_round`` needs it)."""
 
 
 class SlowImprover(_ScriptedAgent):
@@ -68,10 +73,16 @@ class SlowImprover(_ScriptedAgent):
         started = now()
         options = parse_options(SlowImproverOptions, request.variant, self.name)
         request.logs.mkdir(parents=True, exist_ok=True)
+        found = _ROUND.search(request.prompt)
         if options.log is not None:
-            found = _ROUND.search(request.prompt)
             with Path(options.log).open("a", encoding="utf-8") as handle:
                 handle.write(f"{found.group(1) if found else '?'}\n")
+        number = int(found.group(1)) if found else None
+        if number is not None and number == options.fail_once_in_round and options.once:
+            marker = Path(options.once)
+            if not marker.exists():
+                marker.write_text("failed once\n", encoding="utf-8")
+                raise RuntimeError("a transient failure of the machinery")
         if options.seconds > 0:
             waited = run_as_agent(request, ["sleep", f"{options.seconds:g}"])
             if waited.timed_out or waited.stopped:
