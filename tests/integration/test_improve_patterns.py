@@ -12,6 +12,7 @@ import pytest
 
 from harnessdrive.cli.app import run_cli
 from harnessdrive.demo import DEMO_SUITE
+from harnessdrive.report.improvement import improvement_notes
 from harnessdrive.report.show import trial_view
 from harnessdrive.report.show_text import render_trial
 from harnessdrive.store.paths import TrialPaths
@@ -117,6 +118,8 @@ def test_a_tampered_trial_improves_nothing_in_any_view(tmp_path: Path) -> None:
     assert result.metrics["improve.anytime"] == 0.0
     assert not {"improve.gain", "improve.ratio", "improve.log_ratio"} & set(result.metrics)
     assert json.loads((trial / "improve.json").read_text())["passed"] is False
+    (note,) = improvement_notes([result])
+    assert "tampered: no improvement, score 0.00" in note
     # show names the reverted round and shows the diff of the state that counted: round 1's.
     view = trial_view(TrialPaths(trial))
     assert (view.round, view.reverted) == (1, (2,))
