@@ -7,6 +7,7 @@ with the repeats it needs; with those repeats it passes."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import textwrap
@@ -90,6 +91,12 @@ def test_no_attack_moves_the_demo_objective(tmp_path: Path) -> None:
         "attack-comment": "fail",
     }
     assert any("spread at the baseline: ±0.0% per sample over 5 samples" in n for n in report.notes)
+    # Each attack's own trial ended without a pass: no forged value got an improvement.
+    for name in attacks:
+        record = json.loads(
+            (tmp_path / "logs" / "fewer-comparisons" / name / "improve.json").read_text()
+        )
+        assert record["passed"] is False and record["metrics"]["improve.rounds_kept"] == 0
 
 
 def test_an_objective_read_from_the_measured_process_is_reported_forgeable(

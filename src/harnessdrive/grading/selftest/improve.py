@@ -94,6 +94,10 @@ def improve_report(task: Task, results: dict[str, TrialResult], logs: Path) -> T
         )
     _noise(report, spec, logs / NOISE / RECORD_FILE)
     _attacks(report, spec, logs)
+    for name in ATTACKS:  # whatever its value did, an attack's trial never passes
+        attacked = results.get(f"attack-{name}")
+        if attacked is not None and attacked.outcome == "pass":
+            report.problems.append(f"the {name} attack's trial passed")
     return report
 
 
