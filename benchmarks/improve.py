@@ -8,13 +8,16 @@
 2. Ports its bundled ``demo-improve`` suite (one task, ``fewer-key-operations``) to task.toml
    form at benchmark time, from the installed files: the same prompt, fixture repository, gate
    command, hidden test, protected ``tests/``, objective script (injected into the measuring
-   copy only), direction, target, three rounds, keep-best and the two reference overlays. The
-   in-loop evaluator is left out of the port (harnessdrive's scripted agents do not call
-   one), so harnessdrive's rounds do less than Harness Lab's fake agents' evaluator calls would.
-3. Runs the three scripted agents, one trial each, with each tool, alternating, ``--rounds``
-   times: Harness Lab's ``fake-improver,fake-noop,fake-breaker`` and harnessdrive's
-   ``reference,noop,breaker``, one trial at a time each. Every run is a fresh CLI process with a
-   fresh results folder, timed from start to exit.
+   copy only), direction, target, three rounds, keep-best, the in-loop evaluator's budget and
+   the two reference overlays.
+3. Runs three scripted agents, one trial each, with each tool, alternating, ``--rounds`` times,
+   doing the same work on both sides: an improver that applies one overlay per round and calls
+   the evaluator twice per round (Harness Lab's ``fake-improver-evaluating``, harnessdrive's
+   ``MeasuringImprover`` with ``pattern = "twice"``), one that changes nothing
+   (``fake-noop``, ``noop``), and one whose first round breaks the code and is reverted, then
+   recovers (``fake-breaker``, ``MeasuringImprover`` with ``break_in_round = 1``). One trial
+   at a time each. Every run is a fresh CLI process with a fresh results folder, timed from
+   start to exit.
 4. Prints every time, the medians and the ratio (target: harnessdrive at most 0.5x).
 """
 
@@ -33,10 +36,21 @@ from typing import Any
 import tomli_w
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from peer_overhead import find_python312, install_harnesslab, timed
+from mining_peer import HARNESS_LAB, find_python312, make_venv
+from peer_overhead import timed
 
-PEER_AGENTS = "fake-improver,fake-noop,fake-breaker"
-OUR_AGENTS = "reference,noop,breaker"
+PEER_AGENTS = "fake-improver-evaluating,fake-noop,fake-breaker"
+OUR_AGENTS = "evaluating,noop,breaker"
+_IMPROVER = "harnessdrive.testing.improvers:MeasuringImprover"
+OUR_VARIANTS = [
+    {"harness": _IMPROVER, "name": "evaluating", "options": {"pattern": "twice"}},
+    {"harness": "noop"},
+    {
+        "harness": _IMPROVER,
+        "name": "breaker",
+        "options": {"pattern": "none", "break_in_round": 1},
+    },
+]
 
 _READ_SUITE = """
 import json, pathlib, sys, yaml, harnesslab
@@ -105,12 +119,19 @@ def port_demo_improve(venv: Path, root: Path) -> Path:
                     "target": objective["target"],
                     "repeats": objective.get("repeats", 1),
                 },
+                "evaluator": {"budget": improve.get("evaluator", {}).get("budget", 0)},
             },
         }
         (task / "task.toml").write_text(tomli_w.dumps(data), encoding="utf-8")
         names.append(spec["id"])
     (suite / "suite.toml").write_text(
-        tomli_w.dumps({"name": "hl-demo-improve", "tasks": [f"tasks/{n}" for n in names]})
+        tomli_w.dumps(
+            {
+                "name": "hl-demo-improve",
+                "tasks": [f"tasks/{n}" for n in names],
+                "variants": OUR_VARIANTS,
+            }
+        )
     )
     return suite
 
@@ -131,10 +152,16 @@ def run_harnessdrive(suite: Path, results: Path, sandbox: str) -> float:
     seconds = timed(argv, suite.parent)
     found = [json.loads(p.read_text()) for p in sorted(results.glob("trials/**/result.json"))]
     outcomes = {(r["variant_label"], r["outcome"]) for r in found}
-    if outcomes != {("reference", "pass"), ("noop", "fail"), ("breaker", "fail")}:
+    if outcomes != {("evaluating", "pass"), ("noop", "fail"), ("breaker", "pass")}:
         sys.exit(f"harnessdrive graded wrongly: {sorted(outcomes)}")
+    calls = {r["variant_label"]: r["metrics"].get("improve.evaluator_calls") for r in found}
+    if calls.get("evaluating") != 6.0:
+        sys.exit(f"the evaluating improver's calls: {calls}")
     curves = {
-        r["variant_label"]: [v for k, v in sorted(r["metrics"].items()) if "curve" in k]
+        r["variant_label"]: [
+            r["metrics"][f"improve.curve.{n}"]
+            for n in range(sum(k.startswith("improve.curve.") for k in r["metrics"]))
+        ]
         for r in found
     }
     print(f"    harnessdrive curves: {curves}")
@@ -150,8 +177,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="hd-improve-") as tmp:
         work = Path(tmp)
-        venv = args.harnesslab_venv or install_harnesslab(
-            find_python312(args.python312), work / "hl-venv"
+        venv = args.harnesslab_venv or make_venv(
+            find_python312(args.python312), work / "hl-venv", HARNESS_LAB
         )
         suite = port_demo_improve(venv, work)
         times: dict[str, list[float]] = {"harnesslab": [], "harnessdrive": []}

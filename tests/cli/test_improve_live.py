@@ -75,9 +75,11 @@ def test_a_real_cli_measures_in_the_loop_and_resumes_its_session(
     assert curve == [29367.0, 20741.0, 980.0]
     # The evaluator counted each call the CLI made from its sandbox, and measured its state.
     assert record["evaluator"] == [
-        {"round": 1, "call": 1, "value": 20741.0, "refused": None},
-        {"round": 2, "call": 1, "value": 980.0, "refused": None},
-    ]
+        {"round": 1, "call": 1, "value": 20741.0, "refused": None, "error": None,
+         "machinery": False},
+        {"round": 2, "call": 1, "value": 980.0, "refused": None, "error": None,
+         "machinery": False},
+    ]  # fmt: skip
     assert "20741" in (path.parent / "transcript.json").read_text()
     # Round 2 continued round 1's conversation, under the session id round 1's log names.
     assert turns == [0, 1, 2, 3]

@@ -159,8 +159,16 @@ def test_check_runs_every_demo_fixture_and_all_agree(capsys: pytest.CaptureFixtu
         "untouched": ("pass", "curve 29367 -> 29367 -> 29367"),
         "noop": ("fail", "curve 29367 -> 29367 -> 29367"),
         "reference": ("pass", "curve 29367 -> 20741 -> 980"),
+        # The objective's attacks: none moves it (the forgers get no value, or the honest one).
+        "attack-exit-number": ("fail", "value 29367 (baseline 29367)"),
+        "attack-exit-json": ("fail", "value 29367 (baseline 29367)"),
+        "attack-channels": ("fail", "could not be measured"),
+        "attack-measured": ("fail", "could not be measured"),
+        "attack-comment": ("fail", "value 29367 (baseline 29367)"),
     }
-    assert improve["notes"] == ["objective spread at the baseline: ±0.0%"]
+    assert improve["notes"] == [
+        "objective spread at the baseline: ±0.0% per sample over 5 samples, ±0.0% with repeats = 1"
+    ]
     for item in found["tasks"]:
         if item["task"] == IMPROVE_TASK:
             continue

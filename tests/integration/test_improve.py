@@ -76,8 +76,9 @@ def test_no_other_built_in_agent_improves(demo_improve: Path, agent: str) -> Non
     assert _curve(result) == [BASELINE, BASELINE, BASELINE]
     states = [entry["state"] for entry in record["rounds"]]  # type: ignore[union-attr,index]
     assert states == ["reverted", "reverted"]
-    assert result.score == 0.0 and "improve.ratio" in result.metrics
-    assert result.metrics["improve.ratio"] == 1.0 and result.metrics["improve.anytime"] == 0.0
+    assert result.score == 0.0 and result.metrics["improve.anytime"] == 0.0
+    # A tampered trial has no ratio at all: it improved nothing, in every view.
+    assert result.metrics.get("improve.ratio") == (None if agent == "tamperer" else 1.0)
     expected = {"noop": "fail", "breaker": "fail", "tamperer": "tampered"}[agent]
     assert result.outcome == expected
     gates = [entry["gate"] for entry in record["rounds"]]  # type: ignore[union-attr,index]

@@ -73,3 +73,7 @@ def test_the_objective_stays_out_of_reach_and_its_fake_changes_nothing(abused: P
     assert grading is not None and grading.outcome == "tampered"
     assert any(f.path == ".objective/json.py" for f in grading.findings)
     assert result.metrics["improve.final"] == 29367.0 and result.outcome == "tampered"
+    # A tampered trial improved nothing, in every view: score 0, no gain, no ratio.
+    assert result.score == 0.0 and result.metrics["improve.anytime"] == 0.0
+    assert not {"improve.gain", "improve.ratio", "improve.log_ratio"} & set(result.metrics)
+    assert json.loads((abused / "improve.json").read_text())["passed"] is False

@@ -21,7 +21,7 @@ OBJECTIVE = "import sys\nsys.path.insert(0, '.')\nfrom level import LEVEL\nprint
 LEVELS = (100, 80, 50, 30)
 
 
-def _suite(root: Path, log: Path) -> Path:
+def _suite(root: Path, log: Path, options: str = "") -> Path:
     suite = root / "suite"
     project = suite / "project"
     (project / "tests").mkdir(parents=True)
@@ -63,7 +63,7 @@ def _suite(root: Path, log: Path) -> Path:
             [[variants]]
             harness = "harnessdrive.testing.improvers:SlowImprover"
             name = "slow"
-            options = {{ seconds = 1.5, log = {json.dumps(str(log))} }}
+            options = {{ seconds = 1.5, log = {json.dumps(str(log))}{options} }}
             """
         )
     )
@@ -146,6 +146,32 @@ def test_the_resumed_trial_ends_as_an_uninterrupted_one(
     assert [r.note for r in killed.rounds] == [r.note for r in whole.rounds]
     assert [r.grading.metrics for r in killed.rounds] == [r.grading.metrics for r in whole.rounds]  # type: ignore[union-attr]
     assert killed.totals.rounds == whole.totals.rounds == 3
+    # Seconds add up: the rounds carried on were timed in the killed attempt.
+    seconds = killed.seconds
+    assert seconds.total >= seconds.setup + seconds.agent + seconds.grading - 0.01
+    assert seconds.total >= whole.seconds.agent
+
+
+def test_every_rounds_files_stay_under_the_attempt(runs: tuple[Path, Path, list[str]]) -> None:
+    killed, whole = (trial_folder(each, "resume/lower/slow/r1") for each in runs[:2])
+
+    def files(folder: Path) -> set[str]:
+        return {
+            p.relative_to(folder).as_posix()
+            for p in folder.rglob("*")
+            if p.is_file() and "previous" not in p.relative_to(folder).parts
+        }
+
+    # The resumed attempt holds what an uninterrupted one does: round 1's prompt, diff and
+    # logs, the baseline's logs, every later round's.
+    for name in ("prompt.md", "diff.patch", "rounds/0/grade-objective-1.log", "improve.json"):
+        assert (killed / name).is_file(), name
+    assert files(whole) <= files(killed)
+    assert (killed / "diff.patch").read_bytes() == (whole / "diff.patch").read_bytes()
+    # The killed attempt keeps its recorded rounds too, where earlier attempts sit.
+    kept = killed / "previous" / "1" / "checkpointed"
+    assert (kept / "prompt.md").is_file() and (kept / "rounds" / "0").is_dir()
+    assert not (killed / "checkpointed").exists()
 
 
 def test_a_tampered_checkpoint_is_not_trusted_and_the_trial_starts_over(
@@ -162,3 +188,23 @@ def test_a_tampered_checkpoint_is_not_trusted_and_the_trial_starts_over(
     )
     assert "not a path inside the repository: '../../escaped.py'" in record["checkpoint_unusable"]
     assert not list(tampered.parent.rglob("escaped.py"))
+
+
+def test_a_transient_machinery_failure_resumes_from_the_last_checkpoint(
+    tmp_path: Path, runs: tuple[Path, Path, list[str]]
+) -> None:
+    log, once = tmp_path / "rounds.log", tmp_path / "once"
+    suite = _suite(tmp_path, log, f", fail_once_in_round = 2, once = {json.dumps(str(once))}")
+    results = tmp_path / "results"
+    first = subprocess.run(_command(suite, results), capture_output=True, text=True, timeout=600)
+    # Its only trial could not run: the run says so and exits 1.
+    assert "a transient failure of the machinery" in first.stderr
+    failed = _result(results)
+    assert failed.status == "could_not_run" and _checkpointed_rounds(results) == 1
+    again = subprocess.run(_command(suite, results), capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr[-2000:]
+    # Round 1 ran once: the rerun took up at round 2 from round 1's checkpoint.
+    assert log.read_text().split() == ["1", "2", "2", "3"]
+    result, whole = _result(results), _result(runs[1])
+    assert result.attempt == 2 and result.status == "completed"
+    assert (result.outcome, result.metrics) == (whole.outcome, whole.metrics)

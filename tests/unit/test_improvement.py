@@ -19,6 +19,7 @@ from harnessdrive.improvement.checkpoint_state import SavedFile
 from harnessdrive.improvement.evaluator import (
     COMMAND_VARIABLE,
     URL_VARIABLE,
+    Answer,
     Evaluator,
     RoundClosing,
     call_evaluator,
@@ -192,7 +193,9 @@ def test_an_edited_objective_or_overlay_changes_the_task_fingerprint(tmp_path: P
 
 def test_the_evaluator_answers_its_own_client_only(tmp_path: Path) -> None:
     measured: list[Path] = []
-    evaluator = Evaluator(1, None, lambda where, _round: measured.append(where) or 7.0)
+    evaluator = Evaluator(
+        1, None, lambda where, _round, _call: measured.append(where) or Answer(7.0)
+    )
     try:
         evaluator.open_round(1, tmp_path / "ws", tmp_path / "home")
         assert call_evaluator(tmp_path / "home") == "7"
@@ -237,8 +240,8 @@ def test_a_saved_file_inside_the_repository_reads_back() -> None:
 
 
 def test_the_trials_measurements_count_measured_calls_not_refused_ones(tmp_path: Path) -> None:
-    values = iter([5.0, None, 4.0])
-    evaluator = Evaluator(2, 3, lambda _where, _round: next(values))
+    values = iter([Answer(5.0), Answer(None, "sample 1 exited with 1"), Answer(4.0)])
+    evaluator = Evaluator(2, 3, lambda _where, _round, _call: next(values))
     home = tmp_path / "home"
     try:
         evaluator.open_round(1, tmp_path / "ws", home)
@@ -247,7 +250,7 @@ def test_the_trials_measurements_count_measured_calls_not_refused_ones(tmp_path:
         answers += [call_evaluator(home) for _ in range(2)]
     finally:
         evaluator.close()
-    assert answers[:2] == ["5", "could not be measured"]
+    assert answers[:2] == ["5", "could not be measured: sample 1 exited with 1"]
     assert answers[2].startswith("refused: the budget of 2")
     # Round 1's refused call does not use up the trial's three measurements.
     assert answers[3:] == ["4", "refused: the trial's 3 measurement(s) are spent"]
@@ -275,7 +278,7 @@ class _Measuring:
 
 
 def test_the_evaluators_round_closes_when_the_agents_run_ends(tmp_path: Path) -> None:
-    evaluator = Evaluator(5, None, lambda _where, _round: 3.0)
+    evaluator = Evaluator(5, None, lambda _where, _round, _call: Answer(3.0))
     home = tmp_path / "home"
     agent = _Measuring(home)
     try:
@@ -286,3 +289,17 @@ def test_the_evaluators_round_closes_when_the_agents_run_ends(tmp_path: Path) ->
     finally:
         evaluator.close()
     assert agent.answers == ["3"] and late == "refused: no round is under way"
+
+
+def test_a_machinery_failure_is_recorded_but_not_charged_to_the_agent(tmp_path: Path) -> None:
+    values = iter([Answer(None, "the measuring machinery failed: disk", machinery=True)])
+    evaluator = Evaluator(1, None, lambda _where, _round, _call: next(values, Answer(2.0)))
+    home = tmp_path / "home"
+    try:
+        evaluator.open_round(1, tmp_path / "ws", home)
+        answers = [call_evaluator(home) for _ in range(2)]
+    finally:
+        evaluator.close()
+    assert answers[0].startswith("could not be measured (the machinery failed")
+    assert answers[1] == "2"  # the budget of one is the agent's: the failed call is not on it
+    assert [(c.call, c.machinery) for c in evaluator.calls] == [(1, True), (2, False)]

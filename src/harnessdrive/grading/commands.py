@@ -38,6 +38,7 @@ def run_command(
     plan: WitnessPlan | None = None,
     isolation: Isolation | None = None,
     stderr_apart: bool = False,
+    stdin: Path | None = None,
 ) -> tuple[GradingRun, tuple[Finding, ...]]:
     """Run ``template`` in ``copy``, logged to ``grade-<label>.log``; with ``junit``, its counts
     come from the report the runner writes to ``copy.outputs`` (judged against ``plan``'s
@@ -90,6 +91,7 @@ def run_command(
         stdout=log,
         stderr=log.with_suffix(".stderr.log") if stderr_apart else log,
         isolation=isolation or copy.isolation,
+        stdin=stdin,
         stop=setup.stop,
         meanwhile=bytecode,  # while the sandbox is built
     )

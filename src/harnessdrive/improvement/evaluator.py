@@ -58,6 +58,10 @@ class EvaluatorCall:
     """None when refused, or when the state could not be measured."""
     refused: str | None = None
     """Why the call was refused (past a budget); None for a call that was measured."""
+    error: str | None = None
+    """Why a measured call gave no value."""
+    machinery: bool = False
+    """The call failed in the machinery: it is not counted against the agent's budget."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -65,11 +69,33 @@ class EvaluatorCall:
             "call": self.call,
             "value": self.value,
             "refused": self.refused,
+            "error": self.error,
+            "machinery": self.machinery,
         }
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> EvaluatorCall:
+        return cls(
+            int(data["round"]),
+            int(data["call"]),
+            data.get("value"),
+            data.get("refused"),
+            data.get("error"),
+            bool(data.get("machinery", False)),
+        )
 
-Measure = Callable[[Path, int], float | None]
-"""Measure the workspace's state for round N; None when it cannot be measured."""
+
+@dataclass(frozen=True)
+class Answer:
+    """One measurement of the agent's state: its value, or why there is none."""
+
+    value: float | None
+    error: str | None = None
+    machinery: bool = False
+
+
+Measure = Callable[[Path, int, int], Answer]
+"""Measure the workspace's state: round N's call K."""
 
 
 class Evaluator:
@@ -133,30 +159,39 @@ class Evaluator:
             self._workspace = None
 
     def in_round(self, number: int) -> int:
-        return sum(1 for call in self.calls if call.round == number)
+        """The round's calls the agent is charged for (a machinery failure is not)."""
+        return sum(1 for call in self.calls if call.round == number and not call.machinery)
 
     def measured(self) -> int:
         """Calls that were measured (a value or not): what ``max_evaluations`` counts."""
-        return sum(1 for call in self.calls if call.refused is None)
+        return sum(1 for call in self.calls if call.refused is None and not call.machinery)
 
     def answer(self) -> str:
         # One call at a time: the count is decided before measuring, so a call cut off counts.
         with self._lock:
             number, workspace = self._round, self._workspace
-            made = self.in_round(number) + 1
+            made = sum(1 for call in self.calls if call.round == number) + 1
+            charged = self.in_round(number) + 1
             refused = None
             if workspace is None:
                 refused = "no round is under way"
-            elif made > self.budget:
+            elif charged > self.budget:
                 refused = f"the budget of {self.budget} measurement(s) per round is spent"
             elif self.max_evaluations is not None and self.measured() >= self.max_evaluations:
                 refused = f"the trial's {self.max_evaluations} measurement(s) are spent"
             if refused is not None or workspace is None:
                 self.calls.append(EvaluatorCall(number, made, None, refused))
                 return f"refused: {refused}"
-            value = self.measure(workspace, number)
-            self.calls.append(EvaluatorCall(number, made, value))
-        return "could not be measured" if value is None else f"{value:g}"
+            answer = self.measure(workspace, number, made)
+            value = answer.value
+            self.calls.append(
+                EvaluatorCall(number, made, value, None, answer.error, answer.machinery)
+            )
+        if value is not None:
+            return f"{value:g}"
+        if answer.machinery:
+            return "could not be measured (the machinery failed; not counted)"
+        return f"could not be measured: {answer.error or 'no value'}"
 
     def close(self) -> None:
         self._server.shutdown()

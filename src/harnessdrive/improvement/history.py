@@ -81,7 +81,7 @@ def round_section(
         lines.append(
             f"- You may measure your current state with `{evaluate}` (the same command is in "
             f"${COMMAND_VARIABLE}), at most {spec.evaluator.budget} time(s) in this round; "
-            "it prints the value only."
+            "it measures the objective only (it runs no tests) and prints the value only."
         )
     if spec.keep_best:
         lines.append(

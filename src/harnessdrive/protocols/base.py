@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from harnessdrive.grading.objective import Measurement
 from harnessdrive.grading.verdict import Outcome, Verdict
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, Harness
 from harnessdrive.sandbox.process import StopToken
@@ -39,6 +40,10 @@ class WorkspaceFactory(Protocol):
         :class:`harnessdrive.errors.WorkspaceError` when setup fails there."""
         ...
 
+
+ObjectiveMeasurer = Callable[[Changes, int, int], Measurement]
+"""Measure the objective alone on a change: round N's evaluator call K (never the gate, never
+the hidden tests). A machinery failure comes back as a measurement that says so."""
 
 RoundGrader = Callable[[Changes, int], Verdict]
 """Grade the change of round N (its logs go to that round's folder). The grader's own failures
@@ -69,6 +74,8 @@ class ProtocolInputs:
     (store/checkpoint.py)."""
     resumed: RoundCheckpoint | None = None
     """The checkpoint of a killed earlier attempt of this trial, by this protocol on this task."""
+    measure: ObjectiveMeasurer | None = None
+    """The objective alone, for the in-loop evaluator (improvement tasks)."""
 
     def round_request(self, number: int, *, prompt: str, workspace: Path) -> AgentRequest:
         """Round ``number``'s request: round 1's with this prompt and workspace, and this
@@ -107,6 +114,8 @@ class ProtocolOutcome:
     score: float | None = None
     """In [0, 1] where the protocol or its grader gives one."""
     metrics: Mapping[str, float] = field(default_factory=dict)
+    carried_seconds: float = 0.0
+    """Seconds of an earlier attempt whose rounds this outcome carries on (a resumed trial)."""
 
     @classmethod
     def of_round(cls, only: RoundOutcome) -> ProtocolOutcome:

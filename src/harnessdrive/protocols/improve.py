@@ -21,11 +21,12 @@ from statistics import median
 from typing import Any
 
 from harnessdrive.errors import HarnessdriveError, TaskFormatError
-from harnessdrive.grading.kinds.improve import KIND, samples_of
+from harnessdrive.grading.kinds.improve import KIND, RESULT, samples_of, without_measurement
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.improvement.acceptance import improvement
 from harnessdrive.improvement.checkpoint_state import unusable
 from harnessdrive.improvement.evaluator import (
+    Answer,
     Evaluator,
     EvaluatorCall,
     RoundClosing,
@@ -44,6 +45,7 @@ from harnessdrive.improvement.sessions import session_after
 from harnessdrive.protocols.base import ProtocolInputs, ProtocolOutcome, RoundOutcome
 from harnessdrive.protocols.round import run_round
 from harnessdrive.protocols.stages import StageFailed, stage
+from harnessdrive.store.checkpoint import restore_files as restore_kept
 from harnessdrive.store.results import Status
 from harnessdrive.tasks.improve_models import ImproveSpec
 from harnessdrive.workspace.changes import Changes, capture_changes
@@ -97,29 +99,50 @@ class _Run:
         self.evaluator: Evaluator | None = None
         self.unusable: str | None = None
         """Why the killed attempt's checkpoint was not resumed from, when it was not."""
+        self.carried_seconds = 0.0
+        """The killed attempt's seconds, when its rounds are resumed."""
+        self.evaluator_withheld: str | None = None
+        """Why the task's evaluator was not offered, when it was not."""
+        self.baseline_result: float | None = None
+        """The objective runner's digest of the untouched repository's result, if it gave one:
+        a state whose workload answers otherwise did not do the same work, and has no value."""
 
-    def measure_workspace(self, workspace: Path, number: int) -> float | None:
-        """The evaluator's measurement of the agent's workspace as it is now."""
+    def measure_workspace(self, workspace: Path, number: int, call: int) -> Answer:
+        """The evaluator's measurement of the agent's workspace as it is now: the objective
+        alone, in a copy of its own (never the gate, never the hidden tests)."""
         inputs = self.inputs
         max_file_bytes = inputs.task.spec.limits.diff_file_mb * 1024 * 1024
         try:
             changes = capture_changes(inputs.snapshot, workspace, max_file_bytes=max_file_bytes)
-        except HarnessdriveError:
-            return None
-        samples = samples_of(self.evaluate(changes, number))
-        return median(samples) if samples else None
+        except HarnessdriveError as exc:
+            return Answer(None, f"the workspace cannot be read as a change: {exc}")
+        if inputs.measure is None:
+            return Answer(None, "this trial cannot measure in the loop", machinery=True)
+        measured = inputs.measure(changes, number, call)
+        if not measured.ok:
+            return Answer(None, measured.error or "no value", measured.machinery)
+        if measured.result != self.baseline_result:
+            return Answer(None, _DIFFERENT_RESULT)
+        return Answer(median(measured.samples))
 
     def evaluate(self, changes: Changes, number: int, *, again: bool = False) -> Verdict:
         cached = self.measured.get(changes.tree)
         if cached is not None and self.spec.objective.repeats == 1 and not again:
             return cached
         verdict = self.inputs.grade(changes, number)
+        different = verdict.metrics.get(RESULT) != self.baseline_result
+        if number != BASELINE_ROUND and samples_of(verdict) and different:
+            verdict = without_measurement(verdict, _DIFFERENT_RESULT)
         self.measured.setdefault(changes.tree, verdict)
         return verdict
 
     def run(self) -> ProtocolOutcome:
         evaluator = self.spec.evaluator
         if evaluator.budget == 0:
+            return self._run()
+        if self.inputs.request.network == "none":
+            # The agent could not reach it: it is neither started nor offered in the prompt.
+            self.evaluator_withheld = "the agent runs without a network (--network none)"
             return self._run()
         self.evaluator = Evaluator(
             evaluator.budget, evaluator.max_evaluations, self.measure_workspace
@@ -262,14 +285,18 @@ class _Run:
         assert inputs.resumed is not None
         state = inputs.resumed.state
         rounds.extend(outcome_from(each) for each in state["rounds"])
+        if inputs.resumed.files is not None:  # the recorded rounds' prompts, diffs and logs
+            restore_kept(inputs.resumed.files, inputs.round_paths(1).root)
+        self.carried_seconds = inputs.resumed.elapsed
         if self.evaluator is not None:
             self.evaluator.calls.extend(
-                EvaluatorCall(c["round"], c["call"], c["value"], c["refused"])
-                for c in state.get("evaluator", [])
+                EvaluatorCall.from_json(c) for c in state.get("evaluator", [])
             )
         history.extend(entry_from(each) for each in state["history"])
         if state.get("baseline_verdict"):
-            self.measured[untouched.tree] = Verdict.model_validate(state["baseline_verdict"])
+            verdict = Verdict.model_validate(state["baseline_verdict"])
+            self.measured[untouched.tree] = verdict
+            self.baseline_result = verdict.metrics.get(RESULT)
         baseline = _State(untouched, "pass", tuple(state["baseline"]))
         start = state["best"] if self.spec.keep_best else state["last"]
         workspace = inputs.new_workspace(len(history) + 1)
@@ -291,6 +318,7 @@ class _Run:
 
     def _baseline(self, untouched: Changes) -> _State:
         verdict = self.evaluate(untouched, BASELINE_ROUND)
+        self.baseline_result = verdict.metrics.get(RESULT)
         samples = samples_of(verdict)
         # Named within the trial folder: the worker's own folder is gone once it is recorded.
         where = f"rounds/{BASELINE_ROUND}/ in the trial folder"
@@ -352,21 +380,25 @@ class _Run:
             # Without keep_best the best is another state: it is reported measured anew too.
             verdict = self.evaluate(best.changes, number + 1, again=True)
             best = _State(best.changes, verdict.outcome, samples_of(verdict) or best.samples)
-        gate_ok = final.gate == "pass" and bool(final.samples)
+        # Tampering wins over any outcome, as in every grading: a reverted round still tried.
+        # A tampered trial improved nothing: score 0, and no gain or ratio in any view.
+        tampered = any(each.verdict.outcome == "tampered" for each in rounds)
+        gate_ok = final.gate == "pass" and bool(final.samples) and not tampered
         refused = sum(c.refused is not None for c in self.evaluator.calls) if self.evaluator else 0
         scored = trial_score(
             spec, baseline.samples, _value(best), final.samples, gate_ok, history, refused
         )
         passed, metrics = scored.passed, scored.metrics
+        if tampered:
+            metrics["improve.anytime"] = 0.0
         self._write_record(baseline, best, final, history, metrics, passed)
-        # Tampering wins over any outcome, as in every grading: a reverted round still tried.
-        tampered = any(each.verdict.outcome == "tampered" for each in rounds)
         return ProtocolOutcome(
             rounds=tuple(rounds),
             status=_trial_status(rounds),
             outcome="tampered" if tampered else "pass" if passed else "fail",
             score=scored.score,
             metrics=metrics,
+            carried_seconds=self.carried_seconds,
         )
 
     def _write_record(
@@ -378,8 +410,22 @@ class _Run:
         metrics: dict[str, float],
         passed: bool,
     ) -> None:
+        spec = self.spec
         record = {
-            "objective": self.spec.objective.model_dump(mode="json", exclude={"inject"}),
+            "objective": spec.objective.model_dump(mode="json", exclude={"inject"}),
+            # The settings in effect: the task's, with the variant's overrides applied.
+            "settings": {
+                "rounds": spec.rounds,
+                "keep_best": spec.keep_best,
+                "min_improvement": spec.min_improvement,
+                "session": spec.session,
+                "evaluator": {
+                    "budget": spec.evaluator.budget if self.evaluator else 0,
+                    "max_evaluations": spec.evaluator.max_evaluations,
+                    "offered": self.evaluator is not None,
+                    "withheld": self.evaluator_withheld,
+                },
+            },
             "baseline": {"value": baseline.value, "samples": list(baseline.samples)},
             "best": {"value": best.value, "samples": list(best.samples)},
             "final": {"value": final.value, "samples": list(final.samples), "gate": final.gate},
@@ -392,6 +438,12 @@ class _Run:
             record["checkpoint_unusable"] = self.unusable
         path = self.inputs.round_paths(1).root / RECORD_FILE
         path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+
+
+_DIFFERENT_RESULT = (
+    "the workload's result differs from the untouched repository's, so it did not do the "
+    "measured work"
+)
 
 
 def _with_round(verdict: Verdict, entry: RoundEntry) -> Verdict:

@@ -24,6 +24,8 @@ def improvement_notes(results: Sequence[TrialResult]) -> list[str]:
         shown = " -> ".join(f"{value:g}" for value in points)
         ratio = result.metrics.get("improve.ratio")
         times = f"{ratio:.3g}x" if ratio is not None else "no ratio"
+        if result.outcome == "tampered":  # improved nothing, whatever its curve shows
+            times = "tampered: no improvement"
         kept = int(result.metrics.get("improve.rounds_kept", 0))
         score = f"{result.score:.2f}" if result.score is not None else "-"
         notes.append(

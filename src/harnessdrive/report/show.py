@@ -68,6 +68,8 @@ class TrialView(_Model):
     outcome: str
     round: int
     rounds: int
+    reverted: tuple[int, ...] = ()
+    """Rounds of an improvement trial whose state was thrown away."""
     prompt: Clipped
     events: tuple[Event, ...]
     final_message: str | None
@@ -121,6 +123,9 @@ def trial_view(paths: TrialPaths) -> TrialView:
     except (ValidationError, OSError) as exc:
         raise UserError(f"{paths.result}: not a readable result: {_first_line(exc)}") from None
     number = max(len(result.rounds), 1)
+    counted, reverted = _counted_round(result)
+    if counted is not None:  # an improvement trial: the diff of the state that counted
+        number = max(counted, 1)
     round_root = paths.root if number == 1 else paths.root / "rounds" / str(number)
     transcript = _transcript(round_root / "transcript.json")
     grading = result.grading
@@ -144,12 +149,13 @@ def trial_view(paths: TrialPaths) -> TrialView:
         attempt=result.attempt,
         status=result.status,
         outcome=result.outcome,
-        round=number,
+        round=number if counted != 0 else 0,
         rounds=len(result.rounds),
+        reverted=reverted,
         prompt=_clipped(paths.root, "prompt.md", TEXT_LIMIT),
         events=transcript.events,
         final_message=transcript.final_message,
-        diff=_clipped(round_root, "diff.patch", TEXT_LIMIT),
+        diff=_clipped(round_root, "diff.patch", TEXT_LIMIT) if counted != 0 else Clipped(),
         failing_tests=failing,
         test_log=test_log,
         findings=grading.findings if grading is not None else (),
@@ -239,6 +245,23 @@ def _canaries(junit: Path) -> list[tuple[str, str]]:
         for row in rows
         if isinstance(row, dict)
     ]
+
+
+def _counted_round(result: TrialResult) -> tuple[int | None, tuple[int, ...]]:
+    """An improvement trial's round whose state counted (0: none was kept, the untouched
+    repository counted) and its reverted rounds; None for any other trial."""
+    marked = [
+        (each.number, each.grading.metrics.get("improve.kept"), each.note or "")
+        for each in result.rounds
+        if each.grading is not None
+    ]
+    if not any(kept is not None for _, kept, _ in marked):
+        return None, ()
+    reverted = tuple(n for n, kept, note in marked if not kept and note.endswith("reverted"))
+    if any(note.endswith("carried") for _, _, note in marked):
+        return len(result.rounds), reverted  # without keep_best the last state counts
+    kept_rounds = [n for n, kept, _ in marked if kept]
+    return (kept_rounds[-1] if kept_rounds else 0), reverted
 
 
 def _first_line(exc: Exception) -> str:

@@ -26,8 +26,12 @@ def _lines(view: TrialView) -> Iterator[str]:
     yield f"Trial {view.trial_id}  (attempt {view.attempt})"
     yield f"  {view.variant} on {view.task}, repetition {view.repetition}: {view.outcome}"
     yield f"  status {view.status}; harness {view.harness} {view.harness_version or ''}".rstrip()
-    if view.rounds > 1:
+    if view.rounds > 1 and view.round == 0:
+        yield f"  no round of {view.rounds} was kept: the untouched repository counted"
+    elif view.rounds > 1:
         yield f"  round {view.round} of {view.rounds} shown (it decided the verdict)"
+    if view.reverted:
+        yield f"  reverted rounds: {', '.join(str(n) for n in view.reverted)}"
     yield f"  folder {view.folder}"
     if view.review is not None:
         note = f": {view.review.note}" if view.review.note else ""

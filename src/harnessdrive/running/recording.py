@@ -12,8 +12,7 @@ import errno
 import os
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import partial
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harnessdrive.accounting.trial_cost import NO_MODEL, Costing
@@ -23,7 +22,9 @@ from harnessdrive.running.plan import PlannedTrial, planned_identity
 from harnessdrive.running.reaper import Reaper
 from harnessdrive.store.checkpoint import (
     CHECKPOINT_FILE,
+    CHECKPOINTED_FOLDER,
     RoundCheckpoint,
+    keep_files,
     read_checkpoint,
     write_checkpoint,
 )
@@ -79,6 +80,9 @@ class Recorder:
         """A fresh attempt folder and the in-flight record of ``planned``."""
         resume = self._checkpoint_left(planned)
         paths, attempt = self.store.begin_attempt(planned.trial_id)
+        if resume is not None:  # the killed attempt, and its rounds' files, are now previous
+            kept = paths.previous / str(attempt - 1) / CHECKPOINTED_FOLDER
+            resume = replace(resume, files=kept)
         started = utc_now()
         identity = TrialResult(
             trial_id=planned.trial_id,
@@ -126,12 +130,19 @@ class Recorder:
             old = TrialResult.model_validate_json(folder.result.read_bytes())
         except (OSError, ValueError):
             return left  # no result: the attempt was killed before it was recorded
-        return left if old.status == "interrupted" else None
+        # Killed, or stopped by a failure of the machinery: the rounds recorded stand.
+        return left if old.status in ("interrupted", "could_not_run") else None
 
     @staticmethod
     def on_round(claimed: ClaimedTrial) -> Callable[[RoundCheckpoint], None]:
-        """What writes ``claimed``'s round checkpoints into its attempt folder."""
-        return partial(write_checkpoint, claimed.paths.root / CHECKPOINT_FILE)
+        """What writes ``claimed``'s round checkpoints into its attempt folder, with the files
+        of the rounds recorded so far."""
+
+        def record(checkpoint: RoundCheckpoint) -> None:
+            keep_files(claimed.paths.root / CHECKPOINTED_FOLDER, checkpoint)
+            write_checkpoint(claimed.paths.root / CHECKPOINT_FILE, checkpoint)
+
+        return record
 
     def skipped(self, claimed: ClaimedTrial, reason: str) -> TrialResult:
         """Record ``claimed`` as skipped for ``reason``, without running it."""
@@ -143,6 +154,9 @@ class Recorder:
 
     def finished(self, claimed: ClaimedTrial, done: JobResult) -> TrialResult:
         """Move the job's files into the trial folder, then record its result."""
+        if done.result.status not in ("interrupted", "could_not_run"):
+            # A finished attempt holds every round's files itself.
+            shutil.rmtree(claimed.paths.root / CHECKPOINTED_FOLDER, ignore_errors=True)
         adopt_artifacts(done.artifacts, claimed.paths.root)
         self._reaper.discard(done.artifacts)
         self._record(claimed, done.result)

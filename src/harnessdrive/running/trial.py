@@ -12,6 +12,8 @@ infrastructure failure of this trial, never as the agent's failure, and the run 
 
 from __future__ import annotations
 
+import shutil
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,8 @@ from harnessdrive.executors.paths import TrialScratch
 from harnessdrive.executors.worker import WorkerContext
 from harnessdrive.export.atif import TRAJECTORY_FILE, trajectory_json
 from harnessdrive.grading.grader import GradingSetup
+from harnessdrive.grading.measuring import measure_change
+from harnessdrive.grading.objective import Measurement
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.harnesses.base import AgentRequest
 from harnessdrive.protocols.base import ProtocolInputs
@@ -59,6 +63,8 @@ from harnessdrive.workspace.setup_reuse import reuse_setup
 from harnessdrive.workspace.snapshot import Snapshot
 
 ROUNDS_FOLDER = "rounds"
+EVALUATIONS_FOLDER = "evaluations"
+"""The evaluator's measurements of a round: their logs in ``evaluations/<call>/``."""
 
 
 def round_paths(trial: TrialPaths, number: int) -> TrialPaths:
@@ -117,6 +123,8 @@ class _Trial:
         self.task = job.task
         self.sandbox = _trial_sandbox(worker.sandbox, job.task)
         self.view: TaskView = task_view(job.task, worker.python)
+        self._lock = threading.Lock()
+        self._gradings = 0
         with stage("snapshot build"):
             self.snapshot = trial_snapshot(worker.snapshots, job.task, job.variant)
 
@@ -183,9 +191,40 @@ class _Trial:
             run=run_in,
         )
 
+    def grading_folder(self, number: int) -> Path:
+        """A new, empty folder for one grading in round ``number``: every grading and every
+        measurement of a round gets its own, so none can find another's copy in its way."""
+        with self._lock:
+            self._gradings += 1
+            made = self._gradings
+        folder = self.scratch.round(number).grading / str(made)
+        folder.mkdir(parents=True)
+        return folder
+
+    def measure(self, changes: Changes, number: int, call: int) -> Measurement:
+        """The objective alone on ``changes`` (the evaluator's call ``call`` of round
+        ``number``), its logs in ``evaluations/<call>/`` of that round's folder."""
+        folder = self.grading_folder(number)
+        try:
+            return measure_change(self._grading_setup(number, folder, call), changes)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def _grading_setup(self, number: int, folder: Path, call: int | None = None) -> GradingSetup:
+        logs = self.round_paths(number).root
+        return GradingSetup(
+            task=self.task,
+            snapshot=self.snapshot,
+            scratch=folder,
+            logs=logs if call is None else logs / EVALUATIONS_FOLDER / str(call),
+            sandbox=self.sandbox,
+            python=self.worker.python,
+            stop=self.worker.stop,
+            setup_states=self.worker.setup_states,
+        )
+
     def grade(self, changes: Changes, number: int) -> Verdict:
-        folder = self.scratch.round(number).grading
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = self.grading_folder(number)
         setup = GradingSetup(
             task=self.task,
             snapshot=self.snapshot,
@@ -263,10 +302,11 @@ def _run(
         request=request,
         new_workspace=trial.new_workspace,
         grade=trial.grade,
+        measure=trial.measure,
         round_paths=trial.round_paths,
         round_scratch=trial.round_scratch,
         stop=worker.stop,
-        checkpoint=_checkpointer(job, protocol.name),
+        checkpoint=_checkpointer(job, protocol.name, began, paths.root),
         resumed=_resumable(job, protocol.name),
     )
     outcome = protocol.run(inputs)
@@ -275,7 +315,8 @@ def _run(
     with stage("transcript recording"):
         for number, each in enumerate(outcome.rounds, start=1):
             trial.round_paths(number).transcript.write_text(model_json(each.agent.transcript))
-    timing = trial_timing(outcome, setup.seconds, now() - began)
+    # Seconds add up over a resumed trial: the rounds it carried on were timed before.
+    timing = trial_timing(outcome, setup.seconds, now() - began + outcome.carried_seconds)
     last = outcome.rounds[-1]
     priced = priced_run(outcome.rounds)
     records = round_records(outcome, timing, setup.seconds)
@@ -313,10 +354,17 @@ def _run(
     return result
 
 
-def _checkpointer(job: TrialJob, protocol: str) -> Callable[[int, dict[str, Any]], None]:
+def _checkpointer(
+    job: TrialJob, protocol: str, began: float, files: Path
+) -> Callable[[int, dict[str, Any]], None]:
+    earlier = job.resume.elapsed if _resumable(job, protocol) is not None and job.resume else 0.0
+
     def checkpoint(rounds: int, state: dict[str, Any]) -> None:
         if job.on_round is not None:
-            job.on_round(RoundCheckpoint(protocol, job.task.fingerprint, rounds, state))
+            elapsed = round(earlier + now() - began, 3)
+            job.on_round(
+                RoundCheckpoint(protocol, job.task.fingerprint, rounds, state, elapsed, files)
+            )
 
     return checkpoint
 

@@ -40,9 +40,11 @@ class ObjectiveSpec(_Spec):
     """The measured number."""
 
     command: str
-    """Run in a measuring copy of its own; prints the value as the last number on stdout, or as
-    a JSON line holding ``value``, and exits 0. ``{python}``, ``{workspace}`` and ``{sample}``
-    (the sample's index, from 1) are replaced."""
+    """Run in a measuring copy of its own, and exits 0. ``{measure} MODE -- COMMAND`` runs
+    COMMAND under harnessdrive's objective runner, whose report alone gives the value (modes
+    ``seconds``, ``cpu-seconds``, ``peak-memory-kb``, ``operations``); a plain command prints
+    the value as the last number on stdout, or as a JSON line holding ``value``.
+    ``{python}``, ``{workspace}`` and ``{sample}`` (the sample's index, from 1) are replaced."""
     direction: Direction = "minimize"
     """Whether smaller (``minimize``) or larger (``maximize``) is better."""
     unit: str = ""

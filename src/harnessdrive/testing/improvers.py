@@ -10,6 +10,7 @@ which rounds ran again after a kill::
     name = "slow"
     options = { seconds = 1.5, log = "/some/where/rounds.log" }
 
+``MeasuringImprover`` asks the in-loop evaluator in one of the patterns agents use;
 ``NoisyImprover`` makes gains too small to tell from a noisy objective's jitter;
 ``EvaluatorAbuser`` tries to cheat the in-loop evaluator; ``ResumingImprover`` can resume its
 session and logs, run by run, whether it was asked to and found that session's state.
@@ -20,7 +21,9 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, field_validator
 
@@ -53,6 +56,11 @@ class _ScriptedAgent:
 class SlowImproverOptions(HarnessOptions):
     seconds: float = 0.0
     log: str | None = None
+    fail_once_in_round: int | None = None
+    """In this round, the first time only, the run fails as the machinery would (an unexpected
+    error): the trial is recorded as could not run, and the same command resumes it."""
+    once: str | None = None
+    """The file that marks the failure as done (``fail_once_in_round`` needs it)."""
 
 
 class SlowImprover(_ScriptedAgent):
@@ -65,10 +73,16 @@ class SlowImprover(_ScriptedAgent):
         started = now()
         options = parse_options(SlowImproverOptions, request.variant, self.name)
         request.logs.mkdir(parents=True, exist_ok=True)
+        found = _ROUND.search(request.prompt)
         if options.log is not None:
-            found = _ROUND.search(request.prompt)
             with Path(options.log).open("a", encoding="utf-8") as handle:
                 handle.write(f"{found.group(1) if found else '?'}\n")
+        number = int(found.group(1)) if found else None
+        if number is not None and number == options.fail_once_in_round and options.once:
+            marker = Path(options.once)
+            if not marker.exists():
+                marker.write_text("failed once\n", encoding="utf-8")
+                raise RuntimeError("a transient failure of the machinery")
         if options.seconds > 0:
             waited = run_as_agent(request, ["sleep", f"{options.seconds:g}"])
             if waited.timed_out or waited.stopped:
@@ -134,6 +148,67 @@ class EvaluatorAbuser(_ScriptedAgent):
             json.dumps({"found": found, "answers": answers}), encoding="utf-8"
         )
         request.stdout.write_text("measured\n")
+        return AgentRun(
+            exit_code=0,
+            timed_out=False,
+            seconds=now() - started,
+            transcript=Transcript(events=tuple(Event(kind="file_change", text=p) for p in touched)),
+            version="scripted",
+        )
+
+
+class MeasuringImproverOptions(HarnessOptions):
+    pattern: Literal["none", "before", "twice", "keep", "concurrent"] = "before"
+    """When it asks the evaluator: ``before`` (then improves), ``twice`` (improves, then asks
+    twice), ``keep`` (improves, asks, keeps working on notes of its own, asks again),
+    ``concurrent`` (improves, then asks twice at once), ``none``."""
+    tamper_in_round: int | None = None
+    """In this round it also plants a module that shadows the standard ``json``."""
+    break_in_round: int | None = None
+    """In this round its change also breaks the code (every file it touched raises at import),
+    so the gate fails and the round is reverted; later rounds recover."""
+
+
+class MeasuringImprover(_ScriptedAgent):
+    """Applies the task's next reference overlay and asks the evaluator in the ``pattern`` its
+    options name; the answers go to ``answers.json`` in its logs. Its curve must be the one of
+    an improver that never asks."""
+
+    name = "measuring-improver"
+    options_model = MeasuringImproverOptions
+
+    def run(self, request: AgentRequest) -> AgentRun:
+        started = now()
+        options = parse_options(MeasuringImproverOptions, request.variant, self.name)
+        request.logs.mkdir(parents=True, exist_ok=True)
+        answers: list[str] = []
+        found = _ROUND.search(request.prompt)
+        number = int(found.group(1)) if found else None
+        if options.pattern == "before":
+            answers.append(call_evaluator(request.home))
+        touched = apply_next_overlay(request.task, request.workspace)
+        if options.pattern == "twice":
+            answers += [call_evaluator(request.home) for _ in range(2)]
+        if options.pattern == "keep":
+            answers.append(call_evaluator(request.home))
+            # More work: a state the evaluator has not seen, which the round's grading measures.
+            notes = request.workspace / "NOTES.md"
+            with notes.open("a", encoding="utf-8") as handle:
+                handle.write(f"measured: {answers[-1]}\n")
+            touched.append(notes.name)
+            answers.append(call_evaluator(request.home))
+        if options.pattern == "concurrent":
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                answers += list(pool.map(lambda _: call_evaluator(request.home), range(2)))
+        if number is not None and number == options.break_in_round:
+            for path in touched:
+                with (request.workspace / path).open("a", encoding="utf-8") as handle:
+                    handle.write('\nraise RuntimeError("broken on purpose")\n')
+        if number is not None and number == options.tamper_in_round:
+            (request.workspace / "json.py").write_text(_FAKE_JSON)
+            touched.append("json.py")
+        (request.logs / "answers.json").write_text(json.dumps(answers), encoding="utf-8")
+        request.stdout.write_text("improved\n")
         return AgentRun(
             exit_code=0,
             timed_out=False,

@@ -21,6 +21,8 @@ from harnessdrive.tasks.improve_models import ObjectiveSpec
 KIND = "improve"
 VALUE = "objective.value"
 SAMPLE = "objective.sample."
+RESULT = "objective.result"
+"""The objective runner's digest of the workload's result, where it reports one."""
 
 
 class ImproveGradeSpec(TestsGradeSpec):
@@ -69,7 +71,20 @@ def with_measurement(verdict: Verdict, measured: Measurement) -> Verdict:
     metrics[VALUE] = statistics.median(measured.samples)
     for index, sample in enumerate(measured.samples, start=1):
         metrics[f"{SAMPLE}{index}"] = sample
+    if measured.result is not None:
+        metrics[RESULT] = measured.result
     return verdict.model_copy(update={"metrics": metrics})
+
+
+def without_measurement(verdict: Verdict, why: str) -> Verdict:
+    """``verdict`` with its objective's numbers taken out, and a finding saying why."""
+    metrics = {
+        name: value
+        for name, value in verdict.metrics.items()
+        if not (name.startswith(SAMPLE) or name in (VALUE, RESULT))
+    }
+    finding = Finding(code="objective-failed", detail=why, severity="report")
+    return verdict.model_copy(update={"metrics": metrics, "findings": (*verdict.findings, finding)})
 
 
 def samples_of(verdict: Verdict) -> tuple[float, ...]:

@@ -32,7 +32,7 @@ from harnessdrive.executors.jobs import standalone_job
 from harnessdrive.executors.registry import create_executor
 from harnessdrive.grading.selftest.cases import CheckCase, TaskCheck
 from harnessdrive.grading.selftest.fixtures import FixtureAgent, disagreements, visible_word
-from harnessdrive.grading.selftest.improve import improve_report
+from harnessdrive.grading.selftest.improve import improve_cases, improve_report
 from harnessdrive.grading.selftest.repeats import (
     RepeatedCases,
     flag_disagreements,
@@ -45,6 +45,7 @@ from harnessdrive.protocols.known_change import KnownChange, received
 from harnessdrive.sandbox.runner import SandboxKind
 from harnessdrive.store.results import DiffStats, TrialResult
 from harnessdrive.tasks.loading import Fixture, Suite, Task
+from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.workspace.tree_size import tasks_footprint
 
 UNTOUCHED = "untouched"
@@ -102,7 +103,10 @@ def check_suite(
     for place, (task, cases) in enumerate(zip(suite.tasks, submitted, strict=True)):
         results = [(item.case, item.result()) for item in cases]
         if task.spec.improve is not None:
-            reports.append(improve_report(task, {case.name: result for case, result in results}))
+            found = {case.name: result for case, result in results}
+            report = improve_report(task, found, logs / task.id)
+            flag_disagreements(report, found, further[place])
+            reports.append(report)
             continue
         noop = next(result for case, result in results if case.name == "noop")
         if not _unchanged(noop):
@@ -120,7 +124,9 @@ def _repeats(
 ) -> RepeatedCases:
     """The further runs of the reference and the untouched repository, submitted now."""
     cases = [_UNTOUCHED]
-    if task.solution is not None:
+    if task.spec.improve is not None:  # its reference overlays and the untouched repository
+        cases = [_Case(name, name, agent, "") for name, agent in _IMPROVE_AGENTS]
+    elif task.solution is not None:
         cases.insert(0, _Case("reference", "reference", ReferenceAgent(), "pass"))
     further: RepeatedCases = {}
     for case in cases:
@@ -139,6 +145,10 @@ class _Case:
     harness: Harness
     expected: str
     fixture: Fixture | None = None
+    variant: VariantSpec | None = None
+    """Settings of the run beyond the task's (an improvement task's rounds, say)."""
+    task: Task | None = None
+    """The task as this case runs it, when not as written (more samples of its objective)."""
 
 
 @dataclass(frozen=True)
@@ -163,7 +173,18 @@ def _cases(task: Task) -> list[_Case]:
     """Every case but the untouched repository's."""
     cases = []
     if task.spec.improve is not None:  # rounds of the improve protocol: see selftest/improve.py
-        return [_Case(name, name, agent, "") for name, agent in _IMPROVE_AGENTS]
+        cases = [_Case(name, name, agent, "") for name, agent in _IMPROVE_AGENTS]
+        return cases + [
+            _Case(
+                name,
+                name,
+                agent,
+                "",
+                variant=VariantSpec(harness=agent.name, improve=over),
+                task=run_on,
+            )
+            for name, agent, over, run_on in improve_cases(task)
+        ]
     if task.solution is not None:
         cases.append(_Case("reference", "reference", ReferenceAgent(), "pass"))
     cases.append(_Case("noop", "noop", NoopAgent(), "fail"))
@@ -184,10 +205,11 @@ def _submit(
 ) -> _Submitted:
     visible = case.fixture is not None and case.fixture.spec.visible is not None
     job = standalone_job(
-        task,
+        case.task or task,
         case.harness,
         key=f"check:{task.id}:{case.folder}",
         suite=suite,
+        variant=case.variant,
         settings=TrialSettings(network="none", run_visible=visible, record_folder=logs),
     )
     return _Submitted(case, executor.submit(job, priority=priority), logs)
