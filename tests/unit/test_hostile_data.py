@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 from pathlib import Path
 
@@ -12,6 +13,9 @@ from hypothesis import strategies as st
 
 from harnessdrive.errors import AgentDataError
 from harnessdrive.grading import hostile
+from harnessdrive.grading.differential.execute import _line_json, _Worker
+from harnessdrive.grading.differential.results import KEPT_CHARS, Counterexample
+from harnessdrive.grading.hostile import REFUSED
 from harnessdrive.grading.junit import read_cases
 from harnessdrive.grading.tamper import find_tampering
 from harnessdrive.workspace.changes import Changes, FileChange
@@ -161,3 +165,34 @@ def test_a_deeply_nested_pyproject_or_package_json_is_a_finding() -> None:
         )
         assert found, name
         assert found[0].tampers
+
+
+results_lines = (
+    hostile_bytes.map(lambda b: b.decode("utf-8", "replace"))
+    | st.sampled_from(['{"i": 1e999, "answer": 1}', '{"i": "9' + "9" * 5000 + '"}', '{"i": []}'])
+    | st.integers(min_value=1, max_value=DEEP).map(lambda n: '{"i": 0, "answer": ' + "[" * n)
+)
+
+
+@HOSTILE
+@given(results_lines)
+def test_a_differential_workers_results_line_is_an_answer_or_garbled(line: str) -> None:
+    try:
+        row = _line_json(line)
+        _Worker._answered(row, {}, {0})
+    except REFUSED:
+        pass  # a garbled line: its case stays unanswered, the grader goes on
+
+
+def test_a_stored_counterexample_keeps_an_excerpt_and_the_digest_of_a_huge_answer() -> None:
+    huge = ["x" * 1000] * 10_000
+    example = Counterexample.bounded(
+        case="c1", bucket="b", rules=(), input=[1], expected=[2], actual=huge,
+        size_before=1, size_after=1,
+    )  # fmt: skip
+    stored = example.model_dump_json()
+    assert len(stored) < 3 * KEPT_CHARS
+    assert example.cut == ("actual",)
+    text = json.dumps(huge, sort_keys=True, separators=(",", ":"))
+    assert example.digests["actual"] == "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+    assert example.input == [1] and example.expected == [2]

@@ -25,6 +25,8 @@ from harnessdrive.errors import AgentDataError
 
 MAX_DEPTH = 64
 """Nesting (arrays, objects, tables, elements) no honest settings file or report comes near."""
+ANSWER_DEPTH = 200
+"""Nesting of a differential candidate's answer: deeper fails its case, never the grader."""
 MAX_SETTINGS_BYTES = 4 * 1024 * 1024
 """A settings file (pyproject.toml, package.json, setup.cfg) of the change, read whole."""
 EXCERPT_CHARS = 2000
@@ -42,6 +44,9 @@ AGENT_DATA_ERRORS: tuple[type[BaseException], ...] = (
     configparser.Error,
 )
 """What a parser of agent-made data may raise because of the data: each is the agent's doing."""
+REFUSED: tuple[type[BaseException], ...] = (AgentDataError, *AGENT_DATA_ERRORS)
+"""What code that reads agent-made data with these readers and a few conversions of its own
+(``int()`` of a field, a key looked up) catches as the data's fault."""
 
 _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _TOML_STRING = re.compile(rb"\"\"\".*?\"\"\"|'''.*?'''|\"(?:[^\"\\\n]|\\.)*\"|'[^'\n]*'|#[^\n]*")

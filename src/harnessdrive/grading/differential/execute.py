@@ -22,6 +22,7 @@ from typing import Any
 
 from harnessdrive.grading.differential.compare import canonical
 from harnessdrive.grading.differential.static_check import DEFAULT_ALLOWED
+from harnessdrive.grading.hostile import ANSWER_DEPTH, REFUSED, load_json
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.process import ProcessResult, StopToken
 from harnessdrive.sandbox.runner import Isolation, Network, PlainSandbox, Sandbox
@@ -296,15 +297,15 @@ class _Worker:
             try:
                 if kind == "B":
                     self._began(int(rest), waiting)
-                elif kind == "R" and self._answered(json.loads(rest), got, waiting):
+                elif kind == "R" and self._answered(_line_json(rest), got, waiting):
                     self._current, self._since = None, now()
                 elif kind == "F":
-                    self.forbidden.add(str(json.loads(rest))[:300])
+                    self.forbidden.add(str(_line_json(rest))[:300])
                 elif kind == "L":
-                    self.load_error = f"cannot load the candidate: {json.loads(rest)}"[:300]
+                    self.load_error = f"cannot load the candidate: {_line_json(rest)}"[:300]
                     got.update({n: CaseAnswer(n, error=self.load_error) for n in waiting})
                     waiting.clear()
-            except (ValueError, KeyError, TypeError):
+            except REFUSED:
                 continue  # a line the candidate garbled: its case stays unanswered
 
     def _began(self, number: int, waiting: set[int]) -> None:
@@ -325,6 +326,12 @@ class _Worker:
         got[number] = CaseAnswer(number, answer, None if error is None else str(error)[:300])
         waiting.discard(number)
         return True
+
+
+def _line_json(text: str) -> Any:
+    """One value of a results line: the candidate can write this file, so it is read bounded
+    (a number that overflows, nesting past the stack, are a garbled line)."""
+    return load_json(text, "a worker's results line", max_bytes=MAX_LINE, depth=ANSWER_DEPTH)
 
 
 def how_it_ended(result: ProcessResult | None) -> str:

@@ -258,7 +258,7 @@ def _counterexamples(
         shrunk = shrink(row.input, spec.parts, disagrees)
         final = _answered(session, [shrunk.case]).answers[0]
         found.append(
-            Counterexample(
+            Counterexample.bounded(
                 case=row.id,
                 bucket=row.bucket,
                 rules=oracle.rules_of(shrunk.case),
