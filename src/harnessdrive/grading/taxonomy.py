@@ -66,30 +66,36 @@ STATUSES: tuple[Kind, ...] = (
 
 @dataclass(frozen=True)
 class ExceptionSide:
-    """Where an exception of ``kind`` (or a subclass) raised while judging a trial lands."""
+    """Where an exception of ``kind`` (or a subclass) raised while running a trial lands."""
 
     kind: type[BaseException]
     side: Side
-    becomes: str
-    """The outcome (``fail``) or status (``could_not_run``) it is recorded as."""
+    grading: str
+    """What it makes the verdict when raised while grading (``fail``, ``not_graded``), or the
+    trial's status when it escapes grading (``could_not_run``)."""
+    elsewhere: str
+    """What it makes the trial when raised outside grading (the agent's run, setup, recording)."""
 
+
+_MACHINERY: tuple[Side, str, str] = ("machinery", "not_graded", "could_not_run")
 
 EXCEPTION_SIDES: tuple[ExceptionSide, ...] = (
-    ExceptionSide(AgentDataError, "agent", "fail"),
-    ExceptionSide(ChangeError, "agent", "fail"),
-    ExceptionSide(SetupFailedError, "machinery", "not_graded"),
-    ExceptionSide(GradingError, "machinery", "not_graded"),
-    ExceptionSide(WorkspaceError, "machinery", "could_not_run"),
-    ExceptionSide(SandboxError, "machinery", "could_not_run"),
-    ExceptionSide(CouldNotRunError, "machinery", "could_not_run"),
-    ExceptionSide(HarnessError, "machinery", "could_not_run"),
-    ExceptionSide(HarnessdriveError, "machinery", "not_graded"),
-    ExceptionSide(MemoryError, "machinery", "could_not_run"),
-    ExceptionSide(BaseException, "machinery", "could_not_run"),
+    ExceptionSide(AgentDataError, "agent", "fail", "fail"),
+    ExceptionSide(ChangeError, "agent", "fail", "fail"),
+    ExceptionSide(SetupFailedError, *_MACHINERY),
+    ExceptionSide(GradingError, *_MACHINERY),
+    ExceptionSide(WorkspaceError, *_MACHINERY),
+    ExceptionSide(SandboxError, *_MACHINERY),
+    ExceptionSide(CouldNotRunError, *_MACHINERY),
+    ExceptionSide(HarnessError, *_MACHINERY),
+    ExceptionSide(HarnessdriveError, *_MACHINERY),
+    ExceptionSide(MemoryError, "machinery", "could_not_run", "could_not_run"),
+    ExceptionSide(BaseException, "machinery", "could_not_run", "could_not_run"),
 )
 """Most specific first: the first row whose ``kind`` the exception is an instance of decides.
 Readers of agent-made data turn what a parser raises into :class:`AgentDataError`
-(grading/hostile.py), so only a fault of ours reaches the rows below it."""
+(grading/hostile.py), so only a fault of ours reaches the rows below it; an error that is not
+ours by name (a bug, memory running out) escapes grading to the trial boundary."""
 
 
 def side_of(exc: BaseException) -> ExceptionSide:

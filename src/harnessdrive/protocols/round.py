@@ -62,7 +62,7 @@ def graded(setup: GradingSetup, changes: Changes) -> Verdict:
     try:
         verdict = grade(setup, changes)
     except HarnessdriveError as exc:  # which side it falls on: grading/taxonomy.py
-        if side_of(exc).side == "agent":
+        if side_of(exc).grading == "fail":
             return Verdict(outcome="fail", left_out=(*left_out, _unreadable(exc)), error=str(exc))
         what = (
             "grading setup failed"
