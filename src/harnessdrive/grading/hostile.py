@@ -47,6 +47,8 @@ AGENT_DATA_ERRORS: tuple[type[BaseException], ...] = (
 REFUSED: tuple[type[BaseException], ...] = (AgentDataError, *AGENT_DATA_ERRORS)
 """What code that reads agent-made data with these readers and a few conversions of its own
 (``int()`` of a field, a key looked up) catches as the data's fault."""
+UNREADABLE: tuple[type[BaseException], ...] = (OSError, *REFUSED)
+"""The same, and a file that cannot be opened or read."""
 
 _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _TOML_STRING = re.compile(rb"\"\"\".*?\"\"\"|'''.*?'''|\"(?:[^\"\\\n]|\\.)*\"|'[^'\n]*'|#[^\n]*")
