@@ -1,0 +1,53 @@
+"""A grading setup that fails only because of the agent's change is the agent's fail; one that
+fails on the base state as well is the machinery's (not graded)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from harnessdrive.errors import SetupFailedError
+from harnessdrive.grading.grader import GradingSetup, grade
+from harnessdrive.grading.verdict import Verdict
+from harnessdrive.sandbox.runner import get_sandbox
+from harnessdrive.tasks import load_task
+from harnessdrive.testing.suites import TaskFiles, write_task
+from harnessdrive.workspace.changes import capture_changes
+from harnessdrive.workspace.materialize import copy_snapshot
+from harnessdrive.workspace.snapshot import build_snapshot
+from tests.conftest import add_task
+
+COMPILES = '{python} -c "import calc"'
+
+
+def grade_change(tmp_path: Path, task: TaskFiles, calc: str) -> Verdict:
+    loaded = load_task(write_task(tmp_path / "tasks", task))
+    snapshot = build_snapshot(loaded.repo_path, None, tmp_path / "snapshot")
+    workspace = copy_snapshot(snapshot, tmp_path / "workspace")
+    (workspace / "calc.py").write_text(calc)
+    (tmp_path / "scratch").mkdir()
+    setup = GradingSetup(
+        task=loaded,
+        snapshot=snapshot,
+        scratch=tmp_path / "scratch",
+        logs=tmp_path / "logs",
+        sandbox=get_sandbox("none"),
+        python=sys.executable,
+    )
+    return grade(setup, capture_changes(snapshot, workspace))
+
+
+def test_a_setup_the_agents_code_breaks_is_the_agents_fail(tmp_path: Path) -> None:
+    verdict = grade_change(tmp_path, add_task(setup=[COMPILES]), "def add(a, b) return a +\n")
+    assert verdict.outcome == "fail"
+    assert verdict.error == "setup failed with the agent's change; it succeeds on the base state"
+    assert (tmp_path / "logs" / "grade-setup-base.log").is_file()
+
+
+def test_a_setup_that_fails_on_the_base_state_too_is_not_the_agents(tmp_path: Path) -> None:
+    files = {**add_task().files, "helper.py": "def broken( return\n"}
+    broken = add_task(setup=['{python} -c "import calc, helper"'], files=files)
+    with pytest.raises(SetupFailedError):
+        grade_change(tmp_path, broken, "def add(a, b) return a +\n")
