@@ -174,7 +174,7 @@ def _built(
             for item in setup.task.hidden
         }
         for path in setup.task.spec.grade.removed:
-            remove_entry(copy, path)
+            _remove(copy, path)
             injected.pop(path, None)
         # Read-only inside the sandbox: code under test cannot rewrite the hidden files.
         isolation = replace(isolation, readonly=(*isolation.readonly, *injected.values()))
@@ -294,6 +294,17 @@ def _split(
         else:
             included.append(change)
     return included, tuple(excluded)
+
+
+def _remove(copy: Path, path: str) -> None:
+    """Delete a ``[grade] removed`` path. Where the change put a file or a link in place of one
+    of its folders, the path is not there: nothing is removed, and nothing is followed."""
+    parent = copy
+    for part in Path(path).parts[:-1]:
+        parent = parent / part
+        if parent.is_symlink() or not parent.is_dir():
+            return
+    remove_entry(copy, path)
 
 
 def _read_base(snapshot: Snapshot, path: str) -> bytes | None:

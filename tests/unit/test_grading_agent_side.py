@@ -1,9 +1,12 @@
-"""A grading setup that fails only because of the agent's change is the agent's fail; one that
-fails on the base state as well is the machinery's (not graded)."""
+"""What the agent's change does to the grading copy is the agent's: a grading setup that fails
+only because of it is its fail (one that fails on the base state as well is the machinery's),
+and a file put where a folder of a removed path was is graded, not an error."""
 
 from __future__ import annotations
 
+import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -22,11 +25,15 @@ from tests.conftest import add_task
 COMPILES = '{python} -c "import calc"'
 
 
-def grade_change(tmp_path: Path, task: TaskFiles, calc: str) -> Verdict:
+def grade_change(
+    tmp_path: Path, task: TaskFiles, calc: str, edit: Callable[[Path], None] | None = None
+) -> Verdict:
     loaded = load_task(write_task(tmp_path / "tasks", task))
     snapshot = build_snapshot(loaded.repo_path, None, tmp_path / "snapshot")
     workspace = copy_snapshot(snapshot, tmp_path / "workspace")
     (workspace / "calc.py").write_text(calc)
+    if edit is not None:
+        edit(workspace)
     (tmp_path / "scratch").mkdir()
     setup = GradingSetup(
         task=loaded,
@@ -51,3 +58,15 @@ def test_a_setup_that_fails_on_the_base_state_too_is_not_the_agents(tmp_path: Pa
     broken = add_task(setup=['{python} -c "import calc, helper"'], files=files)
     with pytest.raises(SetupFailedError):
         grade_change(tmp_path, broken, "def add(a, b) return a +\n")
+
+
+def test_a_file_where_a_folder_of_a_removed_path_was_is_graded(tmp_path: Path) -> None:
+    files = {**add_task().files, "old/test_old.py": "def test_old():\n    assert False\n"}
+    task = add_task(files=files, extra={"grade": {"removed": ["old/test_old.py"]}})
+
+    def file_for_folder(workspace: Path) -> None:
+        shutil.rmtree(workspace / "old")
+        (workspace / "old").write_text("not a folder\n")
+
+    verdict = grade_change(tmp_path, task, "def add(a, b):\n    return a + b\n", file_for_folder)
+    assert verdict.outcome == "pass"
