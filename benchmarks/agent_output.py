@@ -203,7 +203,7 @@ def main() -> None:
         if driver.returncode not in (0, 1):  # 1: the trial failed, as it should
             print(errors.decode(errors="replace")[-2000:])
             raise SystemExit(f"the run exited {driver.returncode}")
-        (found,) = (results / "trials").glob("**/add/flood/r1/result.json")
+        (found,) = (results / "trials").glob("**/flood/r1/result.json")
         trial = found.parent
         result = json.loads((trial / "result.json").read_text())
         grading = result["rounds"][0].get("grading") or {}

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from harnessdrive.errors import AgentDataError
 from harnessdrive.grading import hostile
-from harnessdrive.grading.differential.execute import _line_json, _Worker
+from harnessdrive.grading.differential.execute import CaseAnswer, _line_json, _Worker
+from harnessdrive.grading.differential.kind import MIN_ANSWER_BOUND, answer_bound
 from harnessdrive.grading.differential.results import KEPT_CHARS, Counterexample
 from harnessdrive.grading.hostile import REFUSED
 from harnessdrive.grading.junit import read_cases
@@ -167,6 +168,12 @@ def test_a_deeply_nested_pyproject_or_package_json_is_a_finding() -> None:
         assert found[0].tampers
 
 
+class _Bounded:
+    max_answer_bytes = 1000
+
+
+BOUNDED = _Bounded()
+
 results_lines = (
     hostile_bytes.map(lambda b: b.decode("utf-8", "replace"))
     | st.sampled_from(['{"i": 1e999, "answer": 1}', '{"i": "9' + "9" * 5000 + '"}', '{"i": []}'])
@@ -179,7 +186,7 @@ results_lines = (
 def test_a_differential_workers_results_line_is_an_answer_or_garbled(line: str) -> None:
     try:
         row = _line_json(line)
-        _Worker._answered(row, {}, {0})
+        _Worker._answered(BOUNDED, row, {}, {0})  # type: ignore[arg-type]
     except REFUSED:
         pass  # a garbled line: its case stays unanswered, the grader goes on
 
@@ -196,3 +203,12 @@ def test_a_stored_counterexample_keeps_an_excerpt_and_the_digest_of_a_huge_answe
     text = json.dumps(huge, sort_keys=True, separators=(",", ":"))
     assert example.digests["actual"] == "sha256:" + hashlib.sha256(text.encode()).hexdigest()
     assert example.input == [1] and example.expected == [2]
+
+
+def test_an_answer_longer_than_any_expected_one_is_held_as_its_size_and_digest() -> None:
+    got: dict[int, CaseAnswer] = {}
+    assert _Worker._answered(BOUNDED, {"i": 0, "answer": "x" * 5000}, got, {0})  # type: ignore[arg-type]
+    assert got[0].answer is None
+    assert got[0].error is not None and "5002 characters" in got[0].error
+    assert "sha256:" in got[0].error
+    assert answer_bound(()) == MIN_ANSWER_BOUND

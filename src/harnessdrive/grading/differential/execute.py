@@ -22,7 +22,7 @@ from typing import Any
 
 from harnessdrive.grading.differential.compare import canonical
 from harnessdrive.grading.differential.static_check import DEFAULT_ALLOWED
-from harnessdrive.grading.hostile import ANSWER_DEPTH, REFUSED, load_json
+from harnessdrive.grading.hostile import ANSWER_DEPTH, REFUSED, digest, load_json
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.process import ProcessResult, StopToken
 from harnessdrive.sandbox.runner import Isolation, Network, PlainSandbox, Sandbox
@@ -79,6 +79,9 @@ class Candidate:
     allowed: frozenset[str] | None = DEFAULT_ALLOWED
     """Modules the worker's run-time guard lets the candidate import (beside its own); None:
     no guard (``check``'s oracle wrapper, our own code, which must reach the network)."""
+    max_answer_bytes: int | None = None
+    """An answer whose canonical JSON is longer is not held: its case fails with its size and
+    digest, so a candidate's huge answers never pile up in the driver (None: no bound)."""
 
 
 def run_cases(candidate: Candidate, inputs: Sequence[Any]) -> CandidateRun:
@@ -157,6 +160,7 @@ class _Worker:
         self.inputs.write_text("", encoding="utf-8")
         self.token = StopToken()
         self.outer = candidate.stop
+        self.max_answer_bytes = candidate.max_answer_bytes
         self.load_error: str | None = None
         self.forbidden: set[str] = set()
         """What the run-time guard refused the candidate (``F`` lines)."""
@@ -315,12 +319,15 @@ class _Worker:
             self._begun.add(number)
             self._current, self._since = number, now()
 
-    @staticmethod
-    def _answered(row: Any, got: dict[int, CaseAnswer], waiting: set[int]) -> bool:
+    def _answered(self, row: Any, got: dict[int, CaseAnswer], waiting: set[int]) -> bool:
         """Take the answer ``row`` gives; False when it answers no case still waiting."""
         number = int(row["i"])
         answer, error = row.get("answer"), row.get("error")
-        canonical(answer)
+        text = canonical(answer)
+        bound = self.max_answer_bytes
+        if bound is not None and len(text) > bound:
+            answer = None
+            error = f"an answer of {len(text)} characters of JSON ({digest(text)})"
         if number not in waiting:
             return False
         got[number] = CaseAnswer(number, answer, None if error is None else str(error)[:300])
