@@ -70,3 +70,14 @@ def test_a_file_where_a_folder_of_a_removed_path_was_is_graded(tmp_path: Path) -
 
     verdict = grade_change(tmp_path, task, "def add(a, b):\n    return a + b\n", file_for_folder)
     assert verdict.outcome == "pass"
+
+
+def test_a_file_where_the_folder_of_restored_paths_was_is_graded(tmp_path: Path) -> None:
+    task = add_task(protected=[], extra={"grade": {"restored": ["tests/**"]}})
+
+    def file_for_folder(workspace: Path) -> None:
+        shutil.rmtree(workspace / "tests")
+        (workspace / "tests").write_text("not a folder\n")
+
+    verdict = grade_change(tmp_path, task, "def add(a, b):\n    return a + b\n", file_for_folder)
+    assert verdict.outcome in ("pass", "fail", "tampered"), verdict
