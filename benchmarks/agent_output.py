@@ -211,7 +211,7 @@ def main() -> None:
         print(what)
         print(f"outcome: {result['status']} / {result['outcome']} in {seconds:.1f} s")
         if args.flood == "output":
-            print(f"recorded stdout: {result['agent']['stdout']}")
+            print(f"recorded stdout: {result['rounds'][0]['agent'].get('stdout')}")
         if args.flood == "counterexamples":
             print(f"counterexamples kept: {len(grading.get('counterexamples', []))}")
         print(f"result.json: {(trial / 'result.json').stat().st_size / MiB:.2f} MB")
