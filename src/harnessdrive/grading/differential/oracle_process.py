@@ -35,6 +35,9 @@ CACHE_BYTES = 64 * 1024 * 1024
 """JSON bytes of cases and answers the child keeps cached; the oldest go first."""
 MAX_REPLY_BYTES = 16 * 1024 * 1024
 """An answer line longer than this is refused (the case asked for too much)."""
+START_SECONDS = 60.0
+"""How long the child may take to start and load the oracle before it says it is ready."""
+READY = b"ready\n"
 _READ = 256 * 1024
 
 
@@ -112,8 +115,17 @@ class OracleProcess:
         )
         self.starts += 1
         assert self._process.stdin is not None
-        self._process.stdin.write(self.spec.model_dump_json().encode() + b"\n")
-        self._process.stdin.flush()
+        try:
+            self._process.stdin.write(self.spec.model_dump_json().encode() + b"\n")
+            self._process.stdin.flush()
+            # Its start (an interpreter, the oracle's module) is not counted against a case.
+            ready = self._line(self._process, now() + START_SECONDS)
+        except (OSError, OracleRefused):
+            self._end()
+            raise OracleRefused from None
+        if ready != READY:
+            self._end()
+            raise OracleRefused
         return self._process
 
     def _line(self, process: subprocess.Popen[bytes], deadline: float) -> bytes:
@@ -151,6 +163,7 @@ class OracleProcess:
 def main(argv: list[str]) -> int:
     """The child: answer each case line until stdin ends."""
     from harnessdrive.errors import GradingError
+    from harnessdrive.grading.differential.loading import task_callable
     from harnessdrive.grading.differential.oracle import Oracle
 
     folder, cache_bytes = Path(argv[0]), int(argv[1])
@@ -158,6 +171,10 @@ def main(argv: list[str]) -> int:
     oracle = Oracle(folder, spec, cache_bytes=cache_bytes)
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # what the oracle prints never mixes with the answers
+    if spec.function is not None:
+        task_callable(folder, spec.function, "oracle")  # loaded before the first case's clock
+    out.write(READY)
+    out.flush()
     for line in sys.stdin.buffer:
         try:
             reply = {"answer": oracle.answer(json.loads(line)["case"])}
