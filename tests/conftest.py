@@ -85,3 +85,17 @@ def chromium() -> Iterator[Chromium]:
         yield browser
     finally:
         browser.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _show_every_trial(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Once the tests are over, ``show`` (text, --json, --atif) over every trial folder they
+    produced: each is shown or refused in a line, never a crash (tests/show_sweep.py)."""
+    yield
+    from tests.show_sweep import show_problems, trial_folders
+
+    root = tmp_path_factory.getbasetemp()
+    problems = [problem for folder in trial_folders(root) for problem in show_problems(folder)]
+    assert not problems, "show failed on trial folders the tests produced:\n" + "\n".join(
+        problems[:20]
+    )

@@ -9,6 +9,7 @@
     │   └── PluginError                a plugin that cannot load or registers a name twice
     ├── WorkspaceError                 a fresh copy could not be built or read
     │   └── ChangeError                the agent's change cannot be carried into a copy
+    │       └── AgentDataError         data the agent can influence is malformed or over a bound
     ├── SandboxError                   a process could not be started as asked
     ├── GradingError                   the grader could not evaluate (never a pass)
     │   └── SetupFailedError           the setup commands failed in the grading copy
@@ -107,6 +108,11 @@ class ChangeError(WorkspaceError):
     Caused by the agent's content, so it counts against the agent (a fail), never as a
     failure of the machinery.
     """
+
+
+class AgentDataError(ChangeError):
+    """Data the agent can influence (a settings file, a test report, a worker's answer) is
+    malformed, too deep or too big to read: the agent's outcome, never the machinery's."""
 
 
 class SandboxError(HarnessdriveError):

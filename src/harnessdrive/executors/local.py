@@ -3,15 +3,17 @@
 Jobs wait in a priority queue: when a thread is free, the job with the lowest priority tuple
 starts, the earliest submitted among equals. Each thread runs the trial core
 (:func:`harnessdrive.running.trial.run_job`); the trial boundary there turns anything
-unexpected into that trial's infrastructure failure, so a future never fails for a trial's
-sake.
+unexpected into that trial's infrastructure failure, and what escapes even that (a MemoryError)
+is turned into one here: a thread never dies and a future always gets its trial's result.
 """
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -20,6 +22,9 @@ from pathlib import Path
 from harnessdrive.errors import HarnessdriveError
 from harnessdrive.executors.base import JobResult, TrialJob, WorkerSettings
 from harnessdrive.executors.worker import WorkerContext
+
+CLOSE_GRACE_SECONDS = 5.0
+"""How long closing a stopped executor waits for its threads before it gives up on them."""
 
 JobRunner = Callable[[TrialJob, WorkerContext], JobResult]
 
@@ -82,24 +87,45 @@ class LocalExecutor:
         with self._changed:
             self._closed = True
             self._changed.notify_all()
+        # Once stopped, a thread stuck below the trial core is not waited for forever: it is
+        # a daemon, and the next run sweeps the scratch root it may still use.
+        deadline = time.monotonic() + CLOSE_GRACE_SECONDS if self.worker.stop.stopped else None
         for thread in self._threads:
-            thread.join()
-        self.worker.close()
+            thread.join(None if deadline is None else max(deadline - time.monotonic(), 0.0))
+        if not any(thread.is_alive() for thread in self._threads):
+            self.worker.close()
 
     def _work(self) -> None:
         while True:
-            with self._changed:
-                while not self._queue and not self._closed:
-                    self._changed.wait()
-                if not self._queue:
-                    return  # closed, and nothing left to run
-                queued = heapq.heappop(self._queue)
-            if not queued.future.set_running_or_notify_cancel():
-                continue
             try:
-                queued.future.set_result(self._run(queued.job, self.worker))
-            except BaseException as exc:  # a bug below the trial boundary: the caller sees it
-                queued.future.set_exception(exc)
+                queued = self._next()
+                if queued is None:
+                    return  # closed, and nothing left to run
+                if queued.future.set_running_or_notify_cancel():
+                    self._settle(queued)
+            except BaseException:  # a thread never dies: the next job still runs
+                continue
+
+    def _next(self) -> _Queued | None:
+        with self._changed:
+            while not self._queue and not self._closed:
+                self._changed.wait()
+            return heapq.heappop(self._queue) if self._queue else None
+
+    def _settle(self, queued: _Queued) -> None:
+        """Run ``queued`` and give its future a result, whatever escapes the trial core."""
+        try:
+            queued.future.set_result(self._run(queued.job, self.worker))
+            return
+        except BaseException as exc:  # out of memory, or a bug below the trial boundary
+            failure = exc.with_traceback(None)  # the frames may hold what filled the memory
+        from harnessdrive.running.trial import failed_job
+
+        try:
+            queued.future.set_result(failed_job(queued.job, self.worker, failure))
+        except BaseException:
+            with contextlib.suppress(BaseException):
+                queued.future.set_exception(failure)  # the driver records it all the same
 
 
 def create_local(settings: WorkerSettings) -> LocalExecutor:

@@ -110,11 +110,11 @@ def run_command(
     }
     if wants_junit:
         if junit_path.is_file() and not junit_path.is_symlink():
-            shutil.copyfile(junit_path, recorded_junit)
+            keep_report(junit_path, recorded_junit)
             if plan is not None:
                 write_canaries(recorded_junit, plan)
             return read_counts(
-                recorded_junit,
+                junit_path,
                 base,
                 prepared=prepared,
                 plan=plan,
@@ -140,4 +140,24 @@ def _name_the_canaries(log: Path, plan: WitnessPlan) -> None:
         handle.write(
             f"\n# harnessdrive planted tests of known outcome in the hidden files, to see that"
             f" they really ran: {'; '.join(said)}. They are not counted.\n".encode()
+        )
+
+
+KEPT_REPORT_BYTES = 4 * 1024 * 1024
+"""The most of a report the results folder keeps: whole up to this, else its head."""
+
+
+def keep_report(report: Path, kept: Path) -> None:
+    """Copy ``report`` (written by the code under test) to the results folder, bounded: a larger
+    one keeps its first :data:`KEPT_REPORT_BYTES` and a comment saying it was cut, so the trial
+    folder stays small whatever the tests wrote. Counts are read from ``report`` itself."""
+    size = report.stat().st_size
+    if size <= KEPT_REPORT_BYTES:
+        shutil.copyfile(report, kept)
+        return
+    with report.open("rb") as source, kept.open("wb") as target:
+        target.write(source.read(KEPT_REPORT_BYTES))
+        target.write(
+            f"\n<!-- harnessdrive: report cut here; {size} bytes were written, the first"
+            f" {KEPT_REPORT_BYTES} are kept -->\n".encode()
         )

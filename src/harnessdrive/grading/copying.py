@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -73,10 +73,12 @@ class SplitChange:
 
 @dataclass(frozen=True)
 class SetupFailed:
-    """The task's setup failed in the copy after the agent changed a dependency file: the
-    agent's failure, so there is nothing to grade."""
+    """The task's setup failed in the copy because of the agent's change (it changed a
+    dependency file, or the same setup succeeds on the base state): the agent's failure, so
+    there is nothing to grade."""
 
     setup_run: SetupRun
+    reason: str = "setup failed after the agent changed a dependency file"
 
 
 def split_change(setup: GradingSetup, changes: Changes) -> SplitChange:
@@ -172,7 +174,7 @@ def _built(
             for item in setup.task.hidden
         }
         for path in setup.task.spec.grade.removed:
-            remove_entry(copy, path)
+            _remove(copy, path)
             injected.pop(path, None)
         # Read-only inside the sandbox: code under test cannot rewrite the hidden files.
         isolation = replace(isolation, readonly=(*isolation.readonly, *injected.values()))
@@ -247,8 +249,31 @@ def _run_task_setup(
     if not outcome.ok:
         if changed_dependencies:
             return SetupFailed(setup_run)
+        if _base_sets_up(setup, run_in, log_name):
+            return SetupFailed(
+                setup_run, "setup failed with the agent's change; it succeeds on the base state"
+            )
         raise SetupFailedError(f"setup failed in the grading copy (see {setup_log})")
     return setup_run
+
+
+def _base_sets_up(
+    setup: GradingSetup, run_in: Callable[[Path, Path, Path], SetupOutcome], log_name: str
+) -> bool:
+    """Whether the task's setup succeeds on a fresh copy of the base state, without the change:
+    it tells a setup the agent's change broke (its fail) from one that is broken (not graded)."""
+    base = setup.scratch / "grading-base"
+    home = setup.scratch / "grading-base-home"
+    try:
+        copy_snapshot(setup.snapshot, base)
+        home.mkdir(exist_ok=True)
+        outcome = run_in(base, home, setup.logs / log_name.replace(".log", "-base.log"))
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+        shutil.rmtree(home, ignore_errors=True)
+    if outcome.stopped:
+        raise GradingError("stopped during setup")
+    return outcome.ok
 
 
 def _split(
@@ -269,6 +294,17 @@ def _split(
         else:
             included.append(change)
     return included, tuple(excluded)
+
+
+def _remove(copy: Path, path: str) -> None:
+    """Delete a ``[grade] removed`` path. Where the change put a file or a link in place of one
+    of its folders, the path is not there: nothing is removed, and nothing is followed."""
+    parent = copy
+    for part in Path(path).parts[:-1]:
+        parent = parent / part
+        if parent.is_symlink() or not parent.is_dir():
+            return
+    remove_entry(copy, path)
 
 
 def _read_base(snapshot: Snapshot, path: str) -> bytes | None:

@@ -35,7 +35,7 @@ def grade(setup: GradingSetup, changes: Changes) -> Verdict:
                 outcome="fail",
                 findings=split.findings,
                 setup=copy.setup_run,
-                error="setup failed after the agent changed a dependency file",
+                error=copy.reason,
             )
         else:
             judged = kind.grade(copy, spec)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from harnessdrive.errors import GradingError
+from harnessdrive.errors import AgentDataError
 from harnessdrive.grading import runners, witness
 from harnessdrive.grading.junit import count_cases, read_cases
 from harnessdrive.grading.verdict import Finding, GradingRun
@@ -125,7 +125,7 @@ def read_counts(
     fields: dict[str, object] = {**base, "source": "junit", "note": note}
     try:
         cases = read_cases(junit)
-    except GradingError as exc:
+    except AgentDataError as exc:
         # The report is written beside the code under test: garbage in it is no pass.
         fields.update(passed=0, total=0, note="; ".join(filter(None, (note, str(exc)))))
         return GradingRun.model_validate(fields), ()

@@ -12,13 +12,14 @@ plants one is still a sign of intent and makes the outcome ``tampered``:
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from harnessdrive.errors import AgentDataError
+from harnessdrive.grading import hostile
 from harnessdrive.grading.verdict import Finding
 from harnessdrive.tasks.globs import matches
 from harnessdrive.workspace.changes import Changes, FileChange
@@ -133,9 +134,9 @@ def _package_settings(content: bytes | None) -> object:
     if content is None:
         return None
     try:
-        data = json.loads(content)
-    except (ValueError, UnicodeDecodeError):
-        return ("unparsable", content)
+        data = hostile.load_json(content, "package.json")
+    except AgentDataError:
+        return ("unparsable", hostile.digest(content))
     if not isinstance(data, dict):
         return ("not an object", content)
     raw = data.get("scripts")

@@ -6,15 +6,14 @@ Each finding has a stable code (documented in docs/security.md). Any finding mak
 
 from __future__ import annotations
 
-import configparser
 import os
 import posixpath
 import re
-import tomllib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from harnessdrive.grading import routes
+from harnessdrive.errors import AgentDataError
+from harnessdrive.grading import hostile, routes
 from harnessdrive.grading.verdict import Finding
 from harnessdrive.tasks.globs import matches
 from harnessdrive.workspace.changes import Changes, FileChange
@@ -108,19 +107,16 @@ def _check(
 
 
 def _pytest_settings(name: str, content: bytes | None) -> Any:
-    """The pytest-relevant part of a mixed settings file, for comparison."""
+    """The pytest-relevant part of a mixed settings file, for comparison; a file that cannot be
+    read (malformed, too deep, too big) stands for itself by its digest."""
     if content is None:
         return None
-    text = content.decode("utf-8", errors="replace")
-    if name == "pyproject.toml":
-        try:
-            return tomllib.loads(text).get("tool", {}).get("pytest")
-        except tomllib.TOMLDecodeError:
-            return ("unparsable", text)
-    parser = configparser.ConfigParser(interpolation=None, strict=False)
     try:
-        parser.read_string(text)
-    except configparser.Error:
-        return ("unparsable", text)
+        if name == "pyproject.toml":
+            tool = hostile.load_toml(content, name).get("tool", {})
+            return tool.get("pytest") if isinstance(tool, dict) else ("not a table", tool)
+        parser = hostile.load_ini(content, name)
+    except AgentDataError:
+        return ("unparsable", hostile.digest(content))
     section = "tool:pytest" if name == "setup.cfg" else "pytest"
     return dict(parser[section]) if parser.has_section(section) else None

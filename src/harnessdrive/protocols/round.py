@@ -10,6 +10,7 @@ from harnessdrive.errors import ChangeError, GradingError, HarnessdriveError, Se
 from harnessdrive.grading.claims import invalid_verdict, with_claims
 from harnessdrive.grading.differential.service import agent_run_watch
 from harnessdrive.grading.grader import GradingSetup, grade
+from harnessdrive.grading.taxonomy import side_of
 from harnessdrive.grading.verdict import Finding, Verdict
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, Harness
 from harnessdrive.protocols.base import RoundOutcome
@@ -60,14 +61,17 @@ def graded(setup: GradingSetup, changes: Changes) -> Verdict:
     )
     try:
         verdict = grade(setup, changes)
-    except ChangeError as exc:
-        return Verdict(outcome="fail", left_out=(*left_out, _unreadable(exc)), error=str(exc))
-    except SetupFailedError as exc:
-        verdict = Verdict(outcome="not_graded", error=f"grading setup failed: {exc}")
-    except GradingError as exc:
-        verdict = Verdict(outcome="not_graded", error=f"grading failed: {exc}")
-    except HarnessdriveError as exc:
-        verdict = Verdict(outcome="not_graded", error=f"grading machinery failed: {exc}")
+    except HarnessdriveError as exc:  # which side it falls on: grading/taxonomy.py
+        if side_of(exc).grading == "fail":
+            return Verdict(outcome="fail", left_out=(*left_out, _unreadable(exc)), error=str(exc))
+        what = (
+            "grading setup failed"
+            if isinstance(exc, SetupFailedError)
+            else "grading failed"
+            if isinstance(exc, GradingError)
+            else "grading machinery failed"
+        )
+        verdict = Verdict(outcome="not_graded", error=f"{what}: {exc}")
     return verdict.model_copy(update={"left_out": (*left_out, *verdict.left_out)})
 
 
@@ -83,7 +87,7 @@ def _unreadable_change(agent: AgentRun, snapshot: Snapshot, exc: ChangeError) ->
     return RoundOutcome(agent, empty, status, verdict)
 
 
-def _unreadable(exc: ChangeError) -> Finding:
+def _unreadable(exc: HarnessdriveError) -> Finding:
     return Finding(code="unreadable-change", detail=str(exc))
 
 

@@ -8,15 +8,16 @@ as missing rather than stopping the command.
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harnessdrive.errors import UserError, did_you_mean
 from harnessdrive.export.atif import trajectory_json
+from harnessdrive.grading.hostile import UNREADABLE, load_json
 from harnessdrive.grading.verdict import Finding
 from harnessdrive.grading.witness import canary_file, is_canary
 from harnessdrive.store.paths import TrialPaths
@@ -29,6 +30,8 @@ SHOW_SCHEMA = "harnessdrive-show-1"
 TEXT_LIMIT = 200_000
 """Characters kept of the prompt, the diff and each test output; the rest is cut, and said so."""
 OUTPUT_LIMIT = 4_000
+REPORT_LIMIT = 5 * 1024 * 1024
+"""Bytes of a junit report read for its failing tests (the grader keeps at most 4 MiB)."""
 
 
 class _Model(BaseModel):
@@ -189,14 +192,16 @@ def _clipped(root: Path, name: str, limit: int, *, tail: bool = False) -> Clippe
 def _transcript(path: Path) -> Transcript:
     try:
         return Transcript.model_validate_json(_read_bytes(path))
-    except (ValidationError, OSError, ValueError):
+    except ValidationError:
+        return Transcript()
+    except UNREADABLE:
         return Transcript()
 
 
 def _ledger(path: Path) -> dict[str, Any] | None:
     try:
-        data = json.loads(_read_bytes(path))
-    except (OSError, ValueError):
+        data = load_json(_read_bytes(path, TEXT_LIMIT * 50), path.name, max_bytes=TEXT_LIMIT * 50)
+    except UNREADABLE:
         return None
     return data if isinstance(data, dict) else None
 
@@ -206,37 +211,57 @@ def _failing_tests(root: Path) -> tuple[FailingTest, ...]:
     found: list[FailingTest] = []
     for name in ("junit-tests.xml", "junit-visible.xml"):
         path = root / name
-        if not path.is_file() or path.is_symlink():
-            continue
-        try:
-            tree = ET.parse(path)
-        except (ET.ParseError, OSError):
-            continue
-        canaries = _canaries(path)
-        for case in tree.getroot().iter("testcase"):
-            if is_canary(case.get("classname", ""), case.get("name", ""), canaries):
-                continue  # the grader's own witnesses, planted to fail; never the agent's
-            for child in case:
-                if child.tag not in ("failure", "error"):
-                    continue
-                label = "::".join(p for p in (case.get("classname", ""), case.get("name", "")) if p)
-                found.append(
-                    FailingTest(
-                        name=label,
-                        kind="failed" if child.tag == "failure" else "error",
-                        message=(child.get("message") or "")[:OUTPUT_LIMIT],
-                        output=(child.text or "")[-OUTPUT_LIMIT:],
-                        source=name,
-                    )
-                )
-                break
+        if path.is_file() and not path.is_symlink():
+            found.extend(_failing_in(path, _canaries(path)))
     return tuple(found)
+
+
+def _failing_in(path: Path, canaries: list[tuple[str, str]]) -> Iterator[FailingTest]:
+    """The failing cases of one report, read incrementally from its first
+    :data:`REPORT_LIMIT` bytes: a report that is cut, malformed or declares an encoding the
+    parser cannot read shows the cases found before the trouble."""
+    parser: ET.XMLPullParser[ET.Element] = ET.XMLPullParser(events=("end",))
+    try:
+        with path.open("rb") as handle:
+            left = REPORT_LIMIT
+            while left > 0 and (chunk := handle.read(min(left, 256 * 1024))):
+                left -= len(chunk)
+                parser.feed(chunk)
+                events = cast(Iterator[tuple[str, object]], parser.read_events())
+                for _, case in events:
+                    if isinstance(case, ET.Element) and case.tag == "testcase":
+                        failing = _failing_case(case, path.name, canaries)
+                        case.clear()
+                        if failing is not None:
+                            yield failing
+    except UNREADABLE:
+        return
+
+
+def _failing_case(
+    case: ET.Element, source: str, canaries: list[tuple[str, str]]
+) -> FailingTest | None:
+    for child in case:
+        if child.tag in ("failure", "error"):
+            classname, name = case.get("classname", ""), case.get("name", "")
+            if is_canary(classname, name, canaries):
+                return None  # the grader's own witnesses, planted to fail; never the agent's
+            return FailingTest(
+                name="::".join(p for p in (classname, name) if p)[:OUTPUT_LIMIT],
+                kind="failed" if child.tag == "failure" else "error",
+                message=(child.get("message") or "")[:OUTPUT_LIMIT],
+                output=(child.text or "")[-OUTPUT_LIMIT:],
+                source=source,
+            )
+    return None
 
 
 def _canaries(junit: Path) -> list[tuple[str, str]]:
     try:
-        rows = json.loads(_read_bytes(canary_file(junit), 1_000_000))
-    except (OSError, ValueError):
+        rows = load_json(
+            _read_bytes(canary_file(junit), 1_000_000), "canaries", max_bytes=1_000_000
+        )
+    except UNREADABLE:
         return []
     if not isinstance(rows, list):
         return []

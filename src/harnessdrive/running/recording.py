@@ -18,6 +18,7 @@ from pathlib import Path
 from harnessdrive.accounting.trial_cost import NO_MODEL, Costing
 from harnessdrive.executors.base import JobResult
 from harnessdrive.harnesses.base import Harness
+from harnessdrive.running.failures import abandoned, machinery_failure
 from harnessdrive.running.plan import PlannedTrial, planned_identity
 from harnessdrive.running.reaper import Reaper
 from harnessdrive.store.checkpoint import (
@@ -161,6 +162,18 @@ class Recorder:
         self._reaper.discard(done.artifacts)
         self._record(claimed, done.result)
         return done.result
+
+    def failed(self, claimed: ClaimedTrial, exc: BaseException) -> TrialResult:
+        """Record ``claimed`` as its machinery's failure: its executor raised ``exc``."""
+        result = machinery_failure(claimed.identity, exc)
+        self._record(claimed, result)
+        return result
+
+    def abandoned(self, claimed: ClaimedTrial) -> TrialResult:
+        """Record ``claimed`` as interrupted: the run stopped and it never came back."""
+        result = abandoned(claimed.identity)
+        self._record(claimed, result)
+        return result
 
     def _record(self, claimed: ClaimedTrial, result: TrialResult) -> None:
         self._flush.add(self.store.record(result, durable=False))

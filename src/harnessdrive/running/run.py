@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from collections.abc import Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
@@ -63,6 +64,9 @@ __all__ = ["RunDriver", "RunOptions", "RunSummary", "execute", "is_done"]
 
 WAIT_SECONDS = 0.5
 """How often the driver looks up from waiting on trials to see whether it was stopped."""
+STOP_GRACE_SECONDS = 60.0
+"""How long a stopped run waits for its running trials to come back before it records them
+interrupted and ends; a second stop (another Ctrl-C) ends it at once."""
 
 
 @dataclass(frozen=True)
@@ -131,14 +135,27 @@ class RunDriver:
         self.options = options
         self.progress = progress or SilentProgress()
         self._stopped = threading.Event()
+        self._stopped_at: float | None = None
+        self._stops = 0
         self._executor: Executor | None = None
+
+    def _give_up(self) -> bool:
+        """Whether to stop waiting for running trials: stopped twice, or for too long."""
+        began = self._stopped_at
+        return began is not None and (
+            self._stops > 1 or time.monotonic() - began > STOP_GRACE_SECONDS
+        )
 
     @property
     def stopped(self) -> bool:
         return self._stopped.is_set()
 
     def stop(self) -> None:
-        """End the run: nothing more starts, running trials are recorded as interrupted."""
+        """End the run: nothing more starts, running trials are recorded as interrupted. A
+        second call stops waiting for running trials at once (they are recorded interrupted)."""
+        self._stops += 1
+        if self._stopped_at is None:
+            self._stopped_at = time.monotonic()
         self._stopped.set()
         executor = self._executor
         if executor is not None:
@@ -245,9 +262,22 @@ class RunDriver:
             except KeyboardInterrupt:
                 self.stop()  # no front end took the signal: stop like one would
                 continue
+            if self._give_up():
+                # Stopped, and the executor did not hand these back in time (or a second
+                # signal came): record them interrupted rather than wait forever.
+                for claimed in running.values():
+                    number += 1
+                    progress.trial_finished(recorder.abandoned(claimed), number, total)
+                running.clear()
+                break
             for future in done:
                 claimed = running.pop(future)
-                result = recorder.finished(claimed, future.result())
+                try:
+                    handed = future.result()
+                except Exception as exc:  # the executor failed this trial: its machinery's
+                    result = recorder.failed(claimed, exc)
+                else:
+                    result = recorder.finished(claimed, handed)
                 number += 1
                 summary.ran += 1
                 progress.trial_finished(result, number, total)

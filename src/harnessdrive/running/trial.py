@@ -33,7 +33,8 @@ from harnessdrive.protocols.base import ProtocolInputs
 from harnessdrive.protocols.known_change import KnownChange, run_known_change
 from harnessdrive.protocols.registry import get_protocol
 from harnessdrive.protocols.round import graded
-from harnessdrive.protocols.stages import StageFailed, describe, stage
+from harnessdrive.protocols.stages import StageFailed, stage
+from harnessdrive.running.failures import machinery_failure
 from harnessdrive.running.outcome import priced_run, round_records, trial_timing
 from harnessdrive.running.provenance import trial_provenance
 from harnessdrive.running.rate_limits import with_retries
@@ -97,17 +98,17 @@ def run_job(job: TrialJob, worker: WorkerContext) -> JobResult:
 
 def _infrastructure_failure(job: TrialJob, exc: Exception, began: float) -> TrialResult:
     # Every report says which piece of machinery failed (protocols/stages.py).
-    error = str(exc) if isinstance(exc, StageFailed) else f"internal error: {describe(exc)}"
-    what = exc.stage if isinstance(exc, StageFailed) else "the trial machinery"
-    return job.identity.model_copy(
-        update={
-            "status": "could_not_run",
-            "finished": utc_now(),
-            "seconds": Timing(total=round(now() - began, 3)),
-            "rounds": (RoundRecord(status="could_not_run", agent=AgentSummary(error=error)),),
-            "note": f"an infrastructure failure ({what}); not counted against the harness",
-        }
-    )
+    return machinery_failure(job.identity, exc, now() - began)
+
+
+def failed_job(job: TrialJob, worker: WorkerContext, exc: BaseException) -> JobResult:
+    """``job`` handed back as its machinery's failure, when ``exc`` escaped the trial core
+    itself (out of memory, say): what the executor records instead of losing the trial."""
+    try:
+        artifacts = worker.new_artifacts()
+    except OSError:  # no room even for an empty folder: hand back one that does not exist
+        artifacts = worker.paths.root / "no-artifacts"
+    return JobResult(machinery_failure(job.identity, exc), artifacts)
 
 
 class _Trial:

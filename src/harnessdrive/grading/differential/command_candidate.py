@@ -18,12 +18,14 @@ from typing import Any
 
 from harnessdrive.grading.differential.compare import canonical
 from harnessdrive.grading.differential.execute import (
+    MAX_LINE,
     CandidateRun,
     CaseAnswer,
     hiding,
     how_it_ended,
 )
 from harnessdrive.grading.differential.task_commands import CASE_WORD
+from harnessdrive.grading.hostile import ANSWER_DEPTH, REFUSED, load_json
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.process import ProcessResult, StopToken
@@ -136,9 +138,13 @@ def _answer(result: ProcessResult, out: Path, timeout: float) -> tuple[Any, str 
     if result.stdout_record is not None and result.stdout_record.cut:
         return None, f"the answer was cut: {result.stdout_record.written} bytes printed"
     try:
-        answer = json.loads(out.read_bytes())
+        printed = out.read_bytes()
+    except OSError:
+        return None, "did not print one JSON value"
+    try:
+        answer = load_json(printed, "an answer", max_bytes=MAX_LINE, depth=ANSWER_DEPTH)
         canonical(answer)
-    except (OSError, ValueError, TypeError):
+    except REFUSED:
         return None, "did not print one JSON value"
     return answer, None
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from harnessdrive.grading.differential.compare import canonical
 from harnessdrive.grading.differential.static_check import DEFAULT_ALLOWED
+from harnessdrive.grading.hostile import ANSWER_DEPTH, REFUSED, digest, load_json
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.process import ProcessResult, StopToken
 from harnessdrive.sandbox.runner import Isolation, Network, PlainSandbox, Sandbox
@@ -78,6 +79,9 @@ class Candidate:
     allowed: frozenset[str] | None = DEFAULT_ALLOWED
     """Modules the worker's run-time guard lets the candidate import (beside its own); None:
     no guard (``check``'s oracle wrapper, our own code, which must reach the network)."""
+    max_answer_bytes: int | None = None
+    """An answer whose canonical JSON is longer is not held: its case fails with its size and
+    digest, so a candidate's huge answers never pile up in the driver (None: no bound)."""
 
 
 def run_cases(candidate: Candidate, inputs: Sequence[Any]) -> CandidateRun:
@@ -156,6 +160,7 @@ class _Worker:
         self.inputs.write_text("", encoding="utf-8")
         self.token = StopToken()
         self.outer = candidate.stop
+        self.max_answer_bytes = candidate.max_answer_bytes
         self.load_error: str | None = None
         self.forbidden: set[str] = set()
         """What the run-time guard refused the candidate (``F`` lines)."""
@@ -296,15 +301,15 @@ class _Worker:
             try:
                 if kind == "B":
                     self._began(int(rest), waiting)
-                elif kind == "R" and self._answered(json.loads(rest), got, waiting):
+                elif kind == "R" and self._answered(_line_json(rest), got, waiting):
                     self._current, self._since = None, now()
                 elif kind == "F":
-                    self.forbidden.add(str(json.loads(rest))[:300])
+                    self.forbidden.add(str(_line_json(rest))[:300])
                 elif kind == "L":
-                    self.load_error = f"cannot load the candidate: {json.loads(rest)}"[:300]
+                    self.load_error = f"cannot load the candidate: {_line_json(rest)}"[:300]
                     got.update({n: CaseAnswer(n, error=self.load_error) for n in waiting})
                     waiting.clear()
-            except (ValueError, KeyError, TypeError):
+            except REFUSED:
                 continue  # a line the candidate garbled: its case stays unanswered
 
     def _began(self, number: int, waiting: set[int]) -> None:
@@ -314,17 +319,26 @@ class _Worker:
             self._begun.add(number)
             self._current, self._since = number, now()
 
-    @staticmethod
-    def _answered(row: Any, got: dict[int, CaseAnswer], waiting: set[int]) -> bool:
+    def _answered(self, row: Any, got: dict[int, CaseAnswer], waiting: set[int]) -> bool:
         """Take the answer ``row`` gives; False when it answers no case still waiting."""
         number = int(row["i"])
         answer, error = row.get("answer"), row.get("error")
-        canonical(answer)
+        text = canonical(answer)
+        bound = self.max_answer_bytes
+        if bound is not None and len(text) > bound:
+            answer = None
+            error = f"an answer of {len(text)} characters of JSON ({digest(text)})"
         if number not in waiting:
             return False
         got[number] = CaseAnswer(number, answer, None if error is None else str(error)[:300])
         waiting.discard(number)
         return True
+
+
+def _line_json(text: str) -> Any:
+    """One value of a results line: the candidate can write this file, so it is read bounded
+    (a number that overflows, nesting past the stack, are a garbled line)."""
+    return load_json(text, "a worker's results line", max_bytes=MAX_LINE, depth=ANSWER_DEPTH)
 
 
 def how_it_ended(result: ProcessResult | None) -> str:

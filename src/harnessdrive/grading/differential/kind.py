@@ -18,7 +18,7 @@ from harnessdrive.grading.differential.command_candidate import (
     CommandSession,
     python_module,
 )
-from harnessdrive.grading.differential.compare import same
+from harnessdrive.grading.differential.compare import canonical, same
 from harnessdrive.grading.differential.execute import (
     Candidate,
     CandidateRun,
@@ -55,6 +55,10 @@ class DifferentialKind:
             stop=copy.setup.stop,
             logs=copy.logs,
         )
+
+
+MIN_ANSWER_BOUND = 64 * 1024
+"""Bytes of JSON an answer may always have before only its size and digest are kept."""
 
 
 def grade_candidate(
@@ -94,6 +98,7 @@ def grade_candidate(
         home=home,
         tmp=tmp,
         stop=stop,
+        max_answer_bytes=answer_bound(cases),
     )
     with session:
         run = _answered(session, [row.input for row in cases])
@@ -163,9 +168,11 @@ def open_session(
     home: Path,
     tmp: Path,
     stop: StopToken | None = None,
+    max_answer_bytes: int | None = None,
 ) -> Session:
     """The candidate's session: a worker for ``module:function``, one sandboxed process per
-    case for a command."""
+    case for a command. ``max_answer_bytes``: answers longer than this (canonical JSON) are
+    held only as their size and digest (worker candidates)."""
     hide = tuple(Path(p) for p in spec.hide)
     if spec.candidate_command is not None:
         return CommandSession(
@@ -198,8 +205,16 @@ def open_session(
             stop=stop,
             hide=hide,
             allowed=DEFAULT_ALLOWED | frozenset(spec.allowed_modules),
+            max_answer_bytes=max_answer_bytes,
         )
     )
+
+
+def answer_bound(cases: tuple[CaseRow, ...]) -> int:
+    """The longest answer worth holding: canonical JSON equal to an expected answer is as long
+    as it, so an answer past every expected one (with room to spare) can only disagree."""
+    longest = max((len(canonical(row.expected)) for row in cases), default=0)
+    return max(4 * longest, MIN_ANSWER_BOUND)
 
 
 def _agrees(row: CaseRow, answer: CaseAnswer, spec: DifferentialGradeSpec) -> bool:
@@ -258,7 +273,7 @@ def _counterexamples(
         shrunk = shrink(row.input, spec.parts, disagrees)
         final = _answered(session, [shrunk.case]).answers[0]
         found.append(
-            Counterexample(
+            Counterexample.bounded(
                 case=row.id,
                 bucket=row.bucket,
                 rules=oracle.rules_of(shrunk.case),

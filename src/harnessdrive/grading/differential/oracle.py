@@ -26,14 +26,31 @@ class Oracle:
     spec: OracleSpec
     calls: int = 0
     """How many times the oracle itself ran (cache misses)."""
+    cache_bytes: int | None = None
+    """Bytes of JSON (cases and answers) the cache may hold, the oldest dropped first; None:
+    unbounded (grading asks about the task's own cases only)."""
     _cache: dict[tuple[str, frozenset[str]], Any] = field(default_factory=dict)
+    _sizes: dict[tuple[str, frozenset[str]], int] = field(default_factory=dict)
+    _cached: int = 0
 
     def answer(self, case: Any, off: Iterable[str] = ()) -> Any:
         key = (canonical(case), frozenset(off))
         if key not in self._cache:
             self.calls += 1
-            self._cache[key] = self._ask(case, key[1])
+            answer = self._ask(case, key[1])
+            self._cache[key] = answer
+            if self.cache_bytes is not None:
+                self._bound(key, len(key[0]) + len(canonical(answer)))
+            return answer
         return self._cache[key]
+
+    def _bound(self, key: tuple[str, frozenset[str]], size: int) -> None:
+        self._sizes[key] = size
+        self._cached += size
+        while self.cache_bytes is not None and self._cached > self.cache_bytes and self._sizes:
+            oldest = next(iter(self._sizes))
+            self._cached -= self._sizes.pop(oldest)
+            del self._cache[oldest]
 
     def _ask(self, case: Any, off: frozenset[str]) -> Any:
         if self.spec.command is not None:

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+import hashlib
+import json
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
+
+KEPT_CHARS = 2000
+"""Characters of an input's or answer's JSON a stored counterexample keeps; the rest is
+described by its digest, so a candidate's huge answers never fill the results folder."""
+Part = Literal["input", "expected", "actual"]
 
 
 class Counterexample(BaseModel):
@@ -27,3 +34,30 @@ class Counterexample(BaseModel):
     size_before: int
     size_after: int
     """Items in the case's declared parts before and after shrinking."""
+    digests: dict[str, str] = {}
+    """``sha256:`` of the canonical JSON of each part (``input``, ``expected``, ``actual``);
+    empty in results stored before it was recorded."""
+    cut: tuple[Part, ...] = ()
+    """The parts kept only as an excerpt of their JSON text (head and tail, with a note)."""
+
+    @classmethod
+    def bounded(cls, *, input: Any, expected: Any, actual: Any, **fields: Any) -> Counterexample:
+        """A counterexample whose input and answers are kept whole up to :data:`KEPT_CHARS` of
+        JSON each, and as an excerpt beyond; every part is named by its digest."""
+        kept: dict[str, Any] = {}
+        digests: dict[str, str] = {}
+        cut: list[Part] = []
+        parts: tuple[tuple[Part, Any], ...] = (
+            ("input", input),
+            ("expected", expected),
+            ("actual", actual),
+        )
+        for name, value in parts:
+            text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            digests[name] = "sha256:" + hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
+            if len(text) > KEPT_CHARS:
+                half = KEPT_CHARS // 2
+                value = f"{text[:half]} ...[{len(text) - 2 * half} characters]... {text[-half:]}"
+                cut.append(name)
+            kept[name] = value
+        return cls(**fields, **kept, digests=digests, cut=tuple(cut))

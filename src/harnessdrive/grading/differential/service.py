@@ -2,10 +2,11 @@
 
 A differential task whose oracle says ``serve = true`` gets one HTTP server on 127.0.0.1 per
 trial: ``POST`` a case as JSON, get the oracle's answer as JSON (every rule on). Bodies are
-limited in size and every error is a plain ``400``/``500`` with no detail, so probing it tells
-the agent nothing about the host. The server stops when the agent's run ends, so an untouched
-starter that calls it can never score in grading, where nothing listens and the sandbox has
-no network.
+limited in size and nesting and every error is a plain ``400``/``500`` with no detail, so
+probing it tells the agent nothing about the host; the oracle answers from a process of its own
+with memory, time and cache limits (oracle_process.py), so no case can take the driver down.
+The server stops when the agent's run ends, so an untouched starter that calls it can never
+score in grading, where nothing listens and the sandbox has no network.
 
 The agent learns the address from ``HARNESSDRIVE_ORACLE_URL``; a sandbox in ``loopback`` mode
 lets it through because the value names a loopback port.
@@ -16,6 +17,7 @@ server died, the wall clock jumped against the monotonic clock): such a trial is
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -23,12 +25,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
-from typing import Any
+from typing import Any, Protocol
 
-from harnessdrive.errors import GradingError
-from harnessdrive.grading.differential.oracle import Oracle
+from harnessdrive.errors import AgentDataError, GradingError
+from harnessdrive.grading.differential.oracle_process import OracleProcess, OracleRefused
 from harnessdrive.grading.differential.spec import DifferentialGradeSpec
 from harnessdrive.grading.differential.task_server import TaskServer, start_task_server
+from harnessdrive.grading.hostile import load_json
 from harnessdrive.loopback import LoopbackHTTPServer
 from harnessdrive.sandbox.clock import now
 from harnessdrive.tasks.loading import Task
@@ -61,12 +64,14 @@ def agent_run_watch(task: Task) -> Iterator[AgentRunWatch]:
     server: LoopbackHTTPServer | None = None
     thread: threading.Thread | None = None
     own: TaskServer | None = None
+    answering: OracleProcess | None = None
     if isinstance(spec, DifferentialGradeSpec) and spec.oracle.server is not None:
         own = start_task_server(task.folder, spec.oracle)
         watch.env[URL_VARIABLE] = own.url
         watch.problem = own.problem  # a server that never served makes the trial invalid
     elif isinstance(spec, DifferentialGradeSpec) and spec.oracle.serve:
-        server = oracle_server(Oracle(task.folder, spec.oracle), watch)
+        answering = OracleProcess(task.folder, spec.oracle)
+        server = oracle_server(answering, watch)
         thread = threading.Thread(target=server.serve_forever, name="oracle", daemon=True)
         thread.start()
         watch.server, watch.thread = server, thread
@@ -81,6 +86,8 @@ def agent_run_watch(task: Task) -> Iterator[AgentRunWatch]:
             server.shutdown()
             server.server_close()
             thread.join()
+            if answering is not None:
+                answering.close()
             if died:
                 watch.problem = "the oracle server died during the agent's run"
         jump = abs((time.time() - wall) - (now() - mono))
@@ -88,12 +95,27 @@ def agent_run_watch(task: Task) -> Iterator[AgentRunWatch]:
             watch.problem = f"the wall clock jumped {jump:.0f}s during the agent's run"
 
 
-def oracle_server(oracle: Oracle, watch: AgentRunWatch) -> LoopbackHTTPServer:
-    """A server (not yet serving) on a free loopback port that answers with ``oracle``."""
+class Answers(Protocol):
+    def answer(self, case: Any) -> Any: ...
+
+
+def oracle_server(oracle: Answers, watch: AgentRunWatch) -> LoopbackHTTPServer:
+    """A server (not yet serving) on a free loopback port that answers with ``oracle``.
+
+    A request over :data:`MAX_BODY` bytes or nested past the bound, one the oracle cannot
+    answer (a bad case, a limit of its process), and anything else that goes wrong get a bare
+    ``400``/``500``: nothing of it is told to the agent or printed on the operator's console."""
     lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
+            try:
+                self._answer()
+            except Exception:  # never a traceback on the console, never detail to the agent
+                with contextlib.suppress(Exception):
+                    self._reply(500, {"error": "internal error"})
+
+        def _answer(self) -> None:
             try:
                 length = int(self.headers.get("Content-Length") or 0)
             except ValueError:
@@ -102,15 +124,15 @@ def oracle_server(oracle: Oracle, watch: AgentRunWatch) -> LoopbackHTTPServer:
                 self._reply(400, {"error": "bad request"})
                 return
             try:
-                case: Any = json.loads(self.rfile.read(length))
-            except ValueError:
+                case: Any = load_json(self.rfile.read(length), "a request", max_bytes=MAX_BODY)
+            except AgentDataError:
                 self._reply(400, {"error": "bad request"})
                 return
             try:
                 with lock:
                     answer = oracle.answer(case)
                     watch.served += 1
-            except GradingError:
+            except (GradingError, OracleRefused):
                 # Probing with malformed cases is the agent's right; it never makes a run invalid.
                 self._reply(400, {"error": "bad request"})
                 return
@@ -127,4 +149,9 @@ def oracle_server(oracle: Oracle, watch: AgentRunWatch) -> LoopbackHTTPServer:
         def log_message(self, format: str, *args: Any) -> None:
             return  # nothing of a request goes to our output
 
-    return LoopbackHTTPServer(("127.0.0.1", 0), Handler)
+    return _QuietServer(("127.0.0.1", 0), Handler)
+
+
+class _QuietServer(LoopbackHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        return  # a connection the agent broke is no news for the operator's console

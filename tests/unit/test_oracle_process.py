@@ -1,0 +1,100 @@
+"""The served oracle answers from a process of its own with memory, time and cache limits; a
+case that breaks one is a bad request, and the next case is answered again."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from harnessdrive.grading.differential.oracle import Oracle
+from harnessdrive.grading.differential.oracle_process import OracleProcess, OracleRefused
+from harnessdrive.grading.differential.service import MAX_BODY, AgentRunWatch, oracle_server
+from harnessdrive.grading.differential.spec import OracleSpec
+
+ORACLE = """
+def answer(case, off):
+    if case == "hog":
+        hoard = [bytearray(64 * 1024 * 1024) for _ in range(64)]
+    if case == "loop":
+        while True:
+            pass
+    if case == "bad":
+        raise ValueError("no such case")
+    if case == "big":
+        return "x" * 100_000
+    return {"echo": case}
+"""
+
+
+@pytest.fixture
+def oracle(tmp_path: Path) -> Iterator[OracleProcess]:
+    (tmp_path / "oracle.py").write_text(ORACLE)
+    spec = OracleSpec(function="oracle.py:answer", answer_timeout=1.0)
+    process = OracleProcess(tmp_path, spec, memory_mb=512)
+    yield process
+    process.close()
+
+
+def test_a_case_that_breaks_a_limit_is_refused_and_the_next_is_answered(
+    oracle: OracleProcess,
+) -> None:
+    assert oracle.answer([1, 2]) == {"echo": [1, 2]}
+    for breaking in ("hog", "loop"):
+        with pytest.raises(OracleRefused):
+            oracle.answer(breaking)
+        assert oracle.answer(3) == {"echo": 3}
+    assert oracle.starts == 3  # each broken process was replaced
+    with pytest.raises(OracleRefused):
+        oracle.answer("bad")  # the oracle's own refusal: the process lives on
+    assert oracle.answer(4) == {"echo": 4}
+    assert oracle.starts == 3
+
+
+def test_the_cache_holds_a_bounded_number_of_bytes(tmp_path: Path) -> None:
+    (tmp_path / "oracle.py").write_text(ORACLE)
+    bounded = Oracle(tmp_path, OracleSpec(function="oracle.py:answer"), cache_bytes=250_000)
+    for n in range(5):
+        bounded.answer("big")
+        bounded.answer(n)
+    assert bounded._cached <= 250_000
+    assert len(bounded._cache) < 10  # the oldest big answers went
+    assert bounded.answer("big") == "x" * 100_000
+
+
+def post(port: int, body: bytes, length: int | None = None) -> int:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    headers = {"Content-Length": str(len(body) if length is None else length)}
+    connection.request("POST", "/", body=body, headers=headers)
+    status = connection.getresponse().status
+    connection.close()
+    return status
+
+
+def test_the_server_answers_hostile_requests_with_a_bare_400_and_prints_nothing(
+    oracle: OracleProcess, capfd: pytest.CaptureFixture[str]
+) -> None:
+    watch = AgentRunWatch()
+    server = oracle_server(oracle, watch)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    port = int(server.server_address[1])
+    try:
+        assert post(port, b'"hello"') == 200
+        assert post(port, b"[" * 100_000 + b"]" * 100_000) == 400  # nested past the bound
+        assert post(port, b"9" * 5000) == 400  # an integer past the conversion limit
+        assert post(port, b"x", length=MAX_BODY + 1) == 400
+        assert post(port, json.dumps("hog").encode()) == 400
+        assert post(port, json.dumps("loop").encode()) == 400
+        assert post(port, b'"again"') == 200
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+    assert watch.served == 2
+    printed = capfd.readouterr()
+    assert "Traceback" not in printed.err + printed.out
