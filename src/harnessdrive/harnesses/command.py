@@ -1,8 +1,9 @@
 """The generic harness: run any CLI from a shell command template.
 
 Variant options (:class:`CommandOptions`): ``template`` (required), ``stdin_prompt``, ``env``,
-``set_env``, ``version_command`` and ``show``: further folders (or files) the agent may read, a
-script kept under /tmp, say. Each is shown read-only at its own path; a path that would show the
+``set_env``, ``version_command``, ``show``: further folders (or files) the agent may read, a
+script kept under /tmp, say, and ``model_url``: the model API the command calls, reached through
+harnessdrive's proxy. Each is shown read-only at its own path; a path that would show the
 results folder, the suite or the hidden files is refused before the run starts.
 
 When the command fails and a path the template names exists here but not inside the sandbox,
@@ -14,6 +15,7 @@ hit its harness.
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 import shutil
 import subprocess
@@ -25,12 +27,15 @@ from harnessdrive.harnesses.base import AgentRequest, AgentRun, HarnessInfo
 from harnessdrive.harnesses.cli.fatal import fatal_hint, last_line
 from harnessdrive.harnesses.cli.template_paths import show_option, unseen_hint, unseen_paths
 from harnessdrive.harnesses.options import HarnessOptions, parse_options
+from harnessdrive.proxy import CALLS_FILE, ModelProxy
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.commands import render, shell_argv
 from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.limits import describe
 from harnessdrive.sandbox.runner import Isolation
 from harnessdrive.tasks.models import VariantSpec
+
+MODEL_URL_VARIABLE = "HARNESSDRIVE_MODEL_URL"
 
 
 class CommandOptions(HarnessOptions):
@@ -43,6 +48,7 @@ class CommandOptions(HarnessOptions):
         "set_env": "a table of variable names and values",
         "version_command": "a command line",
         "show": "a list of paths",
+        "model_url": "an http(s) URL",
     }
 
     template: StrictStr = Field(pattern=r"\S")
@@ -60,6 +66,10 @@ class CommandOptions(HarnessOptions):
     """A command whose first output line is the CLI's version."""
     show: tuple[StrictStr, ...] | None = None
     """Further folders or files the agent may read, by absolute or ``~`` path."""
+    model_url: StrictStr | None = Field(default=None, pattern=r"^https?://")
+    """The base URL of the model API the command calls. Its calls then go through
+    harnessdrive's proxy, whose URL the command gets as ``{model_url}`` and in
+    ``$HARNESSDRIVE_MODEL_URL``; what the proxy sees decides whether the run got to work."""
 
 
 class CommandHarness:
@@ -84,6 +94,17 @@ class CommandHarness:
 
     def run(self, request: AgentRequest) -> AgentRun:
         options = parse_options(CommandOptions, request.variant, self.name)
+        request.logs.mkdir(parents=True, exist_ok=True)
+        if options.model_url is None:
+            return self._run(request, options, None)
+        calls = request.logs / CALLS_FILE
+        with ModelProxy(options.model_url, calls_file=calls) as proxy:
+            run = self._run(request, options, proxy.url_for(options.model_url))
+            return dataclasses.replace(run, traffic=proxy.traffic())
+
+    def _run(
+        self, request: AgentRequest, options: CommandOptions, model_url: str | None
+    ) -> AgentRun:
         template = options.template
         values = {
             "workspace": str(request.workspace),
@@ -92,6 +113,7 @@ class CommandHarness:
             "effort": request.variant.effort or "",
             "home": str(request.home),
             "python": request.python,
+            "model_url": model_url or "",
         }
         command = render(template, values)
         env = base_environment(
@@ -101,10 +123,10 @@ class CommandHarness:
             extra={
                 **request.services,
                 **{name: str(value) for name, value in options.set_env.items()},
+                **({MODEL_URL_VARIABLE: model_url} if model_url else {}),
             },
         )
         started = now()
-        request.logs.mkdir(parents=True, exist_ok=True)
         isolation = Isolation(
             writable=(request.workspace, request.home, request.tmp),
             readonly=(request.prompt_file, *request.readonly),

@@ -44,7 +44,8 @@ def run_round(
         diff_path.write_bytes(changes.patch)
     status = agent_status(agent)
     if status in ("interrupted", "could_not_run"):
-        return RoundOutcome(agent, changes, status, Verdict(outcome="not_graded"))
+        ungraded = Verdict(outcome="not_graded")
+        return RoundOutcome(agent_with_evidence(agent), changes, status, ungraded)
     if watch.problem is not None:  # the machinery disturbed the run: invalid, never scored
         return RoundOutcome(agent, changes, status, invalid_verdict(watch.problem))
     verdict = with_claims(grade_change(changes), agent.transcript.final_message, request.task)
@@ -76,13 +77,25 @@ def _unreadable_change(agent: AgentRun, snapshot: Snapshot, exc: ChangeError) ->
     empty = Changes(base_tree=snapshot.tree, tree=snapshot.tree, files=(), patch=b"")
     status = agent_status(agent)
     if status in ("interrupted", "could_not_run"):
-        return RoundOutcome(agent, empty, status, Verdict(outcome="not_graded"))
+        ungraded = Verdict(outcome="not_graded")
+        return RoundOutcome(agent_with_evidence(agent), empty, status, ungraded)
     verdict = Verdict(outcome="fail", left_out=(_unreadable(exc),), error=str(exc))
     return RoundOutcome(agent, empty, status, verdict)
 
 
 def _unreadable(exc: ChangeError) -> Finding:
     return Finding(code="unreadable-change", detail=str(exc))
+
+
+def agent_with_evidence(agent: AgentRun) -> AgentRun:
+    """The run, its error leading with what the proxy saw when no model answered."""
+    traffic = agent.traffic
+    if traffic is None or traffic.reached_model:
+        return agent
+    seen = traffic.why_not_reached()
+    if agent.error and seen not in agent.error:
+        seen = f"{seen}; it printed: {agent.error}"
+    return replace(agent, error=seen)
 
 
 def agent_status(agent: AgentRun) -> Status:
