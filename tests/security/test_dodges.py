@@ -13,13 +13,17 @@ from pathlib import Path
 
 import pytest
 
+from harnessdrive.cli.app import run_cli
 from harnessdrive.executors.base import RetryPolicy
 from harnessdrive.proxy import CALLS_FILE, ProxiedCall
 from harnessdrive.tasks.models import VariantSpec
-from harnessdrive.testing.model_server import ModelServer, Script, Turn
+from harnessdrive.testing.model_server import ModelServer, Script, SideReply, Turn
+from harnessdrive.testing.model_server import Usage as ScriptUsage
+from harnessdrive.transcript.models import Usage
 from tests.cli.conftest import TrialRecord, run_trials
 from tests.conftest import ADD_BUGGY, ADD_FIXED, add_task
 
+SENT = ScriptUsage(input=100, output=20)
 QUICK = RetryPolicy(tries=3, base_seconds=0.01, max_seconds=0.02)
 PROVIDER_429 = (
     'API Error: 429 {"type":"error","error":{"type":"rate_limit_error",'
@@ -82,9 +86,12 @@ def _by_label(records: list[TrialRecord]) -> dict[str, TrialRecord]:
 
 
 def test_what_the_agent_prints_or_exits_with_never_makes_a_trial_not_counted(
-    tmp_path: Path, agent_script: Path
+    tmp_path: Path, agent_script: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with ModelServer(Script(turns=(Turn(text="ok"),))) as server:
+    # A request that offers no tools is a side request to the scripted server: it answers
+    # with the side reply.
+    script = Script(turns=(Turn(text="ok"),), side_reply=SideReply(usage=SENT))
+    with ModelServer(script) as server:
         variants = [
             # Fails, then prints a provider's refusal and exits as a CLI giving up would.
             _agent("dodge-429", agent_script, server, "call", "break", "say-429", "exit1"),
@@ -117,7 +124,13 @@ def test_what_the_agent_prints_or_exits_with_never_makes_a_trial_not_counted(
         assert traffic is not None and (traffic.answered, traffic.last_status) == (1, 200)
         kept = (record.folder / CALLS_FILE).read_text().splitlines()
         assert [ProxiedCall.model_validate_json(line).status for line in kept] == [200]
+        # A second count of the tokens, beside the agent's own (which reports none here).
+        cost = record.result.cost
+        assert cost.proxy_usage == Usage(input=100, output=20) and cost.usage_mismatch
     assert not summary.skipped_harnesses
+    shown = ["show", "add/honest-exit/r1", "--results", str(tmp_path / "results")]
+    assert run_cli(shown) == 0
+    assert "tokens seen by the proxy: 120 (DISAGREES with the CLI's log)" in capsys.readouterr().out
 
 
 def test_the_providers_own_429s_are_retried_and_every_try_recorded(
