@@ -16,6 +16,7 @@ hit its harness.
 from __future__ import annotations
 
 import dataclasses
+import os
 import shlex
 import shutil
 import subprocess
@@ -168,6 +169,9 @@ class CommandHarness:
                 hint, could_not_run = unseen_hint(unseen), result.exit_code in (126, 127)
             else:
                 hint = fatal_hint(error, _binary(template))
+                # "Command not found" and harnessdrive finds no such program either: it never
+                # started. The exit status alone would be the command's own word.
+                could_not_run = result.exit_code == 127 and _program_missing(command, env)
         return AgentRun(
             exit_code=result.exit_code,
             timed_out=result.timed_out,
@@ -202,6 +206,28 @@ def _version(command: str | None) -> str | None:
         return None
     lines = (out.stdout or out.stderr).strip().splitlines()
     return lines[0].strip() if lines else None
+
+
+def _program_missing(command: str, env: dict[str, str]) -> bool:
+    """Whether the program the command line starts with is nowhere to be found (not a file,
+    not on the trial's PATH, not a shell builtin or keyword), as harnessdrive checks it."""
+    program = _binary(command)
+    if "/" in program:
+        return not os.access(program, os.X_OK)
+    if shutil.which(program, path=env.get("PATH")) is not None:
+        return False
+    try:
+        kind = subprocess.run(
+            ["bash", "-c", 'type -t -- "$1"', "type", program],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+            env={"PATH": env.get("PATH", os.defpath)},
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return not kind.stdout.strip()
 
 
 def binary_installed(template: str) -> bool:
