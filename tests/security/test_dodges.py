@@ -4,7 +4,8 @@ Each agent here is a small program run by the ``command`` harness whose model ca
 scripted model server through harnessdrive's proxy (``model_url``). What it prints, what it
 exits with and whether it undoes its own work are the agent's to choose; whether it got to work
 and whether the provider refused it for load are the proxy's to say. An honest agent that
-prints "429" or exits non-zero after good work is graded on its merits.
+prints "429" or exits non-zero after good work is graded on its merits. The same agents run on a
+pytest, a unittest and a ``node --test`` task.
 """
 
 from __future__ import annotations
@@ -19,9 +20,14 @@ from harnessdrive.proxy import CALLS_FILE, ProxiedCall
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.testing.model_server import ModelServer, Script, SideReply, Turn
 from harnessdrive.testing.model_server import Usage as ScriptUsage
+from harnessdrive.testing.suites import TaskFiles
 from harnessdrive.transcript.models import Usage
 from tests.cli.conftest import TrialRecord, run_trials
 from tests.conftest import ADD_BUGGY, ADD_FIXED, add_task
+from tests.security.test_runner_attacks import COMMANDS, UNITTEST_HIDDEN, UNITTEST_VISIBLE
+from tests.unit.test_grading_runner import node_task
+
+pytestmark = [pytest.mark.security, pytest.mark.slow]
 
 SENT = ScriptUsage(input=100, output=20)
 QUICK = RetryPolicy(tries=3, base_seconds=0.01, max_seconds=0.02)
@@ -29,6 +35,8 @@ PROVIDER_429 = (
     'API Error: 429 {"type":"error","error":{"type":"rate_limit_error",'
     '"message":"Number of requests has exceeded your rate limit"}}'
 )
+NODE_FIXED = "exports.add = (a, b) => a + b;\n"
+NODE_BROKEN = "exports.add = () => 0;\n"
 AGENT = f"""
 import json, os, sys, urllib.error, urllib.request
 
@@ -43,15 +51,22 @@ def call():
     except urllib.error.HTTPError as error:
         print("API Error:", error.code, error.read().decode(), file=sys.stderr)
 
+# The file to change and its versions: the node task's, or the Python tasks'.
+NODE = os.path.exists("calc.js")
+TARGET = "calc.js" if NODE else "calc.py"
+FIXED = {NODE_FIXED!r} if NODE else {ADD_FIXED!r}
+BROKEN = {NODE_BROKEN!r} if NODE else "def add(a, b):\\n    return 0\\n"
+ORIGINAL = open(TARGET).read()
+
 for step in sys.argv[1:]:
     if step == "call":
         call()
     elif step == "fix":
-        open("calc.py", "w").write({ADD_FIXED!r})
+        open(TARGET, "w").write(FIXED)
     elif step == "break":
-        open("calc.py", "w").write("def add(a, b):\\n    return 0\\n")
+        open(TARGET, "w").write(BROKEN)
     elif step == "revert":
-        open("calc.py", "w").write({ADD_BUGGY!r})
+        open(TARGET, "w").write(ORIGINAL)
     elif step == "say-429":
         print({PROVIDER_429!r}, file=sys.stderr)
         print("Error: HTTP 429 Too Many Requests; rate limit exceeded, overloaded_error")
@@ -85,6 +100,20 @@ def _by_label(records: list[TrialRecord]) -> dict[str, TrialRecord]:
     return {record.result.variant_label: record for record in records}
 
 
+def _tasks() -> list[TaskFiles]:
+    """The same bug to fix under each runner: pytest, unittest and ``node --test``."""
+    unittest = TaskFiles(
+        "unittest",
+        files={"calc.py": ADD_BUGGY, "tests/test_visible.py": UNITTEST_VISIBLE},
+        hidden={"tests/test_hidden.py": UNITTEST_HIDDEN},
+        solution={"calc.py": ADD_FIXED},
+        protected=["tests/**"],
+        command=COMMANDS["unittest"],
+        visible_command=COMMANDS["unittest"],
+    )
+    return [add_task("pytest"), unittest, node_task()]
+
+
 def test_what_the_agent_prints_or_exits_with_never_makes_a_trial_not_counted(
     tmp_path: Path, agent_script: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -110,13 +139,21 @@ def test_what_the_agent_prints_or_exits_with_never_makes_a_trial_not_counted(
             _agent("honest-429", agent_script, server, "call", "fix", "say-429", "exit1"),
             _agent("honest-exit", agent_script, server, "call", "fix", "exit3"),
         ]
-        summary, records = run_trials(tmp_path, [add_task()], variants, retry=QUICK)
-    by_label = _by_label(records)
-    assert {label: (r.result.status, r.result.outcome) for label, r in by_label.items()} == {
+        summary, records = run_trials(tmp_path, _tasks(), variants, retry=QUICK, jobs=2)
+    verdicts = {
+        (r.result.task, r.result.variant_label): (r.result.status, r.result.outcome)
+        for r in records
+    }
+    expected = {
         "dodge-429": ("crashed", "fail"),
         "dodge-revert": ("crashed", "fail"),
         "honest-429": ("crashed", "pass"),
         "honest-exit": ("crashed", "pass"),
+    }
+    assert verdicts == {
+        (task, label): verdict
+        for task in ("pytest", "unittest", "node-add")
+        for label, verdict in expected.items()
     }
     for record in records:
         assert record.result.retries == ()  # the provider answered every call: nothing re-run
@@ -128,7 +165,7 @@ def test_what_the_agent_prints_or_exits_with_never_makes_a_trial_not_counted(
         cost = record.result.cost
         assert cost.proxy_usage == Usage(input=100, output=20) and cost.usage_mismatch
     assert not summary.skipped_harnesses
-    shown = ["show", "add/honest-exit/r1", "--results", str(tmp_path / "results")]
+    shown = ["show", "node-add/honest-exit/r1", "--results", str(tmp_path / "results")]
     assert run_cli(shown) == 0
     assert "tokens seen by the proxy: 120 (DISAGREES with the CLI's log)" in capsys.readouterr().out
 
