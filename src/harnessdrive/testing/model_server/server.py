@@ -216,6 +216,8 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "harnessdrive-model-server"
     # Idle keep-alive connections are dropped after this many seconds.
     timeout = 60
+    # Headers and body are separate writes: without this each answer waits ~40 ms for an ACK.
+    disable_nagle_algorithm = True
     model_server: ModelServer
 
     def do_HEAD(self) -> None:
