@@ -19,6 +19,7 @@ import http.client
 import ssl
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from types import TracebackType
@@ -230,18 +231,21 @@ class _Handler(BaseHTTPRequestHandler):
             return
         streamed = (response.getheader("Content-Type") or "").startswith("text/event-stream")
         reader = UsageReader(wire, streamed) if wire is not None else None
-        error = self._relay(response, reader)
-        if reader is not None:
-            reader.finish()
-        self._record(
-            call,
-            started,
-            status=response.status,
-            streamed=streamed,
-            model=reader.model if reader else None,
-            usage=reader.usage if reader and 200 <= response.status < 300 else None,
-            error=error,
-        )
+
+        def finish(error: str | None) -> None:
+            if reader is not None:
+                reader.finish()
+            self._record(
+                call,
+                started,
+                status=response.status,
+                streamed=streamed,
+                model=reader.model if reader else None,
+                usage=reader.usage if reader and 200 <= response.status < 300 else None,
+                error=error,
+            )
+
+        self._relay(response, reader, finish)
 
     def _record(self, call: dict[str, Any], started: float, **fields: Any) -> None:
         seconds = round(self.proxy.clock() - started, 4)
@@ -304,8 +308,15 @@ class _Handler(BaseHTTPRequestHandler):
                 raise
         raise AssertionError("unreachable")
 
-    def _relay(self, response: http.client.HTTPResponse, reader: UsageReader | None) -> str | None:
-        """Pass the answer on as it comes; the error that cut it short, if any."""
+    def _relay(
+        self,
+        response: http.client.HTTPResponse,
+        reader: UsageReader | None,
+        finish: Callable[[str | None], None],
+    ) -> None:
+        """Pass the answer on as it comes. ``finish`` records the call once the whole answer is
+        in and before the client can tell it is complete (its last bytes, or the closing chunk):
+        whoever reads the traffic after the client has exited finds the call there."""
         self.send_response_only(response.status, response.reason)
         for key, value in response.getheaders():
             if key.lower() not in _HOP_BY_HOP:
@@ -319,15 +330,27 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(length))
         else:
             self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
         error = None
+        recorded = False
         try:
-            if not bodiless:
+            if bodiless:
+                finish(None)
+                recorded = True
+                self.end_headers()
+            else:
+                self.end_headers()
+                remaining = int(length) if sized and length else 0
                 while piece := response.read1(_PIECE):
                     if reader is not None:
                         reader.feed(piece)
-                    self.wfile.write(piece if sized else b"%x\r\n%s\r\n" % (len(piece), piece))
-                    self.wfile.flush()
+                    remaining -= len(piece)
+                    if sized and remaining <= 0 and not recorded:
+                        finish(None)  # the last piece of a sized answer: the client is done
+                        recorded = True
+                    self._piece(piece, sized)
+                if not recorded:
+                    finish(None)  # before the last chunk: the client waits for that
+                    recorded = True
                 if not sized:
                     self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
@@ -335,6 +358,8 @@ class _Handler(BaseHTTPRequestHandler):
             error = "the client hung up during the answer"
         except (OSError, http.client.HTTPException) as exc:
             error = f"the answer was cut off: {exc}"[:300]
+        if not recorded:
+            finish(error)
         if error is None:
             response.close()  # read to its end: the connection is free for the next request
         if error is not None or response.will_close:
@@ -343,7 +368,10 @@ class _Handler(BaseHTTPRequestHandler):
             if self._upstream is not None:
                 self._upstream.close()
                 self._upstream = None
-        return error
+
+    def _piece(self, piece: bytes, sized: bool) -> None:
+        self.wfile.write(piece if sized else b"%x\r\n%s\r\n" % (len(piece), piece))
+        self.wfile.flush()
 
     def _refuse(self, status: int, reason: str) -> None:
         with contextlib.suppress(OSError):
