@@ -207,7 +207,8 @@ def test_refused_before_any_answer_on_every_try_is_the_only_not_counted(
 def test_an_agent_that_never_reaches_the_model_could_not_run(
     tmp_path: Path, agent_script: Path
 ) -> None:
-    with ModelServer(Script(turns=(Turn(text="ok"),))) as server:
+    refusing = ModelServer(Script(turns=(Turn(text="ok"),), refusals=(401,)))
+    with ModelServer(Script(turns=(Turn(text="ok"),))) as server, refusing:
         variants = [
             # The binary does not exist: the proxy sees nothing.
             VariantSpec(
@@ -217,12 +218,17 @@ def test_an_agent_that_never_reaches_the_model_could_not_run(
             ),
             # It runs but never calls the model.
             _agent("no-call", agent_script, server, "exit1"),
+            # The provider turns its key away (it still writes a change and exits 0).
+            _agent("bad-key", agent_script, refusing, "call", "fix"),
         ]
         summary, records = run_trials(tmp_path, [add_task()], variants)
     by_label = _by_label(records)
-    for label in ("no-binary", "no-call"):
+    for label in ("no-binary", "no-call", "bad-key"):
         result = by_label[label].result
         assert (result.status, result.outcome) == ("could_not_run", "not_graded"), label
-        assert result.agent.traffic is not None and result.agent.traffic.calls == 0
+        assert result.agent.traffic is not None
+    silent = by_label["no-call"].result.agent.traffic
+    assert silent is not None and silent.calls == 0
     assert "no model request reached" in (by_label["no-call"].result.agent.error or "")
+    assert "refused the key (HTTP 401 x1)" in (by_label["bad-key"].result.agent.error or "")
     assert summary.trials
