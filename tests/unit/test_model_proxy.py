@@ -233,3 +233,17 @@ def test_tls_to_the_upstream_is_verified_and_forwarded(tls_upstream: tuple[str, 
         assert _post(default, "/v1/messages", MESSAGES)[0] == 502
     (refused,) = default.calls()
     assert refused.status is None and "CERTIFICATE_VERIFY_FAILED" in (refused.error or "")
+
+
+def test_the_client_cannot_choose_where_a_request_goes(server: ModelServer) -> None:
+    with ModelProxy(server.base_url) as proxy:
+        port = int(proxy.origin.rsplit(":", 1)[1])
+        client = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        client.request("GET", "http://elsewhere.invalid/v1/models?x=1")  # absolute form
+        assert client.getresponse().status == 200
+        client.close()
+    (seen,) = server.requests
+    assert (seen.path, seen.query) == ("/v1/models", "x=1")
+    (call,) = proxy.calls()
+    assert (call.path, call.generation) == ("/v1/models", False)
+    assert not proxy.traffic().reached_model  # a model list is not a model answering
