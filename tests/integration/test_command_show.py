@@ -69,10 +69,13 @@ def test_unseen_paths_are_named_with_the_fix_and_show_makes_them_visible(
     suite = write_suite(machine["tmp"] / "s", [add_task("add")], variants=variants)
     results = machine["tmp"] / "results"
     done = harnessdrive(machine, str(suite), "--results", str(results))
-    assert done.returncode == 1, done.stderr  # three harnesses never got to run
+    assert done.returncode == 1, done.stderr  # two harnesses never got to run
     for name, written in (("tmp-script", f"{kit}/fix.sh"), ("copy", f"{kit}/files/.")):
         trial = result(results, name)
-        assert trial.status == "could_not_run", name
+        # A script that could not start never ran; a copy that ran and failed is graded (only
+        # evidence from outside the sandbox, not an error exit, makes a trial "not run").
+        expected = ("could_not_run", "not_graded") if name == "tmp-script" else ("crashed", "fail")
+        assert (trial.status, trial.outcome) == expected, name
         hint = trial.agent.hint or ""
         assert f"`{written}` exists here but the sandbox does not show it" in hint, hint
         assert "a /tmp of its own" in hint and f"--show {kit}" in hint

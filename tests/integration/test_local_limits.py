@@ -77,7 +77,8 @@ def test_a_rate_limited_answer_is_retried_with_backoff_and_recorded_not_failed(
     flaky, refused = summary.trials
     assert (flaky.status, flaky.outcome) == ("completed", "pass")
     assert [e.reason for e in flaky.retries] == ["rate_limited"] * 2
-    assert all("rate_limit_error" in e.detail for e in flaky.retries)
+    assert all("with HTTP 429" in e.detail for e in flaky.retries)
+    assert {(e.status, e.outcome) for e in flaky.retries} == {("could_not_run", "not_graded")}
     first, second = (e.waited_seconds for e in flaky.retries)
     assert 0.025 <= first <= 0.05 and 0.05 <= second <= 0.1  # doubled, with jitter
     assert flaky.cost.charged_usd == 0.01

@@ -88,6 +88,11 @@ class Cost(_Model):
     """Ours and the harness's figure differ by more than 2%."""
     estimate: CostEstimate | None = None
     """The range behind an estimated charge."""
+    proxy_usage: Usage | None = None
+    """Tokens over every model answer harnessdrive's proxy forwarded: a count the agent cannot
+    touch, beside the CLI's log (None when the calls did not go through the proxy)."""
+    usage_mismatch: bool = False
+    """The proxy's count and the CLI's log differ by more than 2% of the tokens."""
     note: str | None = None
     """Why the cost is what it is, in a sentence, whenever it is not a plain computation."""
 

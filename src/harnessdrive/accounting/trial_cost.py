@@ -84,7 +84,31 @@ class Costing:
         charge = charge_run(facts, pricing.policy, self.book, on=on)
         if ledger is not None and charge.pricing is not None:
             write_atomic(ledger, charge.pricing.model_dump_json(indent=2) + "\n")
-        return to_cost(charge, on, transcript.calls)
+        return with_proxy_count(to_cost(charge, on, transcript.calls), agent)
+
+
+USAGE_TOLERANCE = 0.02
+"""How far apart (a share of the tokens) the proxy's count and the CLI's log may be."""
+
+
+def with_proxy_count(cost: Cost, agent: AgentRun) -> Cost:
+    """``cost`` with the proxy's token count beside it, flagged when the CLI's log disagrees."""
+    traffic = agent.traffic
+    if traffic is None:
+        return cost
+    seen, logged = traffic.usage, agent.transcript.usage
+    apart = sum(
+        abs(getattr(seen, tier) - getattr(logged, tier))
+        for tier in ("input", "cache_read", "cache_write", "output")
+    )
+    mismatch = apart > USAGE_TOLERANCE * max(seen.total, logged.total)
+    update: dict[str, object] = {"proxy_usage": seen, "usage_mismatch": mismatch}
+    if mismatch:
+        note = f"the proxy counted {seen.total:,} tokens, the CLI's log {logged.total:,}" + (
+            f" ({traffic.unmetered} answers without usage)" if traffic.unmetered else ""
+        )
+        update["note"] = f"{cost.note}; {note}" if cost.note else note
+    return cost.model_copy(update=update)
 
 
 def _ended(agent: AgentRun, status: Status) -> RunEnd:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from harnessdrive.harnesses.provenance import RunSetting
+from harnessdrive.proxy.traffic import Traffic
 from harnessdrive.sandbox.output import StreamRecord
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.sandbox.runner import Network, Sandbox
@@ -137,7 +138,9 @@ class AgentRun:
     hint: str | None = None
     """How to fix an error that will repeat on every task (sign in, upgrade, install)."""
     could_not_run: bool = False
-    """The harness never got to work: a missing binary, an unusable version, no login."""
+    """The harness never got to work, as known before its process started (a missing binary,
+    an unusable version, an unset key variable), or as a scripted agent of harnessdrive's own
+    declares. Never set from what the agent's process printed."""
     limit: str | None = None
     """A sandbox limit the agent hit (``processes``, ``memory``, ``file_size``, ``disk``)."""
     version: str | None = None
@@ -146,6 +149,9 @@ class AgentRun:
     stderr_record: StreamRecord | None = None
     setting: RunSetting | None = None
     """The effective configuration's hash and the tool allow-list, where the harness knows."""
+    traffic: Traffic | None = None
+    """The model calls harnessdrive's proxy forwarded for this run; None when the run's model
+    traffic did not go through it (a scripted agent, a CLI with no base-URL setting)."""
 
 
 @runtime_checkable

@@ -65,6 +65,7 @@ class ClaudeCode(AgentCli):
     name = "claude"
     instruction_files = ("CLAUDE.md",)
     vendor = "anthropic"
+    base_url_env = ("ANTHROPIC_BASE_URL", "https://api.anthropic.com")
     executables = ("claude",)
     flags = FLAGS
     protocol = "anthropic"

@@ -1,8 +1,9 @@
 """The generic harness: run any CLI from a shell command template.
 
 Variant options (:class:`CommandOptions`): ``template`` (required), ``stdin_prompt``, ``env``,
-``set_env``, ``version_command`` and ``show``: further folders (or files) the agent may read, a
-script kept under /tmp, say. Each is shown read-only at its own path; a path that would show the
+``set_env``, ``version_command``, ``show``: further folders (or files) the agent may read, a
+script kept under /tmp, say, and ``model_url``: the model API the command calls, reached through
+harnessdrive's proxy. Each is shown read-only at its own path; a path that would show the
 results folder, the suite or the hidden files is refused before the run starts.
 
 When the command fails and a path the template names exists here but not inside the sandbox,
@@ -14,6 +15,8 @@ hit its harness.
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import shlex
 import shutil
 import subprocess
@@ -25,12 +28,15 @@ from harnessdrive.harnesses.base import AgentRequest, AgentRun, HarnessInfo
 from harnessdrive.harnesses.cli.fatal import fatal_hint, last_line
 from harnessdrive.harnesses.cli.template_paths import show_option, unseen_hint, unseen_paths
 from harnessdrive.harnesses.options import HarnessOptions, parse_options
+from harnessdrive.proxy import CALLS_FILE, ModelProxy
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.commands import render, shell_argv
 from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.limits import describe
 from harnessdrive.sandbox.runner import Isolation
 from harnessdrive.tasks.models import VariantSpec
+
+MODEL_URL_VARIABLE = "HARNESSDRIVE_MODEL_URL"
 
 
 class CommandOptions(HarnessOptions):
@@ -43,6 +49,7 @@ class CommandOptions(HarnessOptions):
         "set_env": "a table of variable names and values",
         "version_command": "a command line",
         "show": "a list of paths",
+        "model_url": "an http(s) URL",
     }
 
     template: StrictStr = Field(pattern=r"\S")
@@ -60,6 +67,10 @@ class CommandOptions(HarnessOptions):
     """A command whose first output line is the CLI's version."""
     show: tuple[StrictStr, ...] | None = None
     """Further folders or files the agent may read, by absolute or ``~`` path."""
+    model_url: StrictStr | None = Field(default=None, pattern=r"^https?://")
+    """The base URL of the model API the command calls. Its calls then go through
+    harnessdrive's proxy, whose URL the command gets as ``{model_url}`` and in
+    ``$HARNESSDRIVE_MODEL_URL``; what the proxy sees decides whether the run got to work."""
 
 
 class CommandHarness:
@@ -84,6 +95,17 @@ class CommandHarness:
 
     def run(self, request: AgentRequest) -> AgentRun:
         options = parse_options(CommandOptions, request.variant, self.name)
+        request.logs.mkdir(parents=True, exist_ok=True)
+        if options.model_url is None:
+            return self._run(request, options, None)
+        calls = request.logs / CALLS_FILE
+        with ModelProxy(options.model_url, calls_file=calls) as proxy:
+            run = self._run(request, options, proxy.url_for(options.model_url))
+            return dataclasses.replace(run, traffic=proxy.traffic())
+
+    def _run(
+        self, request: AgentRequest, options: CommandOptions, model_url: str | None
+    ) -> AgentRun:
         template = options.template
         values = {
             "workspace": str(request.workspace),
@@ -92,6 +114,7 @@ class CommandHarness:
             "effort": request.variant.effort or "",
             "home": str(request.home),
             "python": request.python,
+            "model_url": model_url or "",
         }
         command = render(template, values)
         env = base_environment(
@@ -101,10 +124,10 @@ class CommandHarness:
             extra={
                 **request.services,
                 **{name: str(value) for name, value in options.set_env.items()},
+                **({MODEL_URL_VARIABLE: model_url} if model_url else {}),
             },
         )
         started = now()
-        request.logs.mkdir(parents=True, exist_ok=True)
         isolation = Isolation(
             writable=(request.workspace, request.home, request.tmp),
             readonly=(request.prompt_file, *request.readonly),
@@ -146,6 +169,9 @@ class CommandHarness:
                 hint, could_not_run = unseen_hint(unseen), result.exit_code in (126, 127)
             else:
                 hint = fatal_hint(error, _binary(template))
+                # "Command not found" and harnessdrive finds no such program either: it never
+                # started. The exit status alone would be the command's own word.
+                could_not_run = result.exit_code == 127 and _program_missing(command, env)
         return AgentRun(
             exit_code=result.exit_code,
             timed_out=result.timed_out,
@@ -180,6 +206,28 @@ def _version(command: str | None) -> str | None:
         return None
     lines = (out.stdout or out.stderr).strip().splitlines()
     return lines[0].strip() if lines else None
+
+
+def _program_missing(command: str, env: dict[str, str]) -> bool:
+    """Whether the program the command line starts with is nowhere to be found (not a file,
+    not on the trial's PATH, not a shell builtin or keyword), as harnessdrive checks it."""
+    program = _binary(command)
+    if "/" in program:
+        return not os.access(program, os.X_OK)
+    if shutil.which(program, path=env.get("PATH")) is not None:
+        return False
+    try:
+        kind = subprocess.run(
+            ["bash", "-c", 'type -t -- "$1"', "type", program],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+            env={"PATH": env.get("PATH", os.defpath)},
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return not kind.stdout.strip()
 
 
 def binary_installed(template: str) -> bool:

@@ -68,11 +68,14 @@ class _ScriptedAgent:
             touched = self.edit(request)
         except (OSError, HarnessError) as exc:
             request.stderr.write_text(f"{self.name}: {exc}\n")
+            # A built-in agent is harnessdrive's own code, no model behind it: its word that
+            # its scripted edit could not be made is the machinery's, and stands.
             return AgentRun(
                 exit_code=1,
                 timed_out=False,
                 seconds=now() - started,
                 error=str(exc),
+                could_not_run=True,
                 version="builtin",
             )
         claim = self.claim_for(request)

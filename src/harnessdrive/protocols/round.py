@@ -43,9 +43,10 @@ def run_round(
         except ChangeError as exc:
             return _unreadable_change(agent, base, exc)
         diff_path.write_bytes(changes.patch)
-    status = agent_status(agent, changes)
+    status = agent_status(agent)
     if status in ("interrupted", "could_not_run"):
-        return RoundOutcome(agent, changes, status, Verdict(outcome="not_graded"))
+        ungraded = Verdict(outcome="not_graded")
+        return RoundOutcome(agent_with_evidence(agent), changes, status, ungraded)
     if watch.problem is not None:  # the machinery disturbed the run: invalid, never scored
         return RoundOutcome(agent, changes, status, invalid_verdict(watch.problem))
     verdict = with_claims(grade_change(changes), agent.transcript.final_message, request.task)
@@ -78,11 +79,10 @@ def graded(setup: GradingSetup, changes: Changes) -> Verdict:
 def _unreadable_change(agent: AgentRun, snapshot: Snapshot, exc: ChangeError) -> RoundOutcome:
     """What the agent left cannot be read as a change: its fail, never "not counted"."""
     empty = Changes(base_tree=snapshot.tree, tree=snapshot.tree, files=(), patch=b"")
-    status = agent_status(agent, empty)
-    if status == "could_not_run" and not agent.could_not_run:
-        status = "crashed"  # it exited with an error, but it did leave something behind
+    status = agent_status(agent)
     if status in ("interrupted", "could_not_run"):
-        return RoundOutcome(agent, empty, status, Verdict(outcome="not_graded"))
+        ungraded = Verdict(outcome="not_graded")
+        return RoundOutcome(agent_with_evidence(agent), empty, status, ungraded)
     verdict = Verdict(outcome="fail", left_out=(_unreadable(exc),), error=str(exc))
     return RoundOutcome(agent, empty, status, verdict)
 
@@ -91,12 +91,28 @@ def _unreadable(exc: HarnessdriveError) -> Finding:
     return Finding(code="unreadable-change", detail=str(exc))
 
 
-def agent_status(agent: AgentRun, changes: Changes) -> Status:
-    """What happened to the machinery, apart from what the tests say (seed 000's rules).
+def agent_with_evidence(agent: AgentRun) -> AgentRun:
+    """The run, its error leading with what the proxy saw when no model answered."""
+    traffic = agent.traffic
+    if traffic is None or traffic.reached_model:
+        return agent
+    seen = traffic.why_not_reached()
+    if agent.error and seen not in agent.error:
+        seen = f"{seen}; it printed: {agent.error}"
+    return replace(agent, error=seen)
 
-    A run that did not time out, exited with an error and changed nothing never got to work:
-    it ``could_not_run`` and is neither graded nor counted in pass rates. One stopped by a
-    sandbox limit (a fork bomb, a disk filler) did work: it ``crashed``.
+
+def agent_status(agent: AgentRun) -> Status:
+    """What happened to the machinery, apart from what the tests say.
+
+    Only evidence from outside the sandbox may say the agent never got to work: the harness
+    knew before its process started (no executable, an unusable version, an unset key), or
+    harnessdrive's proxy saw no model answer at all (no request, or only refusals: a key
+    turned away, a provider refusing for load). A run in which a model answered is graded,
+    whatever it exited with and whatever it printed; one stopped by a sandbox limit did work:
+    it ``crashed``. A run whose traffic did not go through the proxy (``agent.traffic`` is
+    None) has no such evidence, so it is graded too, unless a scripted agent of harnessdrive's
+    own declares it never ran.
     """
     if agent.stopped:
         return "interrupted"
@@ -104,8 +120,8 @@ def agent_status(agent: AgentRun, changes: Changes) -> Status:
         return "crashed"  # it worked until a sandbox limit stopped it: graded, never retried
     if agent.could_not_run:
         return "could_not_run"
+    if agent.traffic is not None and not agent.traffic.reached_model:
+        return "could_not_run"
     if agent.timed_out:
         return "timeout"
-    if agent.exit_code == 0:
-        return "completed"
-    return "crashed" if changes else "could_not_run"
+    return "completed" if agent.exit_code == 0 else "crashed"

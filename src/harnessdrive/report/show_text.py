@@ -96,6 +96,11 @@ def _cost(view: TrialView) -> Iterator[str]:
     cost = view.cost
     usd = f"${cost.usd:.4f}" if cost.usd is not None else "not priced"
     yield f"{usd} ({cost.source}); counted toward the cap: ${cost.charged_usd:.4f}"
+    if cost.proxy_usage is not None:
+        agreed = "DISAGREES with" if cost.usage_mismatch else "agrees with"
+        yield f"tokens seen by the proxy: {cost.proxy_usage.total:,} ({agreed} the CLI's log)"
+    if cost.note:
+        yield f"note: {_safe(cost.note)}"
     ledger = view.ledger or {}
     for call in ledger.get("calls", []) if isinstance(ledger.get("calls"), list) else []:
         if isinstance(call, dict):

@@ -1,57 +1,45 @@
 """A provider's "too many requests" is not the agent's failure: the trial is tried again.
 
-An agent CLI that meets a rate limit or an overloaded provider after its own retries exits
-with an error, and the answer is in its log. When a try ends that way (the agent did not
-finish cleanly and its last log lines carry a provider's refusal), the try's files are set
-aside under ``retries/N/``, the trial waits with backoff and jitter, and runs again in a fresh
-workspace. Each refused try becomes a :class:`RetryEvent` of the result; a trial refused on
-every try is recorded as unable to run, never as the agent's failure. What refused tries were
-charged still counts toward the spend cap.
+What counts is what harnessdrive's proxy saw (proxy/traffic.py), never what the agent's process
+printed: a try whose last model request the provider refused for load (status 429, 503 or 529)
+and that did not pass is set aside under ``retries/N/`` with its verdict, and the trial waits
+with backoff and jitter and runs again in a fresh workspace. Each try set aside becomes a
+:class:`RetryEvent` of the result, with its status and verdict.
+
+A trial is "not counted" only when no try was graded at all: every try's requests were refused
+before any model answered. A try graded ``fail`` keeps the trial counted: if the tries after it
+never reached a model, the last graded try is the one recorded. What refused tries were charged
+still counts toward the spend cap.
 """
 
 from __future__ import annotations
 
+import contextlib
 import random
-import re
 from collections.abc import Callable
 from pathlib import Path
 
 from harnessdrive.executors.base import RetryPolicy
+from harnessdrive.proxy.traffic import Traffic
 from harnessdrive.sandbox.process import StopToken
-from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.results import RetryEvent, RoundRecord, TrialResult
 from harnessdrive.store.store import utc_now
 
 RETRIES_FOLDER = "retries"
-TAIL_BYTES = 64 * 1024
-"""Only the end of a log is read: a CLI prints the error it gave up on last."""
-
-REFUSAL = re.compile(
-    r"rate[_ -]?limit(?:ed|_error| exceeded| reached)"
-    r"|overloaded(?:_error)?"
-    r"|too many requests"
-    r"|resource[_ ]exhausted"
-    r"|\b(?:status|code|error|http)[^\n\d]{0,12}(?:429|529)\b"
-    r"|\b(?:429|529)\b[^\n]{0,40}(?:too many|rate|overload|exhaust)",
-    re.IGNORECASE,
-)
-"""How the providers' refusals for load read in the CLIs' logs."""
 
 
-def refusal_seen(result: TrialResult, paths: TrialPaths) -> str | None:
-    """The log line that shows the provider refused the last try for load, if it did."""
-    if result.status not in ("crashed", "could_not_run", "completed"):
-        return None  # a timeout or a stop is not the provider's answer
-    agent = result.agent
-    if result.status == "completed" and agent.exit_code in (0, None):
-        return None  # the agent ended cleanly: whatever it printed was its own business
-    texts = [agent.error or ""]
-    texts += [_tail(log) for log in (paths.stderr, paths.stdout)]
-    for text in texts:
-        found = REFUSAL.search(text)
-        if found:
-            return _line_around(text, found.start(), found.end())
-    return None
+def refusal_seen(result: TrialResult) -> str | None:
+    """What the proxy saw when the provider refused the try's last model request for load,
+    if it did and the try did not pass; None otherwise."""
+    if result.status in ("interrupted", "skipped") or result.outcome == "pass":
+        return None
+    traffic = _last_traffic(result)
+    if traffic is None or not traffic.refused_for_load:
+        return None
+    return (
+        f"{traffic.upstream} answered the last model request with HTTP {traffic.last_status} "
+        f"({traffic.answered} of {traffic.generations} answered)"
+    )
 
 
 def with_retries(
@@ -65,33 +53,63 @@ def with_retries(
     """Run ``attempt`` (one try writing into ``artifacts``) until a try is not refused for load,
     at most ``policy.tries`` times."""
     rng = rng or random.Random()
-    paths = TrialPaths(artifacts)
     events: list[RetryEvent] = []
-    earlier_charges = 0.0
+    aside: list[TrialResult] = []  # the tries set aside, in order: try N is retries/N/
     while True:
         result = attempt()
-        seen = refusal_seen(result, paths)
+        seen = refusal_seen(result)
         if seen is None or stop.stopped:
-            return _with_events(result, events, earlier_charges)
-        if len(events) + 1 >= policy.tries:
-            events.append(RetryEvent(reason="rate_limited", detail=seen, at=utc_now()))
-            return _refused_throughout(_with_events(result, events, earlier_charges))
-        pause = policy.pause(len(events) + 1, rng.random())
-        events.append(
-            RetryEvent(
-                reason="rate_limited", detail=seen, waited_seconds=round(pause, 3), at=utc_now()
-            )
+            return _finished(result, aside, events, artifacts)
+        event = RetryEvent(
+            reason="rate_limited", detail=seen, status=result.status, outcome=result.outcome
         )
-        earlier_charges += result.cost.charged_usd
-        _set_aside(artifacts, len(events))
-        if stop.wait(pause):
-            return _with_events(result, events, earlier_charges)
+        if len(events) + 1 >= policy.tries:
+            events.append(event.model_copy(update={"at": utc_now()}))
+            return _finished(result, aside, events, artifacts)
+        pause = policy.pause(len(events) + 1, rng.random())
+        events.append(event.model_copy(update={"waited_seconds": round(pause, 3), "at": utc_now()}))
+        aside.append(result)
+        _set_aside(artifacts, len(aside))
+        if stop.wait(pause):  # stopped while waiting: this try stands as it was
+            _bring_back(artifacts, len(aside))
+            aside.pop()
+            events.pop()
+            return _finished(result, aside, events, artifacts)
 
 
-def _with_events(result: TrialResult, events: list[RetryEvent], earlier: float) -> TrialResult:
+def _last_traffic(result: TrialResult) -> Traffic | None:
+    return result.rounds[-1].agent.traffic if result.rounds else None
+
+
+def _finished(
+    last: TrialResult, aside: list[TrialResult], events: list[RetryEvent], artifacts: Path
+) -> TrialResult:
+    """The trial after its last try: graded if any try was; "not counted" only if none was."""
     if not events:
-        return result
+        return last
+    if last.outcome == "not_graded":
+        graded = [n for n, each in enumerate(aside, start=1) if each.outcome != "not_graded"]
+        if graded:
+            number = graded[-1]
+            _set_aside(artifacts, len(aside) + 1)
+            _bring_back(artifacts, number)
+            kept = aside[number - 1]
+            others = [*aside[: number - 1], *aside[number:], last]
+            note = (
+                f"try {number} is recorded: the tries after it were refused by the provider "
+                "before any model answered (their files are under retries/)"
+            )
+            return _with_events(kept.model_copy(update={"note": note}), events, others)
+        if last.status == "could_not_run" and refusal_seen(last) is not None:
+            last = _refused_throughout(last, events)
+    return _with_events(last, events, aside)
+
+
+def _with_events(
+    result: TrialResult, events: list[RetryEvent], others: list[TrialResult]
+) -> TrialResult:
     cost = result.cost
+    earlier = round(sum(each.cost.charged_usd for each in others), 6)
     if earlier:
         note = f"includes ${earlier:.6f} charged for tries refused by the provider"
         cost = cost.model_copy(
@@ -103,21 +121,16 @@ def _with_events(result: TrialResult, events: list[RetryEvent], earlier: float) 
     return result.model_copy(update={"retries": (*result.retries, *events), "cost": cost})
 
 
-def _refused_throughout(result: TrialResult) -> TrialResult:
-    tries = len(result.retries)
-    error = f"the provider refused for load on all {tries} tries: {result.retries[-1].detail}"
+def _refused_throughout(result: TrialResult, events: list[RetryEvent]) -> TrialResult:
+    error = f"the provider refused for load on all {len(events)} tries: {events[-1].detail}"
     last = result.rounds[-1] if result.rounds else RoundRecord(status="could_not_run")
     agent = last.agent.model_copy(update={"error": error})
-    rounds = (
-        *result.rounds[:-1],
-        last.model_copy(update={"status": "could_not_run", "agent": agent}),
-    )
+    rounds = (*result.rounds[:-1], last.model_copy(update={"agent": agent}))
     return result.model_copy(
         update={
-            "status": "could_not_run",
-            "outcome": "not_graded",
             "rounds": rounds,
-            "note": "rate-limited by the provider on every try; not counted against the harness",
+            "note": "rate-limited by the provider on every try before any model answered; "
+            "not counted against the harness",
         }
     )
 
@@ -131,18 +144,11 @@ def _set_aside(artifacts: Path, number: int) -> None:
             entry.rename(target / entry.name)
 
 
-def _tail(path: Path) -> str:
-    try:
-        with path.open("rb") as file:
-            size = file.seek(0, 2)
-            file.seek(max(0, size - TAIL_BYTES))
-            return file.read().decode("utf-8", errors="replace")
-    except OSError:
-        return ""
-
-
-def _line_around(text: str, start: int, end: int) -> str:
-    begin = text.rfind("\n", 0, start) + 1
-    stop = text.find("\n", end)
-    line = text[begin : stop if stop != -1 else len(text)].strip()
-    return line[:300]
+def _bring_back(artifacts: Path, number: int) -> None:
+    """Try ``number``'s files back at the top of the trial folder."""
+    source = artifacts / RETRIES_FOLDER / str(number)
+    for entry in list(source.iterdir()):
+        entry.rename(artifacts / entry.name)
+    source.rmdir()
+    with contextlib.suppress(OSError):
+        (artifacts / RETRIES_FOLDER).rmdir()  # only when it is empty

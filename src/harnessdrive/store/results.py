@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from harnessdrive.accounting.result_cost import Cost, CostSource
 from harnessdrive.grading.verdict import Outcome, StreamKept, Verdict
+from harnessdrive.proxy.traffic import Traffic
 from harnessdrive.store.provenance import Provenance
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Usage
@@ -77,6 +78,9 @@ class AgentSummary(_Model):
     stdout: StreamKept | None = None
     """How much the agent printed to stdout, and whether ``agent.stdout`` keeps only part."""
     stderr: StreamKept | None = None
+    traffic: Traffic | None = None
+    """The model calls harnessdrive's proxy forwarded (status, usage), when they went
+    through it; each call is in ``model-calls.jsonl``."""
 
 
 class RoundRecord(_Model):
@@ -97,12 +101,17 @@ class RoundRecord(_Model):
 
 
 class RetryEvent(_Model):
-    """A try of the trial that did not count: the provider refused for load, or the machine
-    running it was lost. Neither is the agent's failure; the trial was run again."""
+    """A try of the trial that was run again: the provider refused it for load (as the proxy
+    saw), or the machine running it was lost. Its files are under ``retries/N/``."""
 
     reason: Literal["rate_limited", "worker_lost"]
     detail: str = ""
-    """What was seen (the log line with the provider's answer, the executor's error)."""
+    """What was seen (the provider's status as the proxy saw it, the executor's error)."""
+    status: Status | None = None
+    """The try's status."""
+    outcome: Outcome | None = None
+    """The try's verdict, kept: a try graded ``fail`` keeps the trial from being "not
+    counted"."""
     waited_seconds: float = 0.0
     """The pause before the next try (backoff with jitter)."""
     at: str = ""

@@ -27,7 +27,8 @@ Options (all optional):
 - ``exit_code`` (default 0); ``could_not_run``: fail at once like a missing login;
 - ``uses_model`` (default true);
 - ``rate_limited``: its first N runs of each task and variant in this process fail as a CLI
-  does when its provider answers 429 (for the rate-limit retries).
+  does when its provider answers 429, with the proxy's record of that refusal (for the
+  rate-limit retries).
 
 It writes ``spender.json`` into the trial folder with the budget it was offered and when it
 began and ended its work (``time.time()``, to check how many ran at once).
@@ -51,6 +52,7 @@ from harnessdrive.harnesses.base import (
     PlannedModel,
 )
 from harnessdrive.harnesses.scripted import run_as_agent
+from harnessdrive.proxy.traffic import ProxiedCall, Traffic
 from harnessdrive.sandbox.clock import now
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Event, ModelCall, Transcript, Usage
@@ -62,6 +64,11 @@ RATE_LIMIT_ANSWER = (
     '"message":"Number of requests has exceeded your rate limit"}}'
 )
 """What a CLI prints when its provider's 429 outlasts its own retries."""
+SCRIPTED_UPSTREAM = "https://provider.invalid"
+_REFUSED_CALL = ProxiedCall(
+    method="POST", path="/v1/messages", generation=True, status=429, started=0.0, seconds=0.01
+)
+"""What the proxy records of a request the provider refused for load."""
 _REFUSED: dict[tuple[str, str], int] = {}
 _REFUSED_LOCK = threading.Lock()
 _FOREVER = 86_400
@@ -187,7 +194,11 @@ class SpendingAgent:
         if self._refused(request, options.rate_limited):
             request.stderr.write_text(RATE_LIMIT_ANSWER + "\n")
             return AgentRun(
-                exit_code=1, timed_out=False, seconds=now() - started, version="scripted"
+                exit_code=1,
+                timed_out=False,
+                seconds=now() - started,
+                version="scripted",
+                traffic=Traffic.of(SCRIPTED_UPSTREAM, (_REFUSED_CALL,)),
             )
         timed_out = stopped = False
         if options.hang or options.seconds > 0:

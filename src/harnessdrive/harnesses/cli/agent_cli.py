@@ -10,7 +10,9 @@ every task (not signed in, a version without a needed flag, no executable) into 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
 import shutil
 import uuid
 from pathlib import Path
@@ -35,7 +37,7 @@ from harnessdrive.harnesses.cli.binaries import (
     probe,
 )
 from harnessdrive.harnesses.cli.cli_run import CliRun, Collected, EarlierLog, Launch
-from harnessdrive.harnesses.cli.endpoint import Protocol, require, resolve
+from harnessdrive.harnesses.cli.endpoint import Endpoint, Protocol, require, resolve
 from harnessdrive.harnesses.cli.fatal import FatalKind, fatal_kind, last_line
 from harnessdrive.harnesses.cli.flags import FlagTable, missing_flags
 from harnessdrive.harnesses.cli.install import install_command
@@ -44,6 +46,7 @@ from harnessdrive.harnesses.cli.provenance import run_setting
 from harnessdrive.harnesses.cli.recording import SessionLogError
 from harnessdrive.harnesses.ladder import EffortLadder, unknown_rung
 from harnessdrive.harnesses.options import parse_options
+from harnessdrive.proxy import CALLS_FILE, ModelProxy, Traffic
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.limits import describe
@@ -90,6 +93,9 @@ class AgentCli:
     many providers, whose model id then names the provider."""
     untested: ClassVar[bool] = False
     """True for adapters written from documentation only, never run against the live CLI."""
+    base_url_env: ClassVar[tuple[str, str] | None] = None
+    """Without an endpoint: the variable that sets the CLI's API base URL and the vendor's URL
+    it defaults to, so an API-key run's traffic goes through the proxy too."""
 
     # What callers see -----------------------------------------------------------------
 
@@ -167,24 +173,49 @@ class AgentCli:
             )
         except UserError as exc:
             return self._could_not_run(started, str(exc), f"{exc}", version)
-        run = CliRun(
-            request=request,
-            binary=binary,
-            version=version,
-            endpoint=endpoint,
-            prompt_file=self._write_prompt(request),
-            session_id=str(uuid.uuid4()),
-            options=options,
-        )
+        upstream = self._upstream(endpoint, options)
+        with contextlib.ExitStack() as stack:
+            proxy = None
+            if upstream is not None:
+                calls = request.logs / CALLS_FILE
+                proxy = stack.enter_context(ModelProxy(upstream, calls_file=calls))
+                if endpoint is not None:
+                    endpoint = dataclasses.replace(endpoint, url=proxy.url_for(endpoint.url))
+            run = CliRun(
+                request=request,
+                binary=binary,
+                version=version,
+                endpoint=endpoint,
+                prompt_file=self._write_prompt(request),
+                session_id=str(uuid.uuid4()),
+                options=options,
+            )
+            return self._launch_and_finish(run, started, proxy)
+
+    def _upstream(self, endpoint: Endpoint | None, options: CliOptions) -> str | None:
+        """Where the proxy forwards this run's model calls; None when the run bypasses it
+        (no base-URL setting, or a login whose servers the CLI picks itself)."""
+        if endpoint is not None:
+            return endpoint.url
+        if self.base_url_env is None or options.login:
+            return None
+        variable, default = self.base_url_env
+        return os.environ.get(variable) or default
+
+    def _launch_and_finish(self, run: CliRun, started: float, proxy: ModelProxy | None) -> AgentRun:
+        request, binary, version = run.request, run.binary, run.version
         if request.resume_session is not None and can_resume(self):
             asked = dataclasses.replace(run, session_id=request.resume_session)
             earlier = self.earlier_log(asked)
             # A session that left no log here (its run failed early) cannot be continued.
             if earlier is not None:
                 run = dataclasses.replace(asked, resumed=earlier)
-        if options.login:
+        if run.options.login:
             self._copy_login(run)
         launch = self.launch(run)
+        if proxy is not None and run.endpoint is None and self.base_url_env is not None:
+            variable = self.base_url_env[0]
+            launch = dataclasses.replace(launch, env={**launch.env, variable: proxy.origin})
         help_probe = probe(binary, self.help_args)
         if help_probe.exit_code != 0 and not help_probe.stdout.strip():
             # An npm install whose postinstall never ran leaves a stub like this.
@@ -208,7 +239,9 @@ class AgentCli:
             )
         setting = run_setting(run, launch, self.flags, (target for _, target in self.login_files))
         result = self._execute(run, launch)
-        return dataclasses.replace(self._finish(run, result, started), setting=setting)
+        traffic = proxy.traffic() if proxy is not None else None
+        finished = self._finish(run, result, started, traffic)
+        return dataclasses.replace(finished, setting=setting, traffic=traffic)
 
     # For subclasses --------------------------------------------------------------------
 
@@ -321,7 +354,9 @@ class AgentCli:
         """True when the CLI will start a sandbox of its own inside ours."""
         return False
 
-    def _finish(self, run: CliRun, result: ProcessResult, started: float) -> AgentRun:
+    def _finish(
+        self, run: CliRun, result: ProcessResult, started: float, traffic: Traffic | None
+    ) -> AgentRun:
         request = run.request
         stdout = _read(request.stdout)
         cut_short = result.timed_out or result.stopped or result.exit_code != 0
@@ -340,7 +375,9 @@ class AgentCli:
             )
         for extra in collected.extra_logs:
             _keep(extra, request.logs)
-        error, hint, could_not_run = self._diagnose(run, result, transcript)
+        error, hint = self._diagnose(run, result, transcript)
+        if error is None and traffic is not None and not traffic.reached_model:
+            error = traffic.why_not_reached()
         return AgentRun(
             exit_code=result.exit_code,
             timed_out=result.timed_out,
@@ -349,7 +386,6 @@ class AgentCli:
             transcript=transcript,
             error=error,
             hint=hint,
-            could_not_run=could_not_run,
             limit=result.limit,
             version=run.version,
             stdout_record=result.stdout_record,
@@ -358,15 +394,20 @@ class AgentCli:
 
     def _diagnose(
         self, run: CliRun, result: ProcessResult, transcript: Transcript
-    ) -> tuple[str | None, str | None, bool]:
+    ) -> tuple[str | None, str | None]:
+        """The run's error and, for one that will repeat on every task, the fix.
+
+        Both come from what the CLI printed, which the agent can write too: they explain, they
+        never decide. Whether the run got to work is the proxy's to say (protocols/round.py).
+        """
         if result.limit is not None:
-            return describe(result.limit, run.request.sandbox.settings.limits), None, False
+            return describe(result.limit, run.request.sandbox.settings.limits), None
         if result.timed_out or result.stopped:
-            return transcript.error, None, False
+            return transcript.error, None
         stderr = _read(run.request.stderr)
         failed = result.exit_code != 0 or transcript.error is not None
         if not failed:
-            return None, None, False
+            return None, None
         error = (
             transcript.error or last_line(stderr) or f"{self.name} exited with {result.exit_code}"
         )
@@ -380,8 +421,7 @@ class AgentCli:
             hint = f"upgrade `{run.binary.name}` (found version {run.version or 'unknown'})"
             if install_command(self.name):
                 hint += f", or run `{install_command(self.name)}` for the tested version"
-        could_not_run = hint is not None and not transcript.made_model_calls
-        return error, hint, could_not_run
+        return error, hint
 
     def _could_not_run(
         self, started: float, error: str, hint: str, version: str | None = None

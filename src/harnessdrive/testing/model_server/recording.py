@@ -16,6 +16,7 @@ RequestKind = Literal[
     "count_tokens",
     "telemetry",  # any other POST, answered 204
     "error",  # answered 500
+    "refused",  # answered with one of the script's refusal statuses
 ]
 
 # Protocols without a cache-write tier show a scripted cache write as fresh input.

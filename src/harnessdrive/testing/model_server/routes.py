@@ -196,6 +196,25 @@ def error_record(incoming: Incoming, message: str, detail: str) -> RecordedReque
     return _record(incoming, "error", 500, error=message, error_detail=detail)
 
 
+_REFUSAL_TYPES = {
+    401: "authentication_error",
+    403: "permission_error",
+    429: "rate_limit_error",
+    503: "overloaded_error",
+    529: "overloaded_error",
+}
+
+
+def refused_record(incoming: Incoming, status: int) -> RecordedRequest:
+    return _record(incoming, "refused", status)
+
+
+def refusal_body(status: int) -> dict[str, Any]:
+    """An error body in the shape the providers use (Anthropic's, which the others tolerate)."""
+    kind = _REFUSAL_TYPES.get(status, "api_error")
+    return {"type": "error", "error": {"type": kind, "message": f"scripted refusal ({status})"}}
+
+
 def sse_frame(event: str | None, data: Any) -> bytes:
     payload = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
     head = f"event: {event}\n" if event else ""

@@ -149,6 +149,9 @@ class Script(_Frozen):
     turns: tuple[Turn, ...] = Field(min_length=1)
     side_reply: SideReply = SideReply()
     overrun_text: str = "The script has no more turns."
+    refusals: tuple[Annotated[int, Field(ge=400, le=599)], ...] = ()
+    """Statuses the first model requests are answered with, one each, before any turn is
+    played: ``[429, 529]`` refuses two requests for load, as a busy provider does."""
 
     @model_validator(mode="after")
     def _ends_with_answer(self) -> Script:

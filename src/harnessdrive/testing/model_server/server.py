@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from harnessdrive.loopback import LoopbackHTTPServer
+from harnessdrive.proxy.usage import wire_of
 from harnessdrive.testing.model_server.player import TextEdits
 from harnessdrive.testing.model_server.recording import RecordedRequest, RequestLog
 from harnessdrive.testing.model_server.routes import (
@@ -23,6 +24,8 @@ from harnessdrive.testing.model_server.routes import (
     Mount,
     answer,
     error_record,
+    refusal_body,
+    refused_record,
     sse_frame,
 )
 from harnessdrive.testing.model_server.script import Script, Usage
@@ -83,6 +86,7 @@ class ModelServer:
             "": Mount(script, _path(workdir), text_edits, side_models)
         }
         self._models = models
+        self._refused: dict[str, int] = {}
         self._address = (host, port)
         self._http: LoopbackHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -183,6 +187,17 @@ class ModelServer:
 
     # Used by the handler -----------------------------------------------------------------
 
+    def _refusal(self, mount_name: str, mount: Mount, incoming: Incoming) -> int | None:
+        """The status to refuse this request with, while the script has refusals left."""
+        if mount.script is None or incoming.method != "POST" or wire_of(incoming.path) is None:
+            return None
+        with self._lock:
+            sent = self._refused.get(mount_name, 0)
+            if sent >= len(mount.script.refusals):
+                return None
+            self._refused[mount_name] = sent + 1
+            return mount.script.refusals[sent]
+
     def _resolve(self, path: str) -> tuple[str, str, Mount]:
         with self._lock:
             if path.startswith(_MOUNT_PREFIX):
@@ -201,6 +216,8 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "harnessdrive-model-server"
     # Idle keep-alive connections are dropped after this many seconds.
     timeout = 60
+    # Headers and body are separate writes: without this each answer waits ~40 ms for an ACK.
+    disable_nagle_algorithm = True
     model_server: ModelServer
 
     def do_HEAD(self) -> None:
@@ -241,6 +258,11 @@ class _Handler(BaseHTTPRequestHandler):
                 _decode(self._read_body(), headers),
                 mount_name,
             )
+            refusal = self.model_server._refusal(mount_name, mount, incoming)
+            if refusal is not None:
+                self.model_server.log.append(refused_record(incoming, refusal))
+                self._send_json(refusal, refusal_body(refusal))
+                return
             reply = answer(incoming, mount, self.model_server._models)
         except Exception as error:  # any failure becomes a clean 500, never a dropped socket
             message = f"{type(error).__name__}: {error}"
