@@ -40,8 +40,33 @@ def mine_command(
         str | None,
         typer.Option(
             "--setup-cmd",
-            help="Run in every fresh copy before the tests; it must install inside the copy."
-            " Default: shared environments built from the dependency manifests.",
+            help="Run in every fresh copy before the tests, in the sandbox, without network"
+            " unless --setup-network. Default: shared environments built from the project's"
+            " own manifests (extras, dependency groups, requirements files, tox and nox).",
+        ),
+    ] = None,
+    setup_network: Annotated[
+        bool,
+        typer.Option(
+            "--setup-network",
+            help="Let setup reach the package registries (still in the sandbox; it installs"
+            " into the copy). Written into every mined task, so check and run allow it too.",
+        ),
+    ] = False,
+    extras: Annotated[
+        str | None,
+        typer.Option(
+            "--extras",
+            help="Extras the automatic Python environment installs, comma-separated ('' for"
+            " none). Default: every extra not for docs, linters or releases, and tox's.",
+        ),
+    ] = None,
+    groups: Annotated[
+        str | None,
+        typer.Option(
+            "--groups",
+            help="Dependency groups (PEP 735) it installs, comma-separated ('' for none)."
+            " Default: chosen as the extras are.",
         ),
     ] = None,
     validate: Annotated[
@@ -50,7 +75,9 @@ def mine_command(
             "--validate", help="Keep only commits whose tests fail before and pass after, twice."
         ),
     ] = False,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Commits checked at a time.")] = 1,
+    jobs: Annotated[
+        int, typer.Option("--jobs", "-j", help="Test runs at a time (and environment builds).")
+    ] = 1,
     test_timeout: Annotated[
         float, typer.Option("--test-timeout", help="Seconds for one run of the test command.")
     ] = DEFAULT_TEST_TIMEOUT,
@@ -72,6 +99,9 @@ def mine_command(
         max_tasks=max_tasks,
         test_command=test_cmd,
         setup_command=setup_cmd,
+        setup_network=setup_network,
+        extras=_names(extras),
+        groups=_names(groups),
         validate=validate,
         jobs=jobs,
         test_timeout=test_timeout,
@@ -96,6 +126,12 @@ def mine_command(
         sys.stdout.write(render_summary_json(result.summary))
     else:
         sys.stdout.write(render_summary_markdown(result.summary))
+
+
+def _names(given: str | None) -> tuple[str, ...] | None:
+    if given is None:
+        return None
+    return tuple(name.strip() for name in given.split(",") if name.strip())
 
 
 def _progress(number: int, total: int, result: CandidateResult) -> None:

@@ -33,7 +33,7 @@ from typing import Literal, get_args
 from harnessdrive.errors import HarnessdriveError
 from harnessdrive.executors.base import JobResult
 from harnessdrive.grading.kinds.tests import tests_spec
-from harnessdrive.grading.verdict import Verdict
+from harnessdrive.grading.verdict import Finding, Verdict
 from harnessdrive.mining.candidate import Candidate
 from harnessdrive.mining.environments import EnvironmentStore
 from harnessdrive.mining.focus import focused_command
@@ -357,11 +357,22 @@ def _detail(label: str, outcome: TestOutcome, logs: Path, suite: Path) -> str:
         found = "timed out"
     elif run is not None and run.total:
         found = f"{run.passed} of {run.total} tests passed"
+        if run.skipped:
+            found += f", {run.skipped} skipped"
     else:
         found = f"exit status {outcome.record.exit_code}"
+    if outcome.tampered and outcome.verdict is not None:
+        found += "; " + "; ".join(_finding(f) for f in outcome.verdict.findings if f.tampers)
     log = logs / "grade-tests.log"
     where = log.relative_to(suite) if log.is_relative_to(suite) else log
     return f"{label}: {_STEP_WORDS.get(label, label)}: {found} (log: {where.as_posix()})"
+
+
+def _finding(finding: Finding) -> str:
+    """``protected-path pyproject.toml: ...``: what a tamper finding says, kept short."""
+    text = finding.code + (f" {finding.path}" if finding.path else "")
+    detail = " ".join(str(finding.detail).split())
+    return text + (f": {detail[:200]}" if detail else "")
 
 
 def _with_command(task: Task, command: str) -> Task:

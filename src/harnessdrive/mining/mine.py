@@ -20,6 +20,7 @@ from harnessdrive.executors.registry import create_executor
 from harnessdrive.mining.beside_head import validate_beside_head
 from harnessdrive.mining.checks import CandidateResult, Checker
 from harnessdrive.mining.environments import EnvironmentStore, needs_for, python_test_command
+from harnessdrive.mining.envsetup import Choice
 from harnessdrive.mining.history import ScanResult, scan_history
 from harnessdrive.mining.runs import RunQueue
 from harnessdrive.mining.since import DEFAULT_SINCE
@@ -34,9 +35,11 @@ from harnessdrive.mining.suite_folder import (
 from harnessdrive.mining.summary import (
     DEFAULT_MAX_TASKS,
     EnvironmentCounts,
+    HeadSkips,
     MiningCounts,
     MiningSummary,
     RejectedTask,
+    SkipCount,
     SummaryTask,
     summary_from_scan,
 )
@@ -72,6 +75,12 @@ class MineOptions:
     """Build each shared environment once (False: every copy builds its own)."""
     fast_reject: bool = True
     """Run the commit's own test files alone on the parent first."""
+    extras: tuple[str, ...] | None = None
+    """The extras the automatic Python environment installs (None: the project's own choice)."""
+    groups: tuple[str, ...] | None = None
+    """The dependency groups it installs (None: the project's own choice)."""
+    setup_network: bool = False
+    """Setup in every copy may reach the package registries (still in the sandbox)."""
 
 
 @dataclass(frozen=True)
@@ -104,7 +113,9 @@ def mine(
     suite = (options.output or default_suite_folder(Path(scan.repo))).resolve()
     prepare_suite_folder(suite)
     stop = stop or StopToken()
-    needs = needs_for(command.command, options.setup_command)
+    needs = needs_for(
+        command.command, options.setup_command, Choice(options.extras, options.groups)
+    )
     store = EnvironmentStore(
         suite / ENVIRONMENTS_FOLDER,
         needs,
@@ -119,6 +130,7 @@ def mine(
         test_timeout=options.test_timeout,
         test_command_source=command.source,
         shared=(str(store.root),) if store.setup_command() else (),
+        setup_network=options.setup_network,
     )
     # Only known changes run (the commits themselves), so copies may go to a memory file system
     # with room; not when the user's setup command installs into every copy.
@@ -219,6 +231,12 @@ def _check_numbers(options: MineOptions) -> None:
         )
     if options.jobs < 1:
         raise UserError("the number of jobs must be at least 1", settings=(Setting("jobs"),))
+    if options.setup_command and (options.extras is not None or options.groups is not None):
+        raise UserError(
+            "--extras and --groups choose what the automatic environment installs; with"
+            " --setup-cmd your command decides, so give one or the other",
+            settings=(Setting("setup_command"),),
+        )
     if not options.test_timeout > 0:
         raise UserError(
             "the test timeout must be a positive number of seconds",
@@ -248,6 +266,7 @@ def _summary(
         setup_cmd=settings.setup_command,
         test_timeout=settings.test_timeout,
         head_check=head.record if head is not None else None,
+        head_skips=_head_skips(head),
         counts=MiningCounts(
             commits=scan.counts.commits,
             candidates=scan.counts.candidates,
@@ -282,7 +301,12 @@ def _summary(
             for r in results
             if r.reason is not None
         ],
-        environments=EnvironmentCounts(built=list(store.built), reused=store.reused),
+        environments=EnvironmentCounts(
+            built=list(store.built),
+            reused=store.reused,
+            extras=list(head.installed[0]) if head and head.installed else None,
+            groups=list(head.installed[1]) if head and head.installed else None,
+        ),
         tasks_file=str(suite),
         head_date=scan.head_date,
         next_step=(
@@ -291,6 +315,14 @@ def _summary(
             else None
         ),
     )
+
+
+def _head_skips(head: HeadCheck | None) -> HeadSkips | None:
+    skips = head.skips if head is not None else None
+    if skips is None:
+        return None
+    reasons = [SkipCount(reason=reason, tests=count) for reason, count in skips.reasons]
+    return HeadSkips(skipped=skips.skipped, total=skips.total, reasons=reasons, many=skips.many)
 
 
 def _utc_now() -> str:

@@ -60,11 +60,30 @@ class RejectedTask(_Model):
     """Which step decided, or the error that stopped the check."""
 
 
+class SkipCount(_Model):
+    reason: str
+    tests: int
+
+
+class HeadSkips(_Model):
+    """The tests HEAD's run skipped, from its junit report, with the runner's reasons."""
+
+    skipped: int
+    total: int
+    reasons: list[SkipCount] = Field(default_factory=list)
+    many: bool = False
+    """More than a tenth skipped: commits whose tests are among them cannot be judged."""
+
+
 class EnvironmentCounts(_Model):
     built: list[str] = Field(default_factory=list)
     """Shared environments built during this run (``python-<key>``, ``node-<key>``)."""
     reused: int = 0
     """Copies that found their environment already built."""
+    extras: list[str] | None = None
+    """The extras HEAD's Python environment installs (None: no shared Python environment)."""
+    groups: list[str] | None = None
+    """The dependency groups (PEP 735) it installs."""
 
 
 class MiningCounts(_Model):
@@ -103,6 +122,8 @@ class MiningSummary(_Model):
     test_timeout: float | None = None
     head_check: RunRecord | None = None
     """The test command's run at HEAD in a fresh copy, once validation ran it."""
+    head_skips: HeadSkips | None = None
+    """What that run skipped and why, where its runner wrote a junit report."""
     counts: MiningCounts
     validation_seconds: float | None = None
     tasks: list[SummaryTask]
@@ -223,6 +244,29 @@ def render_summary_markdown(summary: MiningSummary) -> str:
     if summary.head_check is not None:
         command += f" It passes at HEAD in {format_duration(summary.head_check.seconds)}."
     lines += [command, ""]
+    environment = summary.environments
+    if environment is not None and environment.extras is not None:
+        extras = ", ".join(environment.extras) or "none"
+        groups = ", ".join(environment.groups or []) or "none"
+        lines += [
+            f"Python environment: extras {safe_text(extras)}; dependency groups"
+            f" {safe_text(groups)} (choose with --extras and --groups).",
+            "",
+        ]
+    skips = summary.head_skips
+    if skips is not None and skips.skipped:
+        said = f"At HEAD {skips.skipped} of {skips.total} tests are skipped"
+        if skips.reasons:
+            said += ": " + "; ".join(
+                f"{safe_text(r.reason, 200)} ({r.tests})" for r in skips.reasons
+            )
+        if skips.many:
+            said = (
+                f"**Warning:** {said}. Commits whose tests are among them are rejected as"
+                " passing before the fix: install what they need (--extras, --groups or"
+                " --setup-cmd)."
+            )
+        lines += [said + ("" if skips.many else "."), ""]
 
     if summary.tasks:
         lines += [

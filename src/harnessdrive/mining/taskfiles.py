@@ -40,6 +40,8 @@ class TaskSettings:
     test_command_source: str = ""
     shared: tuple[str, ...] = ()
     """Folders the setup command reads (the suite's shared environments)."""
+    setup_network: bool = False
+    """Setup may reach the package registries (``[setup] network = "host"``)."""
 
 
 def write_task_folder(
@@ -154,6 +156,8 @@ def setup_table(settings: TaskSettings) -> dict[str, Any]:
     table: dict[str, Any] = {"commands": [settings.setup_command]}
     if settings.shared:
         table["shared"] = list(settings.shared)
+    if settings.setup_network:
+        table["network"] = "host"
     return table
 
 
