@@ -9,16 +9,22 @@ report names the skipped tests and their reason, and the backend's commit is rej
 
 from __future__ import annotations
 
+import functools
+import http.server
 import importlib.metadata
 import json
 import os
 import subprocess
 import sys
+import threading
+import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from harnessdrive.sandbox.runner import sandbox_problem
 from harnessdrive.testing.repo_builder import RepoBuilder
 from harnessdrive.testing.wheels import make_wheel, wheel_name
 
@@ -236,3 +242,65 @@ def test_without_the_extra_the_head_report_names_the_skipped_tests(
     rejected = {t["commit"]: t["detail"] for t in summary["rejected_tasks"]}
     assert list(rejected) == [sha["crypto"]]
     assert "5 skipped" in rejected[sha["crypto"]]
+
+
+GREET_TEST = (
+    "import unittest\n\nimport greet\nimport shout\n\n\nclass Shout(unittest.TestCase):\n"
+    "    def test_it(self):\n        self.assertEqual(shout.shout(), greet.hello().upper())\n"
+)
+
+
+@pytest.fixture(scope="module")
+def registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A package index on 127.0.0.1: a served folder of wheels pip reads with --find-links."""
+    folder = tmp_path_factory.mktemp("index")
+    greet = {"greet/__init__.py": "def hello():\n    return 'hi'\n"}
+    (folder / wheel_name("greet", "1.0")).write_bytes(make_wheel("greet", "1.0", greet))
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.skipif(sandbox_problem() is not None, reason="bubblewrap does not work here")
+def test_a_setup_that_needs_the_registry_works_with_setup_network(
+    registry: str, tmp_path: Path
+) -> None:
+    repo = RepoBuilder(tmp_path / "shout")
+    repo.commit("Start", {"shout.py": "def shout():\n    return 'hi'\n"})
+    fix = repo.commit(
+        "Shout in capitals",
+        {
+            "shout.py": "import greet\n\n\ndef shout():\n    return greet.hello().upper()\n",
+            "tests/test_shout.py": GREET_TEST,
+        },
+    )
+    repo.checkout()
+    repo.close()
+    setup = (
+        "{python} -m venv --without-pip .venv && {python} -m pip --python .venv/bin/python"
+        f" install -q --no-index --retries 0 --timeout 5 --find-links {registry} greet"
+    )
+    argv = [
+        sys.executable, "-m", "harnessdrive", "mine", str(tmp_path / "shout"), "--since",
+        "2000-01-01", "--validate", "--setup-cmd", setup, "--test-cmd",
+        ".venv/bin/python -m unittest discover -s tests -q", "--test-timeout", "60",
+        "--json", "--sandbox", "bwrap", "-o", str(tmp_path / "suite"),
+    ]  # fmt: skip
+    offline = subprocess.run(argv, capture_output=True, text=True, check=False)
+    assert offline.returncode == 2, offline.stderr
+    first_line = offline.stderr.splitlines()[0]
+    assert "setup fails in a fresh copy of HEAD: the setup step `" in first_line
+    assert "failed: it tried to download from a package registry" in first_line, first_line
+    assert "--setup-network" in first_line
+    online = subprocess.run([*argv, "--setup-network"], capture_output=True, text=True)
+    assert online.returncode == 0, online.stderr
+    summary = json.loads(online.stdout)
+    assert [t["commit"] for t in summary["tasks"]] == [fix]
+    task = tomllib.loads((tmp_path / "suite" / "tasks" / fix[:12] / "task.toml").read_text())
+    assert task["setup"]["network"] == "host"  # so check and run allow it too
