@@ -89,6 +89,10 @@ def mine_command(
             help="The suite folder (default: .harnessdrive/tasks/<name> in the repository).",
         ),
     ] = None,
+    fresh: Annotated[
+        bool,
+        typer.Option("--fresh", help="Check every commit again, ignoring the journal."),
+    ] = False,
     sandbox: opt.SandboxOption = "auto",
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
@@ -106,6 +110,7 @@ def mine_command(
         jobs=jobs,
         test_timeout=test_timeout,
         output=output,
+        fresh=fresh,
     )
     try:
         with _signals_stop():
@@ -118,7 +123,8 @@ def mine_command(
     except KeyboardInterrupt:
         print(
             "Stopped. The tests in progress were ended and their copies removed; no suite was"
-            " written. Run the same command again to start over.",
+            " written. Run the same command again to continue: the commits checked so far are"
+            " in the suite folder's journal.jsonl (--fresh starts over).",
             file=sys.stderr,
         )
         raise typer.Exit(EXIT_INTERRUPTED) from None
@@ -136,7 +142,9 @@ def _names(given: str | None) -> tuple[str, ...] | None:
 
 def _progress(number: int, total: int, result: CandidateResult) -> None:
     candidate = result.candidate
-    verdict = "kept" if result.reason is None else result.reason
+    verdict: str = "kept" if result.reason is None else result.reason
+    if result.resumed:
+        verdict += ", from the journal"
     subject = candidate.subject if len(candidate.subject) <= 60 else candidate.subject[:57] + "..."
     print(
         f"[{number}/{total}] {candidate.commit[:7]} {subject}: {verdict}"

@@ -82,6 +82,8 @@ class CandidateResult:
     """The shared environments its copies use."""
     seconds: float = 0.0
     detail: str = ""
+    resumed: bool = False
+    """Taken from the journal of an earlier run, not checked again."""
 
     @property
     def kept(self) -> bool:

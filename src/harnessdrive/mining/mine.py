@@ -22,6 +22,7 @@ from harnessdrive.mining.checks import CandidateResult, Checker
 from harnessdrive.mining.environments import EnvironmentStore, needs_for, python_test_command
 from harnessdrive.mining.envsetup import Choice
 from harnessdrive.mining.history import ScanResult, scan_history
+from harnessdrive.mining.journal import Journal, JournaledChecker, fingerprint
 from harnessdrive.mining.runs import RunQueue
 from harnessdrive.mining.since import DEFAULT_SINCE
 from harnessdrive.mining.slots import RunSlots
@@ -75,6 +76,8 @@ class MineOptions:
     """Build each shared environment once (False: every copy builds its own)."""
     fast_reject: bool = True
     """Run the commit's own test files alone on the parent first."""
+    fresh: bool = False
+    """Check every commit again, ignoring the journal of an earlier run."""
     extras: tuple[str, ...] | None = None
     """The extras the automatic Python environment installs (None: the project's own choice)."""
     groups: tuple[str, ...] | None = None
@@ -138,6 +141,9 @@ def mine(
         None if options.setup_command else run_footprint([(Path(scan.repo), None)], options.jobs)
     )
     scratch = make_scratch_root("harnessdrive-mine-", footprint=footprint)
+    journal = Journal(suite, _journal_settings(options, settings), fresh=options.fresh)
+    if not journal.resumed:
+        shutil.rmtree(suite / "logs", ignore_errors=True)
     slots = RunSlots(options.jobs)
     worker = WorkerSettings(jobs=options.jobs, sandbox=sandbox, python=python, footprint=footprint)
     runs = RunQueue(create_executor(executor, worker))
@@ -169,7 +175,7 @@ def mine(
                 scan.head,
                 lambda held: validate(
                     scan.candidates,
-                    checker,
+                    JournaledChecker(checker, journal),
                     max_tasks=options.max_tasks,
                     # Twice as many commits in progress as workers: one commit's git work and
                     # copies overlap with another's tests, and no worker idles while a commit
@@ -314,6 +320,21 @@ def _summary(
             if outcome.kept
             else None
         ),
+    )
+
+
+def _journal_settings(options: MineOptions, settings: TaskSettings) -> str:
+    """What a journal's verdicts depend on: the same command with these continues it."""
+    return fingerprint(
+        {
+            "test_command": settings.test_command,
+            "setup_command": settings.setup_command,
+            "setup_network": settings.setup_network,
+            "test_timeout": settings.test_timeout,
+            "extras": options.extras,
+            "groups": options.groups,
+            "fast_reject": options.fast_reject,
+        }
     )
 
 

@@ -210,7 +210,9 @@ def validate(
     """Check candidates newest first until ``max_tasks`` are kept (at most 3 x ``max_tasks``).
 
     ``settled`` hears the place of the last candidate a one-at-a-time run would check, once it
-    is known; a check of a later candidate may then raise :class:`NotNeeded`.
+    is known; a check of a later candidate may then raise :class:`NotNeeded`. ``progress``
+    hears the results in that order too, and none past that place, so a commit it calls kept is
+    one the suite holds.
     """
     started = now()
     order = list(candidates[: 3 * max_tasks])
@@ -220,6 +222,7 @@ def validate(
     # The commits in progress: each writes its files and waits for its test runs, which are jobs
     # on the checker's executor; no test runs on these threads.
     pool = ThreadPoolExecutor(max_workers=max(jobs, 1), thread_name_prefix="mine-commit")
+    reported = 0
     try:
         while queue or running:
             kept = sum(1 for r in results.values() if r.kept)
@@ -235,11 +238,13 @@ def validate(
                     results[index] = future.result()
                 except NotNeeded:
                     continue
-                if progress is not None:
-                    progress(index + 1, len(order), results[index])
             last = _last_needed(results, max_tasks)
             if last is not None and settled is not None:
                 settled(last)
+            while reported in results and (last is None or reported <= last):
+                if progress is not None:
+                    progress(reported + 1, len(order), results[reported])
+                reported += 1
     except BaseException:
         checker.halt()  # ends every test still running; their copies are then removed
         pool.shutdown(wait=True, cancel_futures=True)
