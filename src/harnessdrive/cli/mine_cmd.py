@@ -89,6 +89,22 @@ def mine_command(
             help="The suite folder (default: .harnessdrive/tasks/<name> in the repository).",
         ),
     ] = None,
+    keep_weak: Annotated[
+        bool,
+        typer.Option(
+            "--keep-weak",
+            help="Check commits whose prompt is too weak to grade fairly too (empty, merge"
+            " boilerplate, a bare link, ...) instead of setting them aside.",
+        ),
+    ] = False,
+    prompt_cmd: Annotated[
+        str | None,
+        typer.Option(
+            "--prompt-cmd",
+            help="Your command that rewrites each kept task's request: the commit message on"
+            " stdin, the new request on stdout (runs on this machine, outside the sandbox).",
+        ),
+    ] = None,
     fresh: Annotated[
         bool,
         typer.Option("--fresh", help="Check every commit again, ignoring the journal."),
@@ -111,6 +127,8 @@ def mine_command(
         test_timeout=test_timeout,
         output=output,
         fresh=fresh,
+        keep_weak=keep_weak,
+        prompt_command=prompt_cmd,
     )
     try:
         with _signals_stop():

@@ -125,6 +125,8 @@ class Checker:
     """Environment builds, shared by every commit in progress; None builds unbounded."""
     ranks: Mapping[str, int] = field(default_factory=dict)
     """Each candidate's place, newest first: its steps get a free worker before newer ones'."""
+    notes: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    """Metadata each candidate's task folder gets (its prompt quality record)."""
 
     def halt(self) -> None:
         """End every test and build in progress (validation is being stopped)."""
@@ -156,7 +158,8 @@ class Checker:
 
         environments: tuple[str, ...] = ()
         try:
-            write_task_folder(folder, self.repo, candidate, self.settings)
+            notes = self.notes.get(candidate.id)
+            write_task_folder(folder, self.repo, candidate, self.settings, notes=notes)
             task = load_task(folder)
             snapshot = build_snapshot(self.repo, candidate.parent, work / "snapshot")
         except (HarnessdriveError, OSError) as exc:

@@ -126,7 +126,9 @@ class JournaledChecker:
         folder = None
         if entry.reason is None:
             folder = self.checker.staging / candidate.id
-            write_task_folder(folder, self.checker.repo, candidate, self.checker.settings)
+            notes = self.checker.notes.get(candidate.id)
+            repo, settings = self.checker.repo, self.checker.settings
+            write_task_folder(folder, repo, candidate, settings, notes=notes)
         result = CandidateResult(
             candidate,
             None if reason == "kept" else reason,

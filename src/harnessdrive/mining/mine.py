@@ -23,6 +23,7 @@ from harnessdrive.mining.environments import EnvironmentStore, needs_for, python
 from harnessdrive.mining.envsetup import Choice
 from harnessdrive.mining.history import ScanResult, scan_history
 from harnessdrive.mining.journal import Journal, JournaledChecker, fingerprint
+from harnessdrive.mining.prompt_review import Review, review_prompts, rewrite_request
 from harnessdrive.mining.runs import RunQueue
 from harnessdrive.mining.since import DEFAULT_SINCE
 from harnessdrive.mining.slots import RunSlots
@@ -44,7 +45,7 @@ from harnessdrive.mining.summary import (
     SummaryTask,
     summary_from_scan,
 )
-from harnessdrive.mining.taskfiles import TaskSettings
+from harnessdrive.mining.taskfiles import TaskSettings, write_task_folder
 from harnessdrive.mining.test_command import DetectedCommand, detect_test_command
 from harnessdrive.mining.validation import HeadCheck, Progress, ValidationOutcome, validate
 from harnessdrive.sandbox.process import StopToken
@@ -78,6 +79,10 @@ class MineOptions:
     """Run the commit's own test files alone on the parent first."""
     fresh: bool = False
     """Check every commit again, ignoring the journal of an earlier run."""
+    keep_weak: bool = False
+    """Check candidates whose prompt is weak too, instead of setting them aside."""
+    prompt_command: str | None = None
+    """The user's command that rewrites each kept task's change request (stdin to stdout)."""
     extras: tuple[str, ...] | None = None
     """The extras the automatic Python environment installs (None: the project's own choice)."""
     groups: tuple[str, ...] | None = None
@@ -141,6 +146,12 @@ def mine(
         None if options.setup_command else run_footprint([(Path(scan.repo), None)], options.jobs)
     )
     scratch = make_scratch_root("harnessdrive-mine-", footprint=footprint)
+    review = review_prompts(
+        Path(scan.repo),
+        scan.candidates,
+        limit=3 * options.max_tasks,
+        keep_weak=options.keep_weak,
+    )
     journal = Journal(suite, _journal_settings(options, settings), fresh=options.fresh)
     if not journal.resumed:
         shutil.rmtree(suite / "logs", ignore_errors=True)
@@ -158,7 +169,8 @@ def mine(
         stop=stop,
         fast_reject=options.fast_reject,
         slots=slots,
-        ranks={c.id: index for index, c in enumerate(scan.candidates)},
+        ranks={c.id: index for index, c in enumerate(review.considered)},
+        notes={id_: {"prompt_quality": q.as_metadata()} for id_, q in review.quality.items()},
     )
 
     def settled(place: int) -> None:
@@ -169,12 +181,12 @@ def mine(
         head: HeadCheck | None = None
         outcome = ValidationOutcome((), 0.0)
         used: set[str] = set()
-        if scan.candidates:
+        if review.considered:
             head, outcome = validate_beside_head(
                 checker,
                 scan.head,
                 lambda held: validate(
-                    scan.candidates,
+                    review.considered,
                     JournaledChecker(checker, journal),
                     max_tasks=options.max_tasks,
                     # Twice as many commits in progress as workers: one commit's git work and
@@ -190,6 +202,7 @@ def mine(
         kept = outcome.kept
         for result in kept:
             used.update(result.environments)
+        rewritten, rewrite_errors = _rewrite_prompts(options, checker, review, kept)
         write_suite(
             suite,
             suite_name(Path(scan.repo)),
@@ -199,6 +212,23 @@ def mine(
         if options.reuse_environments and needs.any:
             store.prune(used)
         summary = _summary(scan, command, settings, head, outcome, store, suite)
+        summary = summary.model_copy(
+            update={
+                "counts": summary.counts.model_copy(update={"weak": len(review.aside)}),
+                "tasks": [_with_prompt(t, review, rewritten) for t in summary.tasks],
+                "weak_tasks": [
+                    RejectedTask(
+                        id=c.id,
+                        commit=c.commit,
+                        subject=c.subject,
+                        reason="weak prompt",
+                        detail=quality.reason(),
+                    )
+                    for c, quality in review.aside
+                ],
+                "prompt_rewrite_errors": rewrite_errors,
+            }
+        )
         write_summary(suite, summary)
     except BaseException:
         runs.stop()
@@ -320,6 +350,45 @@ def _summary(
             if outcome.kept
             else None
         ),
+    )
+
+
+def _rewrite_prompts(
+    options: MineOptions, checker: Checker, review: Review, kept: list[CandidateResult]
+) -> tuple[set[str], list[str]]:
+    """Each kept task's folder written again with the prompt command's request."""
+    rewritten: set[str] = set()
+    errors: list[str] = []
+    if options.prompt_command is None:
+        return rewritten, errors
+    for result in kept:
+        candidate, folder = result.candidate, result.folder
+        if folder is None:
+            continue
+        quality = review.quality.get(candidate.id)
+        found = rewrite_request(options.prompt_command, checker.repo, candidate, quality)
+        if found.request is None:
+            errors.append(f"{candidate.id}: {found.error}")
+            continue
+        shutil.rmtree(folder)
+        notes = checker.notes.get(candidate.id)
+        write_task_folder(
+            folder, checker.repo, candidate, checker.settings, request=found.request, notes=notes
+        )
+        rewritten.add(candidate.id)
+    return rewritten, errors
+
+
+def _with_prompt(task: SummaryTask, review: Review, rewritten: set[str]) -> SummaryTask:
+    quality = review.quality.get(task.id)
+    if quality is None:
+        return task
+    return task.model_copy(
+        update={
+            "prompt_problems": list(quality.problems),
+            "unstated": list(quality.unstated),
+            "prompt_rewritten": task.id in rewritten,
+        }
     )
 
 

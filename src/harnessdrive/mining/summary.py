@@ -94,6 +94,8 @@ class MiningCounts(_Model):
     validated: int = 0
     rejected: dict[str, int] = Field(default_factory=dict)
     """Rejection reason (``tests pass before the fix``, ``flaky``, ...) to count."""
+    weak: int = 0
+    """Candidates set aside for a weak prompt, before any test ran (see ``weak_tasks``)."""
 
 
 class SummaryTask(_Model):
@@ -105,6 +107,12 @@ class SummaryTask(_Model):
     gold_lines: int
     validated: bool = False
     check: CheckRecord | None = None
+    prompt_problems: list[str] = Field(default_factory=list)
+    """Why its prompt is weak (kept with --keep-weak)."""
+    unstated: list[str] = Field(default_factory=list)
+    """What its hidden tests pin that the prompt does not state."""
+    prompt_rewritten: bool = False
+    """The prompt command gave it a new change request."""
 
 
 class MiningSummary(_Model):
@@ -130,6 +138,10 @@ class MiningSummary(_Model):
     """Validated tasks after a check; before one, the newest candidates."""
     rejected_tasks: list[RejectedTask] = Field(default_factory=list)
     """Checked candidates that were not kept, newest first, with the reason."""
+    weak_tasks: list[RejectedTask] = Field(default_factory=list)
+    """Candidates set aside for a weak prompt (reason ``weak prompt``, detail: why)."""
+    prompt_rewrite_errors: list[str] = Field(default_factory=list)
+    """``<id>: why`` for each kept task whose prompt command gave no new request."""
     environments: EnvironmentCounts | None = None
     tasks_file: GitPath | None = None
     """The suite folder the tasks were written to."""
@@ -292,6 +304,15 @@ def render_summary_markdown(summary: MiningSummary) -> str:
         history += " This is a shallow clone, so older commits are not in it."
     lines.append(history)
 
+    if summary.weak_tasks:
+        lines.append(
+            f"Set aside {_plural(len(summary.weak_tasks), 'commit')} whose prompt is too weak to"
+            " grade fairly (--keep-weak checks them too):"
+        )
+        lines += [
+            f"- {t.commit[:7]} {code(t.subject, 70)}: {safe_text(t.detail, 300)}"
+            for t in summary.weak_tasks
+        ]
     if counts.checked:
         checked = (
             f"Checked {counts.checked} in fresh copies of the repository: {counts.validated} kept"
