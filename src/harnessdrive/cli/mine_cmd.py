@@ -32,6 +32,14 @@ def mine_command(
         str, typer.Option("--since", help="How far back: days (365d) or a date (2026-01-15).")
     ] = DEFAULT_SINCE,
     max_tasks: Annotated[int, typer.Option("--max", help="Tasks to keep.")] = DEFAULT_MAX_TASKS,
+    rev: Annotated[
+        str | None,
+        typer.Option(
+            "--rev",
+            help="Mine back from this branch, tag or commit instead of HEAD (days in --since"
+            " count back from its date).",
+        ),
+    ] = None,
     test_cmd: Annotated[
         str | None,
         typer.Option("--test-cmd", help="The command that runs the tests (default: detected)."),
@@ -117,6 +125,7 @@ def mine_command(
         repo=repo,
         since=since,
         max_tasks=max_tasks,
+        rev=rev,
         test_command=test_cmd,
         setup_command=setup_cmd,
         setup_network=setup_network,

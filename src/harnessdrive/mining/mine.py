@@ -79,6 +79,8 @@ class MineOptions:
     """Run the commit's own test files alone on the parent first."""
     fresh: bool = False
     """Check every commit again, ignoring the journal of an earlier run."""
+    rev: str | None = None
+    """Mine back from this revision instead of HEAD (its tests must pass, as HEAD's would)."""
     keep_weak: bool = False
     """Check candidates whose prompt is weak too, instead of setting them aside."""
     prompt_command: str | None = None
@@ -113,7 +115,7 @@ def mine(
     names a registered kind); the environments are built on this host.
     """
     _check_numbers(options)
-    scan = scan_history(options.repo, options.since)
+    scan = scan_history(options.repo, options.since, rev=options.rev)
     command = resolve_test_command(Path(scan.repo), options.test_command, options.setup_command)
     if not options.validate:
         summary = summary_from_scan(scan, command, max_tasks=options.max_tasks)
