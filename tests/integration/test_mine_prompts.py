@@ -12,8 +12,12 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from harnessdrive.mining.mine import MineOptions, mine
 from harnessdrive.testing.repo_builder import RepoBuilder
+
+pytestmark = pytest.mark.slow  # mines a history more than once
 
 TEST_COMMAND = "python3 -m unittest discover -s tests -q"
 

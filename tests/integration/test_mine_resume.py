@@ -18,6 +18,8 @@ from harnessdrive.mining.journal import JOURNAL_FILE
 from harnessdrive.mining.mine import MineOptions, mine
 from harnessdrive.testing.repo_builder import RepoBuilder
 
+pytestmark = pytest.mark.slow  # mines a history more than once
+
 TEST_COMMAND = "python3 -m unittest discover -s tests -q"
 
 

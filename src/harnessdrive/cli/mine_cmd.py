@@ -14,6 +14,7 @@ import typer
 
 from harnessdrive.cli import options as opt
 from harnessdrive.mining.checks import CandidateResult
+from harnessdrive.mining.drift import DEFAULT_SAMPLE_EVERY
 from harnessdrive.mining.mine import DEFAULT_TEST_TIMEOUT, MineOptions, mine
 from harnessdrive.mining.since import DEFAULT_SINCE
 from harnessdrive.mining.summary import (
@@ -32,6 +33,14 @@ def mine_command(
         str, typer.Option("--since", help="How far back: days (365d) or a date (2026-01-15).")
     ] = DEFAULT_SINCE,
     max_tasks: Annotated[int, typer.Option("--max", help="Tasks to keep.")] = DEFAULT_MAX_TASKS,
+    sample_every: Annotated[
+        int,
+        typer.Option(
+            "--sample-every",
+            help="Before the checks, run the whole suite at every Nth candidate's parent to find"
+            " stretches of history that fail on today's toolchain, and skip them (0: never).",
+        ),
+    ] = DEFAULT_SAMPLE_EVERY,
     rev: Annotated[
         str | None,
         typer.Option(
@@ -126,6 +135,7 @@ def mine_command(
         since=since,
         max_tasks=max_tasks,
         rev=rev,
+        sample_every=sample_every,
         test_command=test_cmd,
         setup_command=setup_cmd,
         setup_network=setup_network,

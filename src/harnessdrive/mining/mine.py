@@ -19,6 +19,7 @@ from harnessdrive.executors.base import DEFAULT_EXECUTOR, WorkerSettings
 from harnessdrive.executors.registry import create_executor
 from harnessdrive.mining.beside_head import validate_beside_head
 from harnessdrive.mining.checks import CandidateResult, Checker
+from harnessdrive.mining.drift import DEFAULT_SAMPLE_EVERY, DriftReport, sample_history
 from harnessdrive.mining.environments import EnvironmentStore, needs_for, python_test_command
 from harnessdrive.mining.envsetup import Choice
 from harnessdrive.mining.history import ScanResult, scan_history
@@ -36,6 +37,9 @@ from harnessdrive.mining.suite_folder import (
 )
 from harnessdrive.mining.summary import (
     DEFAULT_MAX_TASKS,
+    DriftRangeRecord,
+    DriftRecord,
+    DriftSample,
     EnvironmentCounts,
     HeadSkips,
     MiningCounts,
@@ -79,6 +83,8 @@ class MineOptions:
     """Run the commit's own test files alone on the parent first."""
     fresh: bool = False
     """Check every commit again, ignoring the journal of an earlier run."""
+    sample_every: int = DEFAULT_SAMPLE_EVERY
+    """Before the checks, run the whole suite at every Nth candidate's parent (0: never)."""
     rev: str | None = None
     """Mine back from this revision instead of HEAD (its tests must pass, as HEAD's would)."""
     keep_weak: bool = False
@@ -182,24 +188,28 @@ def mine(
     try:
         head: HeadCheck | None = None
         outcome = ValidationOutcome((), 0.0)
+        drift: list[DriftReport] = []
+
+        def sampled_then_checked(held: Progress | None) -> ValidationOutcome:
+            considered = review.considered
+            if options.sample_every:
+                drift.append(sample_history(checker, considered, options.sample_every))
+                considered = [c for c in considered if c.id not in drift[0].skipped]
+            return validate(
+                considered,
+                JournaledChecker(checker, journal),
+                max_tasks=options.max_tasks,
+                # Twice as many commits in progress as workers: one commit's git work and
+                # copies overlap with another's tests, and no worker idles while a commit
+                # waits for its last runs.
+                jobs=IN_PROGRESS_PER_SLOT * options.jobs,
+                progress=held,
+                settled=settled,
+            )
+
         used: set[str] = set()
         if review.considered:
-            head, outcome = validate_beside_head(
-                checker,
-                scan.head,
-                lambda held: validate(
-                    review.considered,
-                    JournaledChecker(checker, journal),
-                    max_tasks=options.max_tasks,
-                    # Twice as many commits in progress as workers: one commit's git work and
-                    # copies overlap with another's tests, and no worker idles while a commit
-                    # waits for its last runs.
-                    jobs=IN_PROGRESS_PER_SLOT * options.jobs,
-                    progress=held,
-                    settled=settled,
-                ),
-                progress,
-            )
+            head, outcome = validate_beside_head(checker, scan.head, sampled_then_checked, progress)
             used.update(head.environments)
         kept = outcome.kept
         for result in kept:
@@ -216,7 +226,13 @@ def mine(
         summary = _summary(scan, command, settings, head, outcome, store, suite)
         summary = summary.model_copy(
             update={
-                "counts": summary.counts.model_copy(update={"weak": len(review.aside)}),
+                "counts": summary.counts.model_copy(
+                    update={
+                        "weak": len(review.aside),
+                        "drift": len(drift[0].skipped) if drift else 0,
+                    }
+                ),
+                "drift": _drift_record(drift[0]) if drift else None,
                 "tasks": [_with_prompt(t, review, rewritten) for t in summary.tasks],
                 "weak_tasks": [
                     RejectedTask(
@@ -269,6 +285,11 @@ def _check_numbers(options: MineOptions) -> None:
         )
     if options.jobs < 1:
         raise UserError("the number of jobs must be at least 1", settings=(Setting("jobs"),))
+    if options.sample_every < 0:
+        raise UserError(
+            "--sample-every must be 0 (no samples) or a number of candidates",
+            settings=(Setting("sample_every"),),
+        )
     if options.setup_command and (options.extras is not None or options.groups is not None):
         raise UserError(
             "--extras and --groups choose what the automatic environment installs; with"
@@ -352,6 +373,26 @@ def _summary(
             if outcome.kept
             else None
         ),
+    )
+
+
+def _drift_record(report: DriftReport) -> DriftRecord:
+    return DriftRecord(
+        every=report.every,
+        samples=[
+            DriftSample(commit=s.candidate.commit, passed=s.passed, failing=list(s.failing))
+            for s in report.samples
+        ],
+        ranges=[
+            DriftRangeRecord(
+                newest=r.newest.commit,
+                oldest=r.oldest.commit,
+                commits=len(r.candidates),
+                failing=list(r.failing),
+                samples=r.samples,
+            )
+            for r in report.ranges
+        ],
     )
 
 

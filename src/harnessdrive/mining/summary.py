@@ -75,6 +75,31 @@ class HeadSkips(_Model):
     """More than a tenth skipped: commits whose tests are among them cannot be judged."""
 
 
+class DriftSample(_Model):
+    commit: str
+    """The candidate whose parent was sampled."""
+    passed: bool
+    failing: list[str] = Field(default_factory=list)
+
+
+class DriftRangeRecord(_Model):
+    newest: str
+    oldest: str
+    commits: int
+    """Candidates in the range, skipped without a run of their own."""
+    failing: list[str]
+    """The failing tests every sample of the range shares."""
+    samples: int
+
+
+class DriftRecord(_Model):
+    """The history sampled before the checks: where the suite stops passing today."""
+
+    every: int
+    samples: list[DriftSample] = Field(default_factory=list)
+    ranges: list[DriftRangeRecord] = Field(default_factory=list)
+
+
 class EnvironmentCounts(_Model):
     built: list[str] = Field(default_factory=list)
     """Shared environments built during this run (``python-<key>``, ``node-<key>``)."""
@@ -96,6 +121,8 @@ class MiningCounts(_Model):
     """Rejection reason (``tests pass before the fix``, ``flaky``, ...) to count."""
     weak: int = 0
     """Candidates set aside for a weak prompt, before any test ran (see ``weak_tasks``)."""
+    drift: int = 0
+    """Candidates skipped in ranges whose suite fails on this toolchain (see ``drift``)."""
 
 
 class SummaryTask(_Model):
@@ -140,6 +167,8 @@ class MiningSummary(_Model):
     """Checked candidates that were not kept, newest first, with the reason."""
     weak_tasks: list[RejectedTask] = Field(default_factory=list)
     """Candidates set aside for a weak prompt (reason ``weak prompt``, detail: why)."""
+    drift: DriftRecord | None = None
+    """The history samples and the ranges that cannot be mined."""
     prompt_rewrite_errors: list[str] = Field(default_factory=list)
     """``<id>: why`` for each kept task whose prompt command gave no new request."""
     environments: EnvironmentCounts | None = None
@@ -313,6 +342,16 @@ def render_summary_markdown(summary: MiningSummary) -> str:
             f"- {t.commit[:7]} {code(t.subject, 70)}: {safe_text(t.detail, 300)}"
             for t in summary.weak_tasks
         ]
+    for found in summary.drift.ranges if summary.drift is not None else []:
+        tests = ", ".join(found.failing[:5]) + (
+            f" and {len(found.failing) - 5} more" if len(found.failing) > 5 else ""
+        )
+        lines.append(
+            f"Cannot be mined on this toolchain: {_plural(found.commits, 'commit')} from"
+            f" {found.newest[:7]} back to {found.oldest[:7]}; the suite fails at"
+            f" {'its sample' if found.samples == 1 else f'all {found.samples} samples'} there"
+            f" ({safe_text(tests, 600)}). Skipped without checking."
+        )
     if counts.checked:
         checked = (
             f"Checked {counts.checked} in fresh copies of the repository: {counts.validated} kept"
