@@ -66,15 +66,15 @@ def build(path: Path) -> dict[str, str]:
 
 
 def options(tmp_path: Path, **more: object) -> MineOptions:
-    return MineOptions(
-        repo=tmp_path / "calc",
-        since="2000-01-01",
-        test_command=TEST_COMMAND,
-        validate=True,
-        test_timeout=30,
-        output=tmp_path / "suite",
-        **more,  # type: ignore[arg-type]
-    )
+    given: dict[str, object] = {
+        "repo": tmp_path / "calc",
+        "since": "2000-01-01",
+        "test_command": TEST_COMMAND,
+        "validate": True,
+        "test_timeout": 30,
+        "output": tmp_path / "suite",
+    }
+    return MineOptions(**{**given, **more})  # type: ignore[arg-type]
 
 
 def test_weak_prompts_are_set_aside_with_their_reason_and_keep_weak_brings_them_back(
@@ -122,7 +122,8 @@ def test_a_prompt_command_rewrites_the_kept_requests(tmp_path: Path) -> None:
     sha = build(tmp_path / "calc")
     rewrite = "tr a-z A-Z; echo; printf 'commit %s' \"$HARNESSDRIVE_COMMIT\""
     result = mine(
-        options(tmp_path, prompt_command=rewrite, max_tasks=1),
+        # no --test-timeout: the tasks get one derived from HEAD's time
+        options(tmp_path, prompt_command=rewrite, max_tasks=1, test_timeout=None),
         sandbox="none",
         python=sys.executable,
     )
@@ -132,3 +133,4 @@ def test_a_prompt_command_rewrites_the_kept_requests(tmp_path: Path) -> None:
     )
     assert "SET THE VALUE TO ONE\ncommit " + sha["good"] in task["prompt"]
     assert task["metadata"]["original_request"] == "Set the value to one"
+    assert task["grade"]["timeout"] == 60 == result.summary.test_timeout  # HEAD took < 6 s

@@ -15,7 +15,7 @@ import typer
 from harnessdrive.cli import options as opt
 from harnessdrive.mining.checks import CandidateResult
 from harnessdrive.mining.drift import DEFAULT_SAMPLE_EVERY
-from harnessdrive.mining.mine import DEFAULT_TEST_TIMEOUT, MineOptions, mine
+from harnessdrive.mining.mine import MineOptions, mine
 from harnessdrive.mining.since import DEFAULT_SINCE
 from harnessdrive.mining.summary import (
     DEFAULT_MAX_TASKS,
@@ -96,8 +96,13 @@ def mine_command(
         int, typer.Option("--jobs", "-j", help="Test runs at a time (and environment builds).")
     ] = 1,
     test_timeout: Annotated[
-        float, typer.Option("--test-timeout", help="Seconds for one run of the test command.")
-    ] = DEFAULT_TEST_TIMEOUT,
+        float | None,
+        typer.Option(
+            "--test-timeout",
+            help="Seconds for one run of the test command (default: 600 until HEAD has passed,"
+            " then ten times HEAD's time, at least 60).",
+        ),
+    ] = None,
     output: Annotated[
         Path | None,
         typer.Option(

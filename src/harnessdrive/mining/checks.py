@@ -41,6 +41,7 @@ from harnessdrive.mining.runs import RunQueue, grading_run, taken
 from harnessdrive.mining.slots import Rank, RunSlots
 from harnessdrive.mining.summary import CheckRecord, RunRecord
 from harnessdrive.mining.taskfiles import TaskSettings, write_task_folder
+from harnessdrive.mining.time_limit import TimeLimit
 from harnessdrive.protocols.known_change import KnownChange, setup_failed
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.process import StopToken
@@ -127,6 +128,14 @@ class Checker:
     """Each candidate's place, newest first: its steps get a free worker before newer ones'."""
     notes: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
     """Metadata each candidate's task folder gets (its prompt quality record)."""
+    limit: TimeLimit | None = None
+    """The test time limit, derived from HEAD's time once it has passed."""
+
+    def current_settings(self) -> TaskSettings:
+        """The settings with the time limit in force now."""
+        if self.limit is None or self.limit.seconds == self.settings.test_timeout:
+            return self.settings
+        return dataclasses.replace(self.settings, test_timeout=self.limit.seconds)
 
     def halt(self) -> None:
         """End every test and build in progress (validation is being stopped)."""
@@ -159,7 +168,8 @@ class Checker:
         environments: tuple[str, ...] = ()
         try:
             notes = self.notes.get(candidate.id)
-            write_task_folder(folder, self.repo, candidate, self.settings, notes=notes)
+            settings = self.current_settings()
+            write_task_folder(folder, self.repo, candidate, settings, notes=notes)
             task = load_task(folder)
             snapshot = build_snapshot(self.repo, candidate.parent, work / "snapshot")
         except (HarnessdriveError, OSError) as exc:

@@ -51,13 +51,13 @@ from harnessdrive.mining.summary import (
 )
 from harnessdrive.mining.taskfiles import TaskSettings, write_task_folder
 from harnessdrive.mining.test_command import DetectedCommand, detect_test_command
+from harnessdrive.mining.time_limit import TimeLimit
 from harnessdrive.mining.validation import HeadCheck, Progress, ValidationOutcome, validate
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.sandbox.runner import SandboxKind, get_sandbox
 from harnessdrive.sandbox.scratch import make_scratch_root
 from harnessdrive.workspace.tree_size import run_footprint
 
-DEFAULT_TEST_TIMEOUT = 600.0
 # Two common CLIs, each pinned to a model with a bundled price so the estimate has a figure.
 NEXT_STEP_VARIANTS = "claude,codex --model claude=claude-sonnet-4-5 --model codex=gpt-5"
 ENVIRONMENTS_FOLDER = "envs"
@@ -74,7 +74,8 @@ class MineOptions:
     setup_command: str | None = None
     validate: bool = False
     jobs: int = 1
-    test_timeout: float = DEFAULT_TEST_TIMEOUT
+    test_timeout: float | None = None
+    """Seconds for one test run; None: derived from HEAD's time (see time_limit.py)."""
     output: Path | None = None
     """The suite folder; default ``<repo>/.harnessdrive/tasks/<repo name>``."""
     reuse_environments: bool = True
@@ -140,10 +141,11 @@ def mine(
         reuse=options.reuse_environments,
         stop=stop,
     )
+    limit = TimeLimit(options.test_timeout)
     settings = TaskSettings(
         test_command=command.command,
         setup_command=options.setup_command or store.setup_command(),
-        test_timeout=options.test_timeout,
+        test_timeout=limit.seconds,
         test_command_source=command.source,
         shared=(str(store.root),) if store.setup_command() else (),
         setup_network=options.setup_network,
@@ -178,6 +180,7 @@ def mine(
         fast_reject=options.fast_reject,
         slots=slots,
         ranks={c.id: index for index, c in enumerate(review.considered)},
+        limit=limit,
         notes={id_: {"prompt_quality": q.as_metadata()} for id_, q in review.quality.items()},
     )
 
@@ -214,7 +217,8 @@ def mine(
         kept = outcome.kept
         for result in kept:
             used.update(result.environments)
-        rewritten, rewrite_errors = _rewrite_prompts(options, checker, review, kept)
+        rewritten, rewrite_errors = _write_again(options, checker, review, kept)
+        settings = checker.current_settings()
         write_suite(
             suite,
             suite_name(Path(scan.repo)),
@@ -296,7 +300,7 @@ def _check_numbers(options: MineOptions) -> None:
             " --setup-cmd your command decides, so give one or the other",
             settings=(Setting("setup_command"),),
         )
-    if not options.test_timeout > 0:
+    if options.test_timeout is not None and not options.test_timeout > 0:
         raise UserError(
             "the test timeout must be a positive number of seconds",
             settings=(Setting("test_timeout"),),
@@ -396,29 +400,32 @@ def _drift_record(report: DriftReport) -> DriftRecord:
     )
 
 
-def _rewrite_prompts(
+def _write_again(
     options: MineOptions, checker: Checker, review: Review, kept: list[CandidateResult]
 ) -> tuple[set[str], list[str]]:
-    """Each kept task's folder written again with the prompt command's request."""
+    """Each kept task's folder written again where it changes: with the time limit derived
+    after it was written, or the prompt command's request. Returns (rewritten, errors)."""
     rewritten: set[str] = set()
     errors: list[str] = []
-    if options.prompt_command is None:
-        return rewritten, errors
+    settings = checker.current_settings()
     for result in kept:
         candidate, folder = result.candidate, result.folder
         if folder is None:
             continue
-        quality = review.quality.get(candidate.id)
-        found = rewrite_request(options.prompt_command, checker.repo, candidate, quality)
-        if found.request is None:
-            errors.append(f"{candidate.id}: {found.error}")
+        request = None
+        if options.prompt_command is not None:
+            quality = review.quality.get(candidate.id)
+            found = rewrite_request(options.prompt_command, checker.repo, candidate, quality)
+            request = found.request
+            if request is None:
+                errors.append(f"{candidate.id}: {found.error}")
+        if request is None and settings == checker.settings:
             continue
         shutil.rmtree(folder)
         notes = checker.notes.get(candidate.id)
-        write_task_folder(
-            folder, checker.repo, candidate, checker.settings, request=found.request, notes=notes
-        )
-        rewritten.add(candidate.id)
+        write_task_folder(folder, checker.repo, candidate, settings, request=request, notes=notes)
+        if request is not None:
+            rewritten.add(candidate.id)
     return rewritten, errors
 
 
@@ -442,7 +449,7 @@ def _journal_settings(options: MineOptions, settings: TaskSettings) -> str:
             "test_command": settings.test_command,
             "setup_command": settings.setup_command,
             "setup_network": settings.setup_network,
-            "test_timeout": settings.test_timeout,
+            "test_timeout": options.test_timeout,
             "extras": options.extras,
             "groups": options.groups,
             "fast_reject": options.fast_reject,

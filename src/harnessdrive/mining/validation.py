@@ -163,6 +163,8 @@ def check_head(checker: Checker, head: str) -> HeadCheck:
     run = verdict.hidden
     if verdict.outcome == "pass" and run is not None:
         record = RunRecord(exit_code=run.exit_code, seconds=run.seconds)
+        if checker.limit is not None:
+            checker.limit.derive(run.seconds)
         return HeadCheck(record, environments, read_skips(logs), installed)
     if run is not None and run.timed_out:
         problem = (
