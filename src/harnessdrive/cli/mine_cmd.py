@@ -41,6 +41,14 @@ def mine_command(
             " stretches of history that fail on today's toolchain, and skip them (0: never).",
         ),
     ] = DEFAULT_SAMPLE_EVERY,
+    known_failures: Annotated[
+        str | None,
+        typer.Option(
+            "--known-failures",
+            help="Tests known to fail at HEAD, left out of the pytest command: a file of node"
+            " ids, one a line, or 'head' to record HEAD's failures.",
+        ),
+    ] = None,
     rev: Annotated[
         str | None,
         typer.Option(
@@ -140,6 +148,7 @@ def mine_command(
         since=since,
         max_tasks=max_tasks,
         rev=rev,
+        known_failures=known_failures,
         sample_every=sample_every,
         test_command=test_cmd,
         setup_command=setup_cmd,

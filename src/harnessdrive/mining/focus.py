@@ -55,6 +55,16 @@ def focused_command(command: str, test_files: Sequence[str]) -> str | None:
     return None
 
 
+def is_pytest_command(command: str) -> bool:
+    """Whether ``command`` is a simple command line that runs pytest."""
+    tokens = _tokens(command)
+    if tokens is None:
+        return False
+    while tokens and _ASSIGNMENT.fullmatch(tokens[0]):
+        tokens = tokens[1:]
+    return _pytest_start(tokens) is not None
+
+
 def _tokens(command: str) -> list[str] | None:
     try:
         lexer = shlex.shlex(command, posix=True, punctuation_chars=True)

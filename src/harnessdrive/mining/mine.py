@@ -24,6 +24,12 @@ from harnessdrive.mining.environments import EnvironmentStore, needs_for, python
 from harnessdrive.mining.envsetup import Choice
 from harnessdrive.mining.history import ScanResult, scan_history
 from harnessdrive.mining.journal import Journal, JournaledChecker, fingerprint
+from harnessdrive.mining.known_failures import (
+    RECORD_AT_HEAD,
+    leave_out,
+    read_known_failures,
+    record_head_failures,
+)
 from harnessdrive.mining.prompt_review import Review, review_prompts, rewrite_request
 from harnessdrive.mining.runs import RunQueue
 from harnessdrive.mining.since import DEFAULT_SINCE
@@ -86,6 +92,8 @@ class MineOptions:
     """Check every commit again, ignoring the journal of an earlier run."""
     sample_every: int = DEFAULT_SAMPLE_EVERY
     """Before the checks, run the whole suite at every Nth candidate's parent (0: never)."""
+    known_failures: str | None = None
+    """A file of pytest node ids known to fail at HEAD, or ``head`` to record them."""
     rev: str | None = None
     """Mine back from this revision instead of HEAD (its tests must pass, as HEAD's would)."""
     keep_weak: bool = False
@@ -142,8 +150,11 @@ def mine(
         stop=stop,
     )
     limit = TimeLimit(options.test_timeout)
+    known: list[str] = []
+    if options.known_failures not in (None, RECORD_AT_HEAD):
+        known = read_known_failures(Path(options.known_failures))
     settings = TaskSettings(
-        test_command=command.command,
+        test_command=leave_out(command.command, known),
         setup_command=options.setup_command or store.setup_command(),
         test_timeout=limit.seconds,
         test_command_source=command.source,
@@ -189,6 +200,9 @@ def mine(
         runs.close_after(place)
 
     try:
+        if options.known_failures == RECORD_AT_HEAD and review.considered:
+            checker, known = record_head_failures(checker, scan.head)
+            settings = checker.settings
         head: HeadCheck | None = None
         outcome = ValidationOutcome((), 0.0)
         drift: list[DriftReport] = []
@@ -249,6 +263,8 @@ def mine(
                     for c, quality in review.aside
                 ],
                 "prompt_rewrite_errors": rewrite_errors,
+                "test_cmd": settings.test_command,
+                "known_failures": known,
             }
         )
         write_summary(suite, summary)
@@ -453,6 +469,7 @@ def _journal_settings(options: MineOptions, settings: TaskSettings) -> str:
             "extras": options.extras,
             "groups": options.groups,
             "fast_reject": options.fast_reject,
+            "known_failures": options.known_failures,
         }
     )
 

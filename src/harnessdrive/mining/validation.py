@@ -180,7 +180,7 @@ def check_head(checker: Checker, head: str) -> HeadCheck:
             + ". Mine from a revision where it passes with --rev, or accept the failures known"
             " at HEAD with --known-failures (a file of test ids, or 'head' to record them)."
         )
-        fix = Setting("setup_command", "CMD")
+        fix = Setting("known_failures", "FILE|head")
     raise UserError(problem + _tail(log), settings=(fix,))
 
 
