@@ -8,10 +8,8 @@ The user's repository is only read. Without validation nothing is written at all
 
 from __future__ import annotations
 
-import shlex
 import shutil
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from harnessdrive.errors import Setting, UserError
@@ -22,7 +20,7 @@ from harnessdrive.mining.checks import CandidateResult, Checker
 from harnessdrive.mining.drift import DEFAULT_SAMPLE_EVERY, DriftReport, sample_history
 from harnessdrive.mining.environments import EnvironmentStore, needs_for, python_test_command
 from harnessdrive.mining.envsetup import Choice
-from harnessdrive.mining.history import ScanResult, scan_history
+from harnessdrive.mining.history import scan_history
 from harnessdrive.mining.journal import Journal, JournaledChecker, fingerprint
 from harnessdrive.mining.known_failures import (
     RECORD_AT_HEAD,
@@ -30,6 +28,7 @@ from harnessdrive.mining.known_failures import (
     read_known_failures,
     record_head_failures,
 )
+from harnessdrive.mining.mined_summary import Finished, finished_summary, utc_now
 from harnessdrive.mining.prompt_review import Review, review_prompts, rewrite_request
 from harnessdrive.mining.runs import RunQueue
 from harnessdrive.mining.since import DEFAULT_SINCE
@@ -43,16 +42,7 @@ from harnessdrive.mining.suite_folder import (
 )
 from harnessdrive.mining.summary import (
     DEFAULT_MAX_TASKS,
-    DriftRangeRecord,
-    DriftRecord,
-    DriftSample,
-    EnvironmentCounts,
-    HeadSkips,
-    MiningCounts,
     MiningSummary,
-    RejectedTask,
-    SkipCount,
-    SummaryTask,
     summary_from_scan,
 )
 from harnessdrive.mining.taskfiles import TaskSettings, write_task_folder
@@ -64,8 +54,6 @@ from harnessdrive.sandbox.runner import SandboxKind, get_sandbox
 from harnessdrive.sandbox.scratch import make_scratch_root
 from harnessdrive.workspace.tree_size import run_footprint
 
-# Two common CLIs, each pinned to a model with a bundled price so the estimate has a figure.
-NEXT_STEP_VARIANTS = "claude,codex --model claude=claude-sonnet-4-5 --model codex=gpt-5"
 ENVIRONMENTS_FOLDER = "envs"
 IN_PROGRESS_PER_SLOT = 2
 """Commits in progress per executor worker."""
@@ -134,7 +122,7 @@ def mine(
     command = resolve_test_command(Path(scan.repo), options.test_command, options.setup_command)
     if not options.validate:
         summary = summary_from_scan(scan, command, max_tasks=options.max_tasks)
-        return MineResult(summary.model_copy(update={"created": _utc_now()}), None)
+        return MineResult(summary.model_copy(update={"created": utc_now()}), None)
     suite = (options.output or default_suite_folder(Path(scan.repo))).resolve()
     prepare_suite_folder(suite)
     stop = stop or StopToken()
@@ -161,12 +149,6 @@ def mine(
         shared=(str(store.root),) if store.setup_command() else (),
         setup_network=options.setup_network,
     )
-    # Only known changes run (the commits themselves), so copies may go to a memory file system
-    # with room; not when the user's setup command installs into every copy.
-    footprint = (
-        None if options.setup_command else run_footprint([(Path(scan.repo), None)], options.jobs)
-    )
-    scratch = make_scratch_root("harnessdrive-mine-", footprint=footprint)
     review = review_prompts(
         Path(scan.repo),
         scan.candidates,
@@ -176,6 +158,12 @@ def mine(
     journal = Journal(suite, _journal_settings(options, settings), fresh=options.fresh)
     if not journal.resumed:
         shutil.rmtree(suite / "logs", ignore_errors=True)
+    # Only known changes run (the commits themselves), so copies may go to a memory file system
+    # with room; not when the user's setup command installs into every copy.
+    footprint = (
+        None if options.setup_command else run_footprint([(Path(scan.repo), None)], options.jobs)
+    )
+    scratch = make_scratch_root("harnessdrive-mine-", footprint=footprint)
     slots = RunSlots(options.jobs)
     worker = WorkerSettings(jobs=options.jobs, sandbox=sandbox, python=python, footprint=footprint)
     runs = RunQueue(create_executor(executor, worker))
@@ -241,31 +229,21 @@ def mine(
         )
         if options.reuse_environments and needs.any:
             store.prune(used)
-        summary = _summary(scan, command, settings, head, outcome, store, suite)
-        summary = summary.model_copy(
-            update={
-                "counts": summary.counts.model_copy(
-                    update={
-                        "weak": len(review.aside),
-                        "drift": len(drift[0].skipped) if drift else 0,
-                    }
-                ),
-                "drift": _drift_record(drift[0]) if drift else None,
-                "tasks": [_with_prompt(t, review, rewritten) for t in summary.tasks],
-                "weak_tasks": [
-                    RejectedTask(
-                        id=c.id,
-                        commit=c.commit,
-                        subject=c.subject,
-                        reason="weak prompt",
-                        detail=quality.reason(),
-                    )
-                    for c, quality in review.aside
-                ],
-                "prompt_rewrite_errors": rewrite_errors,
-                "test_cmd": settings.test_command,
-                "known_failures": known,
-            }
+        summary = finished_summary(
+            Finished(
+                scan=scan,
+                command=command,
+                settings=settings,
+                head=head,
+                outcome=outcome,
+                store=store,
+                suite=suite,
+                review=review,
+                drift=drift[0] if drift else None,
+                rewritten=rewritten,
+                rewrite_errors=rewrite_errors,
+                known_failures=known,
+            )
         )
         write_summary(suite, summary)
     except BaseException:
@@ -323,99 +301,6 @@ def _check_numbers(options: MineOptions) -> None:
         )
 
 
-def _summary(
-    scan: ScanResult,
-    command: DetectedCommand,
-    settings: TaskSettings,
-    head: HeadCheck | None,
-    outcome: ValidationOutcome,
-    store: EnvironmentStore,
-    suite: Path,
-) -> MiningSummary:
-    results: tuple[CandidateResult, ...] = outcome.results
-    return MiningSummary(
-        repo=scan.repo,
-        head=scan.head,
-        since=scan.since,
-        since_description=scan.since_description,
-        shallow=scan.shallow,
-        created=_utc_now(),
-        test_cmd=command.command,
-        test_cmd_source=command.source,
-        setup_cmd=settings.setup_command,
-        test_timeout=settings.test_timeout,
-        head_check=head.record if head is not None else None,
-        head_skips=_head_skips(head),
-        counts=MiningCounts(
-            commits=scan.counts.commits,
-            candidates=scan.counts.candidates,
-            skipped=dict(scan.counts.skipped),
-            checked=len(results),
-            validated=len(outcome.kept),
-            rejected=dict(outcome.rejected),
-        ),
-        # HEAD's check ran beside the candidates': the outcome's time holds both.
-        validation_seconds=outcome.seconds,
-        tasks=[
-            SummaryTask(
-                id=r.candidate.id,
-                commit=r.candidate.commit,
-                subject=r.candidate.subject,
-                hidden_tests=r.candidate.hidden_tests,
-                gold_files=r.candidate.gold_files,
-                gold_lines=r.candidate.gold_lines,
-                validated=True,
-                check=r.check,
-            )
-            for r in outcome.kept
-        ],
-        rejected_tasks=[
-            RejectedTask(
-                id=r.candidate.id,
-                commit=r.candidate.commit,
-                subject=r.candidate.subject,
-                reason=r.reason,
-                detail=r.detail,
-            )
-            for r in results
-            if r.reason is not None
-        ],
-        environments=EnvironmentCounts(
-            built=list(store.built),
-            reused=store.reused,
-            extras=list(head.installed[0]) if head and head.installed else None,
-            groups=list(head.installed[1]) if head and head.installed else None,
-        ),
-        tasks_file=str(suite),
-        head_date=scan.head_date,
-        next_step=(
-            f"harnessdrive estimate {shlex.quote(str(suite))} --harness {NEXT_STEP_VARIANTS}"
-            if outcome.kept
-            else None
-        ),
-    )
-
-
-def _drift_record(report: DriftReport) -> DriftRecord:
-    return DriftRecord(
-        every=report.every,
-        samples=[
-            DriftSample(commit=s.candidate.commit, passed=s.passed, failing=list(s.failing))
-            for s in report.samples
-        ],
-        ranges=[
-            DriftRangeRecord(
-                newest=r.newest.commit,
-                oldest=r.oldest.commit,
-                commits=len(r.candidates),
-                failing=list(r.failing),
-                samples=r.samples,
-            )
-            for r in report.ranges
-        ],
-    )
-
-
 def _write_again(
     options: MineOptions, checker: Checker, review: Review, kept: list[CandidateResult]
 ) -> tuple[set[str], list[str]]:
@@ -445,19 +330,6 @@ def _write_again(
     return rewritten, errors
 
 
-def _with_prompt(task: SummaryTask, review: Review, rewritten: set[str]) -> SummaryTask:
-    quality = review.quality.get(task.id)
-    if quality is None:
-        return task
-    return task.model_copy(
-        update={
-            "prompt_problems": list(quality.problems),
-            "unstated": list(quality.unstated),
-            "prompt_rewritten": task.id in rewritten,
-        }
-    )
-
-
 def _journal_settings(options: MineOptions, settings: TaskSettings) -> str:
     """What a journal's verdicts depend on: the same command with these continues it."""
     return fingerprint(
@@ -472,15 +344,3 @@ def _journal_settings(options: MineOptions, settings: TaskSettings) -> str:
             "known_failures": options.known_failures,
         }
     )
-
-
-def _head_skips(head: HeadCheck | None) -> HeadSkips | None:
-    skips = head.skips if head is not None else None
-    if skips is None:
-        return None
-    reasons = [SkipCount(reason=reason, tests=count) for reason, count in skips.reasons]
-    return HeadSkips(skipped=skips.skipped, total=skips.total, reasons=reasons, many=skips.many)
-
-
-def _utc_now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
