@@ -8,6 +8,8 @@ logs, and checks only the rest; the suite is the one a run without a stop writes
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -116,3 +118,27 @@ def test_a_stopped_run_continues_without_checking_finished_commits(tmp_path: Pat
         progress=lambda number, total, found: fresh.append(found),
     )
     assert [r.resumed for r in fresh] == [False, False, False]
+
+
+def test_a_killed_command_continues_when_run_again(tmp_path: Path) -> None:
+    shas = build(tmp_path / "calc")
+    argv = [
+        sys.executable, "-m", "harnessdrive", "mine", str(tmp_path / "calc"), "--since",
+        "2000-01-01", "--validate", "--test-cmd", TEST_COMMAND, "--test-timeout", "30",
+        "--sandbox", "none", "-o", str(tmp_path / "suite"),
+    ]  # fmt: skip
+    with subprocess.Popen(
+        argv, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True
+    ) as run:
+        assert run.stderr is not None
+        first = run.stderr.readline()  # the first checked commit's progress line
+        run.send_signal(signal.SIGTERM)
+        rest = run.stderr.read()
+    assert first.startswith(f"[1/3] {shas[0][:7]}") and ": kept" in first, first + rest
+    assert run.returncode == 130, rest
+    assert "Run the same command again to continue" in rest
+    again = subprocess.run(argv, capture_output=True, text=True, check=False)
+    assert again.returncode == 0, again.stderr
+    lines = [line for line in again.stderr.splitlines() if line.startswith("[")]
+    assert "kept, from the journal" in lines[0] and shas[0][:7] in lines[0]
+    assert all("from the journal" not in line for line in lines[1:])
