@@ -61,6 +61,13 @@ FILES = [
         # package scripts: the files go after --.
         ("npm test", ["src/a.test.ts", "src/b.ts"], "npm test -- src/a.test.ts"),
         ("yarn test -- --ci", ["web/x.spec.jsx"], "yarn test -- --ci web/x.spec.jsx"),
+        # variables set in front of the command stay there (luxon's tests need TZ)
+        (
+            "TZ=America/New_York LANG=en_US npm test",
+            ["test/a.test.js"],
+            "TZ=America/New_York LANG=en_US npm test -- test/a.test.js",
+        ),
+        ("TZ='a b' go test ./...", ["x_test.go"], "TZ='a b' go test ."),
     ],
 )
 def test_commands_are_narrowed_to_the_commits_own_tests(

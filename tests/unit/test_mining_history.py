@@ -464,3 +464,13 @@ def test_a_runners_settings_alone_are_no_test_changes(tmp_path: Path) -> None:
     assert scan.counts.skipped["no test changes"] == 2
     # A settings file that comes with a test is one of the hidden files all the same.
     assert sorted(scan.candidates[0].hidden_tests) == ["tests/test_a.py", "tox.ini"]
+
+
+def test_a_revision_is_mined_back_from_instead_of_head(history: History) -> None:
+    scan = scan_history(history.repo.path, ALL, rev=history.shas["good"])
+    assert scan.head == history.shas["good"]
+    assert [c.commit for c in scan.candidates] == [history.shas["good"]]
+    with pytest.raises(UserError, match="has no revision 'no-such-branch'"):
+        scan_history(history.repo.path, ALL, rev="no-such-branch")
+    with pytest.raises(UserError, match="is not a revision"):
+        scan_history(history.repo.path, ALL, rev="--all")

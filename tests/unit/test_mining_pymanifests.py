@@ -104,3 +104,49 @@ def test_dev_extras_and_groups_only_when_no_test_one_exists(tmp_path: Path) -> N
     )})  # fmt: skip
     assert pymanifests.test_extras(dev_only) == ["dev"]
     assert pymanifests.test_groups(dev_only) == ["dev"]
+
+
+PYJWT_LIKE = """\
+[project]
+name = "jwtlike"
+[project.optional-dependencies]
+crypto = ["cryptolib"]
+docs = ["sphinx"]
+dev = ["jwtlike[crypto,docs,tests]", "pre-commit"]
+tests = ["pytest"]
+[dependency-groups]
+test = ["clocklib", {include-group = "base"}]
+Base = ["coverage"]
+lint = ["ruff"]
+"""
+
+
+def test_every_extra_and_group_the_tests_may_need_is_chosen(tmp_path: Path) -> None:
+    root = write(tmp_path, {"pyproject.toml": PYJWT_LIKE})
+    # An optional backend is what its tests need; docs, linters and the union are not.
+    assert pymanifests.default_extras(root) == ["crypto", "tests"]
+    assert pymanifests.default_groups(root) == ["Base", "test"]
+    assert pymanifests.group_requirements(root, ["test"]) == ["clocklib", "coverage"]
+    assert pymanifests.group_requirements(root, ["missing"]) == []
+
+
+def test_tox_and_nox_name_the_extras_their_test_environments_install(tmp_path: Path) -> None:
+    root = write(tmp_path, {
+        "pyproject.toml": '[project]\nname = "x"\n[project.optional-dependencies]\ndocs = []\n'
+                          'dev = []\n',
+        "tox.ini": "[testenv]\nextras =\n    docs\n    py38: dev\ndependency_groups = test\n",
+    })  # fmt: skip
+    assert pymanifests.default_extras(root) == ["docs"]  # tox says so, though docs is a tool's
+    assert pymanifests.tox_groups(root) == ["test"]
+    assert "tox.ini" in pymanifests.python_manifests(root)
+    write(root, {"noxfile.py": 'def tests(session):\n    session.install("-e", ".[dev, docs]")\n'})
+    assert pymanifests.nox_extras(root) == ["dev", "docs"]
+    assert "noxfile.py" in pymanifests.python_manifests(root)
+    assert pymanifests.manifest_bytes(root, "noxfile.py") == b"dev\ndocs"
+
+
+def test_a_project_with_only_union_extras_gets_dev(tmp_path: Path) -> None:
+    root = write(tmp_path, {"pyproject.toml": (
+        '[project]\nname = "x"\n[project.optional-dependencies]\nall = []\ndev = []\ndocs = []\n'
+    )})  # fmt: skip
+    assert pymanifests.default_extras(root) == ["dev"]

@@ -296,11 +296,11 @@ def test_the_json_form(scanned: MiningSummary) -> None:
     assert set(data) >= {"repo", "head", "test_cmd", "test_cmd_source", "head_check", "counts",
                          "validation_seconds", "tasks", "tasks_file"}  # fmt: skip
     assert set(data["counts"]) == {
-        "commits", "candidates", "skipped", "checked", "validated", "rejected",
+        "commits", "candidates", "skipped", "checked", "validated", "rejected", "weak", "drift",
     }  # fmt: skip
     assert set(data["tasks"][0]) == {
         "id", "commit", "subject", "hidden_tests", "gold_files", "gold_lines", "validated",
-        "check",
+        "check", "prompt_problems", "unstated", "prompt_rewritten",
     }  # fmt: skip
     assert data["tasks"][0]["gold_files"] == ["src/a.py", "src/caf\x00e9.py"]
     assert MiningSummary.model_validate_json(render_summary_json(scanned)) == scanned

@@ -168,3 +168,20 @@ def test_text_that_is_not_utf8_is_read_anyway(tmp_path: Path) -> None:
 )
 def test_a_detected_python_command_runs_in_the_copys_environment(detected: str, runs: str) -> None:
     assert python_test_command(detected) == runs
+
+
+def test_doctests_run_where_tox_runs_them(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    (tmp_path / "tox.ini").write_text(
+        "[testenv]\ncommands =\n    pytest --doctest-modules --doctest-glob '*.rst' src tests"
+        " {posargs}\n"
+    )
+    found = detect_test_command(tmp_path)
+    assert found == DetectedCommand(
+        "python3 -m pytest -q --doctest-modules --doctest-glob '*.rst' src tests",
+        "pytest.ini (doctests as tox.ini runs them)",
+    )
+    (tmp_path / "tox.ini").write_text("[testenv]\ncommands = pytest {posargs} tests\n")
+    assert detect_test_command(tmp_path) == DetectedCommand("python3 -m pytest -q", "pytest.ini")

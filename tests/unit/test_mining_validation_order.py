@@ -81,6 +81,20 @@ def test_progress_reports_every_checked_candidate() -> None:
     assert sorted(seen) == [(1, 3), (2, 3), (3, 3)]
 
 
+def test_progress_comes_in_order_and_calls_kept_only_what_the_suite_holds() -> None:
+    seen: list[tuple[int, bool]] = []
+    checker = ScriptedChecker(good={1, 2, 3, 4})
+    outcome = validate(
+        [candidate(n) for n in range(8)],
+        checker,
+        max_tasks=2,
+        jobs=4,  # later candidates finish first, and some past the cut-off are checked
+        progress=lambda number, total, result: seen.append((number, result.kept)),
+    )
+    assert seen == [(1, False), (2, True), (3, True)]
+    assert len(outcome.kept) == sum(kept for _, kept in seen)
+
+
 def test_an_interruption_stops_the_running_checks() -> None:
     class Interrupting(ScriptedChecker):
         def check(self, item: Candidate) -> CandidateResult:

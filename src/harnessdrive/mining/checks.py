@@ -33,7 +33,7 @@ from typing import Literal, get_args
 from harnessdrive.errors import HarnessdriveError
 from harnessdrive.executors.base import JobResult
 from harnessdrive.grading.kinds.tests import tests_spec
-from harnessdrive.grading.verdict import Verdict
+from harnessdrive.grading.verdict import Finding, Verdict
 from harnessdrive.mining.candidate import Candidate
 from harnessdrive.mining.environments import EnvironmentStore
 from harnessdrive.mining.focus import focused_command
@@ -41,6 +41,7 @@ from harnessdrive.mining.runs import RunQueue, grading_run, taken
 from harnessdrive.mining.slots import Rank, RunSlots
 from harnessdrive.mining.summary import CheckRecord, RunRecord
 from harnessdrive.mining.taskfiles import TaskSettings, write_task_folder
+from harnessdrive.mining.time_limit import TimeLimit
 from harnessdrive.protocols.known_change import KnownChange, setup_failed
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.process import StopToken
@@ -82,6 +83,8 @@ class CandidateResult:
     """The shared environments its copies use."""
     seconds: float = 0.0
     detail: str = ""
+    resumed: bool = False
+    """Taken from the journal of an earlier run, not checked again."""
 
     @property
     def kept(self) -> bool:
@@ -123,6 +126,16 @@ class Checker:
     """Environment builds, shared by every commit in progress; None builds unbounded."""
     ranks: Mapping[str, int] = field(default_factory=dict)
     """Each candidate's place, newest first: its steps get a free worker before newer ones'."""
+    notes: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    """Metadata each candidate's task folder gets (its prompt quality record)."""
+    limit: TimeLimit | None = None
+    """The test time limit, derived from HEAD's time once it has passed."""
+
+    def current_settings(self) -> TaskSettings:
+        """The settings with the time limit in force now."""
+        if self.limit is None or self.limit.seconds == self.settings.test_timeout:
+            return self.settings
+        return dataclasses.replace(self.settings, test_timeout=self.limit.seconds)
 
     def halt(self) -> None:
         """End every test and build in progress (validation is being stopped)."""
@@ -154,7 +167,9 @@ class Checker:
 
         environments: tuple[str, ...] = ()
         try:
-            write_task_folder(folder, self.repo, candidate, self.settings)
+            notes = self.notes.get(candidate.id)
+            settings = self.current_settings()
+            write_task_folder(folder, self.repo, candidate, settings, notes=notes)
             task = load_task(folder)
             snapshot = build_snapshot(self.repo, candidate.parent, work / "snapshot")
         except (HarnessdriveError, OSError) as exc:
@@ -357,11 +372,22 @@ def _detail(label: str, outcome: TestOutcome, logs: Path, suite: Path) -> str:
         found = "timed out"
     elif run is not None and run.total:
         found = f"{run.passed} of {run.total} tests passed"
+        if run.skipped:
+            found += f", {run.skipped} skipped"
     else:
         found = f"exit status {outcome.record.exit_code}"
+    if outcome.tampered and outcome.verdict is not None:
+        found += "; " + "; ".join(_finding(f) for f in outcome.verdict.findings if f.tampers)
     log = logs / "grade-tests.log"
     where = log.relative_to(suite) if log.is_relative_to(suite) else log
     return f"{label}: {_STEP_WORDS.get(label, label)}: {found} (log: {where.as_posix()})"
+
+
+def _finding(finding: Finding) -> str:
+    """``protected-path pyproject.toml: ...``: what a tamper finding says, kept short."""
+    text = finding.code + (f" {finding.path}" if finding.path else "")
+    detail = " ".join(str(finding.detail).split())
+    return text + (f": {detail[:200]}" if detail else "")
 
 
 def _with_command(task: Task, command: str) -> Task:

@@ -43,6 +43,8 @@ class EnvironmentNeeds:
     pytest: bool = False
     """Make sure pytest is in the Python environment even when no manifest names it."""
     node: bool = False
+    choice: envsetup.Choice = envsetup.DEFAULT_CHOICE
+    """The extras and dependency groups the Python environment installs (``--extras``)."""
 
     @property
     def any(self) -> bool:
@@ -58,12 +60,17 @@ class EnvironmentNeeds:
             flags.append("--python")
             if self.pytest:
                 flags.append("--pytest")
+            flags += self.choice.flags()
         if self.node and kind in (None, "node"):
             flags.append("--node")
         return flags
 
 
-def needs_for(test_command: str, setup_command: str | None) -> EnvironmentNeeds:
+def needs_for(
+    test_command: str,
+    setup_command: str | None,
+    choice: envsetup.Choice = envsetup.DEFAULT_CHOICE,
+) -> EnvironmentNeeds:
     """Shared environments are made only when no setup command is given (it wins) and the test
     command uses them: a ``.venv/`` path for Python, a Node tool for ``node_modules``."""
     if setup_command:
@@ -73,6 +80,7 @@ def needs_for(test_command: str, setup_command: str | None) -> EnvironmentNeeds:
         python=python,
         pytest=python and _PYTEST.search(test_command) is not None,
         node=_NODE_COMMAND.search(test_command) is not None,
+        choice=choice,
     )
 
 
@@ -142,13 +150,15 @@ class EnvironmentStore:
         if not self.needs.any:
             return None
         mode = "link" if self.reuse else "fresh"
-        flags = " ".join(self.needs.flags())
+        flags = " ".join(shlex.quote(flag) for flag in self.needs.flags())
         return f"{{python}} {shlex.quote(str(self.script))} {mode} {flags}"
 
     def keys(self, root: Path) -> list[tuple[str, str]]:
         found = []
         for kind in self.needs.kinds:
-            key = envsetup.environment_key(root, kind, pytest=self.needs.pytest)
+            key = envsetup.environment_key(
+                root, kind, pytest=self.needs.pytest, choice=self.needs.choice
+            )
             if key is not None:
                 found.append((kind, key))
         return found

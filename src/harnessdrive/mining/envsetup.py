@@ -23,6 +23,9 @@ it by path, from a copy kept next to the environments it serves::
     python envsetup.py link  [--python] [--pytest] [--node]   # in a copy: link, or build there
     python envsetup.py build [--python] [--pytest] [--node]   # in a prototype: fill the store
     python envsetup.py fresh [--python] [--pytest] [--node]   # in a copy: always build there
+
+``--extras a,b`` and ``--groups c`` choose the extras and dependency groups installed with the
+project (default: the ones :func:`pymanifests.default_extras` and ``default_groups`` choose).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ import sysconfig
 import urllib.parse
 import urllib.request
 import venv
+from dataclasses import dataclass
 from pathlib import Path
 
 if __package__:
@@ -89,12 +93,45 @@ def node_lockfile(root: Path) -> str | None:
     return None
 
 
-def environment_key(root: Path, kind: str, *, pytest: bool = False) -> str | None:
+@dataclass(frozen=True)
+class Choice:
+    """The extras and dependency groups a Python environment installs; None: the default."""
+
+    extras: tuple[str, ...] | None = None
+    groups: tuple[str, ...] | None = None
+
+    def key_bytes(self) -> bytes:
+        parts = [",".join(x) if x is not None else "*" for x in (self.extras, self.groups)]
+        return ("\0".join(parts)).encode()
+
+    def flags(self) -> list[str]:
+        flags = []
+        if self.extras is not None:
+            flags.append("--extras=" + ",".join(self.extras))
+        if self.groups is not None:
+            flags.append("--groups=" + ",".join(self.groups))
+        return flags
+
+    def extras_for(self, root: Path) -> list[str]:
+        return list(self.extras) if self.extras is not None else pymanifests.default_extras(root)
+
+    def groups_for(self, root: Path) -> list[str]:
+        return list(self.groups) if self.groups is not None else pymanifests.default_groups(root)
+
+
+DEFAULT_CHOICE = Choice()
+
+
+def environment_key(
+    root: Path, kind: str, *, pytest: bool = False, choice: Choice = DEFAULT_CHOICE
+) -> str | None:
     """The store key of the environment ``root`` needs, or None when ``kind`` does not apply."""
     digest = hashlib.sha256(kind.encode() + b"\0")
     if kind == "python":
         version = f"{sys.implementation.name}{sys.version_info[0]}.{sys.version_info[1]}"
         digest.update(version.encode() + (b"\0pytest\0" if pytest else b"\0"))
+        if choice != DEFAULT_CHOICE:
+            digest.update(b"choice\0" + choice.key_bytes() + b"\0")
         names = pymanifests.python_manifests(root)
     elif kind == "node":
         lockfile = node_lockfile(root)
@@ -157,12 +194,12 @@ def _uv() -> str | None:
     return shutil.which("uv")
 
 
-def _sync_with_uv(root: Path, env: Path, uv: str) -> None:
-    """Exactly what uv.lock pins, with the test extras and groups, into ``env``."""
+def _sync_with_uv(root: Path, env: Path, uv: str, choice: Choice) -> None:
+    """Exactly what uv.lock pins, with the chosen extras and groups, into ``env``."""
     argv = [uv, "sync", "--frozen", "--no-progress", "--python", sys.executable]
-    for extra in pymanifests.test_extras(root):
+    for extra in choice.extras_for(root):
         argv += ["--extra", extra]
-    for group in pymanifests.test_groups(root):
+    for group in choice.groups_for(root):
         argv += ["--group", group]
     print("$ UV_PROJECT_ENVIRONMENT=" + str(env) + " " + " ".join(argv), flush=True)
     done = subprocess.run(argv, cwd=root, env={**os.environ, "UV_PROJECT_ENVIRONMENT": str(env)})
@@ -170,15 +207,16 @@ def _sync_with_uv(root: Path, env: Path, uv: str) -> None:
         raise SetupFailed(f"uv sync --frozen ... exited with {done.returncode}")
 
 
-def build_python(root: Path, env: Path, *, pytest: bool) -> None:
+def build_python(root: Path, env: Path, *, pytest: bool, choice: Choice = DEFAULT_CHOICE) -> None:
     """A virtual environment at ``env`` with what the project in ``root`` needs for its tests.
 
     A project with a ``uv.lock`` gets exactly what it pins (``uv sync``, where uv is installed);
-    any other, what its requirements files and manifests ask for (pip).
+    any other, what its requirements files and manifests ask for (pip), with the chosen extras
+    and dependency groups.
     """
     uv = _uv() if (root / "uv.lock").is_file() else None
     if uv is not None:
-        _sync_with_uv(root, env, uv)
+        _sync_with_uv(root, env, uv, choice)
         if pytest:
             _ensure_pytest(env, [*_pip(env), "install", "--disable-pip-version-check"], root)
         return
@@ -191,12 +229,53 @@ def build_python(root: Path, env: Path, *, pytest: bool) -> None:
     for name in installed:
         _run([*pip, *constraints, "-r", name], root)
     if pymanifests.installable(root):
-        extras = pymanifests.test_extras(root)
-        target = "." + (f"[{','.join(extras)}]" if extras else "")
-        _run([*pip, *constraints, "-e", target], root)
+        _install_project([*pip, *constraints], root, choice)
+    groups = choice.groups_for(root)
+    if groups:
+        print(f"dependency groups: {', '.join(groups)}", flush=True)
+        wanted = pymanifests.group_requirements(root, groups)
+        _install_together_else_each([*pip, *constraints], wanted, root, "the groups'")
     _install_tox_deps([*pip, *constraints], pymanifests.tox_requirements(root, installed), root)
     if pytest:
         _ensure_pytest(env, [*pip, *constraints], root)
+
+
+def _install_project(pip_install: list[str], root: Path, choice: Choice) -> None:
+    """The project, editable, with its extras. Extras chosen by default that do not install on
+    this interpreter (an old pin, a native library missing) are dropped, first all but the
+    test-named ones, then all, and the log says so; extras the user chose must install."""
+    extras = choice.extras_for(root)
+    tries = [extras]
+    if choice.extras is None:
+        tests = [e for e in extras if e in pymanifests.test_extras(root)]
+        tries += [t for t in (tests, []) if t != extras]
+    for index, chosen in enumerate(tries):
+        print(f"extras: {', '.join(chosen) or '(none)'}", flush=True)
+        target = "." + (f"[{','.join(chosen)}]" if chosen else "")
+        try:
+            _run([*pip_install, "-e", target], root)
+            return
+        except SetupFailed as failed:
+            if index + 1 == len(tries):
+                raise
+            print(f"the project did not install with {target}: {failed}", flush=True)
+
+
+def _install_together_else_each(
+    pip_install: list[str], wanted: list[str], root: Path, whose: str
+) -> None:
+    if not wanted:
+        return
+    try:
+        _run([*pip_install, *wanted], root)
+        return
+    except SetupFailed:
+        pass
+    for requirement in wanted:
+        try:
+            _run([*pip_install, requirement], root)
+        except SetupFailed as failed:
+            print(f"{whose} {requirement} was not installed: {failed}", flush=True)
 
 
 def _install_tox_deps(pip_install: list[str], tox: list[str], root: Path) -> None:
@@ -316,9 +395,11 @@ def install_node(root: Path) -> None:
     _run(list(command), root)
 
 
-def build_into_store(root: Path, store: Path, kind: str, *, pytest: bool) -> Path | None:
+def build_into_store(
+    root: Path, store: Path, kind: str, *, pytest: bool, choice: Choice = DEFAULT_CHOICE
+) -> Path | None:
     """Build the environment ``root`` needs into the store, unless it is there already."""
-    key = environment_key(root, kind, pytest=pytest)
+    key = environment_key(root, kind, pytest=pytest, choice=choice)
     if key is None:
         return None
     folder = environment_folder(store, kind, key)
@@ -329,7 +410,7 @@ def build_into_store(root: Path, store: Path, kind: str, *, pytest: bool) -> Pat
     folder.mkdir(parents=True)
     if kind == "python":
         before = tree_files(root)
-        build_python(root, folder, pytest=pytest)
+        build_python(root, folder, pytest=pytest, choice=choice)
         moved = detach_project(folder, root)
         info = {
             "prototype": str(root),
@@ -433,9 +514,11 @@ def link_node(root: Path, shared: Path) -> None:
     os.symlink(shared / "node_modules", target)
 
 
-def link_or_build(root: Path, store: Path | None, kind: str, *, pytest: bool) -> str:
+def link_or_build(
+    root: Path, store: Path | None, kind: str, *, pytest: bool, choice: Choice = DEFAULT_CHOICE
+) -> str:
     """Give the copy in ``root`` its environment; says what it did."""
-    key = environment_key(root, kind, pytest=pytest)
+    key = environment_key(root, kind, pytest=pytest, choice=choice)
     if key is None:
         return f"no {kind} environment needed"
     folder = environment_folder(store, kind, key) if store is not None else None
@@ -443,7 +526,7 @@ def link_or_build(root: Path, store: Path | None, kind: str, *, pytest: bool) ->
         (link_python if kind == "python" else link_node)(root, folder)
         return f"linked the shared {kind} environment {key}"
     if kind == "python":
-        build_python(root, root / ".venv", pytest=pytest)
+        build_python(root, root / ".venv", pytest=pytest, choice=choice)
     else:
         install_node(root)
     return f"built the {kind} environment {key} in place"
@@ -459,20 +542,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pytest", action="store_true", help="make sure pytest is installed")
     parser.add_argument("--node", action="store_true", help="node_modules from the lockfile")
     parser.add_argument("--store", type=Path, help="default: this file's folder")
+    parser.add_argument("--extras", help="extras to install, comma-separated (default: chosen)")
+    parser.add_argument("--groups", help="dependency groups, comma-separated (default: chosen)")
     args = parser.parse_args(argv)
+    choice = Choice(_names(args.extras), _names(args.groups))
     store = (args.store or Path(__file__).resolve().parent).resolve()
     root = Path.cwd()
     try:
         for kind in (k for k in KINDS if getattr(args, k)):
             if args.mode == "build":
-                build_into_store(root, store, kind, pytest=args.pytest)
+                build_into_store(root, store, kind, pytest=args.pytest, choice=choice)
             else:
                 chosen = store if args.mode == "link" else None
-                print(link_or_build(root, chosen, kind, pytest=args.pytest), flush=True)
+                found = link_or_build(root, chosen, kind, pytest=args.pytest, choice=choice)
+                print(found, flush=True)
     except (SetupFailed, OSError, ValueError) as exc:
         print(f"environment setup failed: {exc}", file=sys.stderr, flush=True)
         return 1
     return 0
+
+
+def _names(given: str | None) -> tuple[str, ...] | None:
+    if given is None:
+        return None
+    return tuple(n.strip() for n in given.split(",") if n.strip())
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ import shlex
 from collections.abc import Sequence
 
 _SAFE_TOKEN = re.compile(r"[\w@%+=:,./{}-]+")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*", re.DOTALL)
 _SHELL_PUNCTUATION = frozenset("();<>|&")
 # pytest options whose value may come as the next word.
 _PYTEST_VALUE_OPTIONS = frozenset(
@@ -42,11 +43,26 @@ def focused_command(command: str, test_files: Sequence[str]) -> str | None:
     tokens = _tokens(command)
     if tokens is None or not test_files:
         return None
+    # ``TZ=UTC npm test``: the variables stay in front of the narrowed command.
+    assignments = 0
+    while assignments < len(tokens) and _ASSIGNMENT.fullmatch(tokens[assignments]):
+        assignments += 1
+    prefix, rest = tokens[:assignments], tokens[assignments:]
     for narrow in (_pytest, _unittest, _go_test, _package_script):
-        found = narrow(tokens, list(test_files))
+        found = narrow(rest, list(test_files))
         if found is not None:
-            return found
+            return " ".join([*(_assignment(a) for a in prefix), found])
     return None
+
+
+def is_pytest_command(command: str) -> bool:
+    """Whether ``command`` is a simple command line that runs pytest."""
+    tokens = _tokens(command)
+    if tokens is None:
+        return False
+    while tokens and _ASSIGNMENT.fullmatch(tokens[0]):
+        tokens = tokens[1:]
+    return _pytest_start(tokens) is not None
 
 
 def _tokens(command: str) -> list[str] | None:
@@ -64,6 +80,12 @@ def _tokens(command: str) -> list[str] | None:
 def _join(tokens: Sequence[str]) -> str:
     # Placeholders such as {python} must stay bare for the grader to fill them in.
     return " ".join(t if _SAFE_TOKEN.fullmatch(t) else shlex.quote(t) for t in tokens)
+
+
+def _assignment(token: str) -> str:
+    """``NAME=value`` for the shell: only the value is quoted, or it is no assignment."""
+    name, _, value = token.partition("=")
+    return f"{name}={value if _SAFE_TOKEN.fullmatch(value) else shlex.quote(value)}"
 
 
 def _python_tests(files: list[str]) -> list[str]:

@@ -21,7 +21,7 @@ from harnessdrive.mining.classify import classify_path
 from harnessdrive.mining.contents import lfs_pointer_blobs
 from harnessdrive.mining.gitread import stream_git, try_git
 from harnessdrive.mining.logstream import LOG_FORMAT, LoggedCommit, parse_log
-from harnessdrive.mining.repository import locate, refuse_partial_clone
+from harnessdrive.mining.repository import locate, refuse_partial_clone, resolve_revision
 from harnessdrive.mining.runners import is_runner_settings
 from harnessdrive.mining.since import DEFAULT_SINCE, parse_since
 
@@ -111,10 +111,15 @@ def scan_history(
     now: datetime | None = None,
     max_files: int = MAX_FILES,
     max_lines: int = MAX_LINES,
+    rev: str | None = None,
 ) -> ScanResult:
-    """Candidate tasks from the history of ``repo`` (which is only read)."""
-    window = parse_since(since, now)
+    """Candidate tasks from the history of ``repo`` (which is only read), back from ``rev``
+    (default HEAD; a number of days then counts back from its commit date)."""
+    window = parse_since(since, now)  # a bad --since is reported before anything is read
     root, head, shallow = locate(repo)
+    if rev is not None:
+        head, dated = resolve_revision(root, rev)
+        window = parse_since(since, now or dated)
     refuse_partial_clone(root)
 
     commits = 0

@@ -46,3 +46,8 @@ def _is_trailer_block(paragraph: str) -> bool:
         return False
     # A line that starts with white space continues the trailer above it.
     return all(_TRAILER.match(line) or line[:1] in (" ", "\t") for line in lines)
+
+
+def is_trailer(line: str) -> bool:
+    """Whether ``line`` reads as a trailer (``Signed-off-by: ...``)."""
+    return _TRAILER.match(line) is not None

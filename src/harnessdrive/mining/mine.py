@@ -8,10 +8,8 @@ The user's repository is only read. Without validation nothing is written at all
 
 from __future__ import annotations
 
-import shlex
 import shutil
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from harnessdrive.errors import Setting, UserError
@@ -19,8 +17,19 @@ from harnessdrive.executors.base import DEFAULT_EXECUTOR, WorkerSettings
 from harnessdrive.executors.registry import create_executor
 from harnessdrive.mining.beside_head import validate_beside_head
 from harnessdrive.mining.checks import CandidateResult, Checker
+from harnessdrive.mining.drift import DEFAULT_SAMPLE_EVERY, DriftReport, sample_history
 from harnessdrive.mining.environments import EnvironmentStore, needs_for, python_test_command
-from harnessdrive.mining.history import ScanResult, scan_history
+from harnessdrive.mining.envsetup import Choice
+from harnessdrive.mining.history import scan_history
+from harnessdrive.mining.journal import Journal, JournaledChecker, fingerprint
+from harnessdrive.mining.known_failures import (
+    RECORD_AT_HEAD,
+    leave_out,
+    read_known_failures,
+    record_head_failures,
+)
+from harnessdrive.mining.mined_summary import Finished, finished_summary, utc_now
+from harnessdrive.mining.prompt_review import Review, review_prompts, rewrite_request
 from harnessdrive.mining.runs import RunQueue
 from harnessdrive.mining.since import DEFAULT_SINCE
 from harnessdrive.mining.slots import RunSlots
@@ -33,24 +42,18 @@ from harnessdrive.mining.suite_folder import (
 )
 from harnessdrive.mining.summary import (
     DEFAULT_MAX_TASKS,
-    EnvironmentCounts,
-    MiningCounts,
     MiningSummary,
-    RejectedTask,
-    SummaryTask,
     summary_from_scan,
 )
-from harnessdrive.mining.taskfiles import TaskSettings
+from harnessdrive.mining.taskfiles import TaskSettings, write_task_folder
 from harnessdrive.mining.test_command import DetectedCommand, detect_test_command
+from harnessdrive.mining.time_limit import TimeLimit
 from harnessdrive.mining.validation import HeadCheck, Progress, ValidationOutcome, validate
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.sandbox.runner import SandboxKind, get_sandbox
 from harnessdrive.sandbox.scratch import make_scratch_root
 from harnessdrive.workspace.tree_size import run_footprint
 
-DEFAULT_TEST_TIMEOUT = 600.0
-# Two common CLIs, each pinned to a model with a bundled price so the estimate has a figure.
-NEXT_STEP_VARIANTS = "claude,codex --model claude=claude-sonnet-4-5 --model codex=gpt-5"
 ENVIRONMENTS_FOLDER = "envs"
 IN_PROGRESS_PER_SLOT = 2
 """Commits in progress per executor worker."""
@@ -65,13 +68,32 @@ class MineOptions:
     setup_command: str | None = None
     validate: bool = False
     jobs: int = 1
-    test_timeout: float = DEFAULT_TEST_TIMEOUT
+    test_timeout: float | None = None
+    """Seconds for one test run; None: derived from HEAD's time (see time_limit.py)."""
     output: Path | None = None
     """The suite folder; default ``<repo>/.harnessdrive/tasks/<repo name>``."""
     reuse_environments: bool = True
     """Build each shared environment once (False: every copy builds its own)."""
     fast_reject: bool = True
     """Run the commit's own test files alone on the parent first."""
+    fresh: bool = False
+    """Check every commit again, ignoring the journal of an earlier run."""
+    sample_every: int = DEFAULT_SAMPLE_EVERY
+    """Before the checks, run the whole suite at every Nth candidate's parent (0: never)."""
+    known_failures: str | None = None
+    """A file of pytest node ids known to fail at HEAD, or ``head`` to record them."""
+    rev: str | None = None
+    """Mine back from this revision instead of HEAD (its tests must pass, as HEAD's would)."""
+    keep_weak: bool = False
+    """Check candidates whose prompt is weak too, instead of setting them aside."""
+    prompt_command: str | None = None
+    """The user's command that rewrites each kept task's change request (stdin to stdout)."""
+    extras: tuple[str, ...] | None = None
+    """The extras the automatic Python environment installs (None: the project's own choice)."""
+    groups: tuple[str, ...] | None = None
+    """The dependency groups it installs (None: the project's own choice)."""
+    setup_network: bool = False
+    """Setup in every copy may reach the package registries (still in the sandbox)."""
 
 
 @dataclass(frozen=True)
@@ -96,15 +118,17 @@ def mine(
     names a registered kind); the environments are built on this host.
     """
     _check_numbers(options)
-    scan = scan_history(options.repo, options.since)
+    scan = scan_history(options.repo, options.since, rev=options.rev)
     command = resolve_test_command(Path(scan.repo), options.test_command, options.setup_command)
     if not options.validate:
         summary = summary_from_scan(scan, command, max_tasks=options.max_tasks)
-        return MineResult(summary.model_copy(update={"created": _utc_now()}), None)
+        return MineResult(summary.model_copy(update={"created": utc_now()}), None)
     suite = (options.output or default_suite_folder(Path(scan.repo))).resolve()
     prepare_suite_folder(suite)
     stop = stop or StopToken()
-    needs = needs_for(command.command, options.setup_command)
+    needs = needs_for(
+        command.command, options.setup_command, Choice(options.extras, options.groups)
+    )
     store = EnvironmentStore(
         suite / ENVIRONMENTS_FOLDER,
         needs,
@@ -113,13 +137,27 @@ def mine(
         reuse=options.reuse_environments,
         stop=stop,
     )
+    limit = TimeLimit(options.test_timeout)
+    known: list[str] = []
+    if options.known_failures not in (None, RECORD_AT_HEAD):
+        known = read_known_failures(Path(options.known_failures))
     settings = TaskSettings(
-        test_command=command.command,
+        test_command=leave_out(command.command, known),
         setup_command=options.setup_command or store.setup_command(),
-        test_timeout=options.test_timeout,
+        test_timeout=limit.seconds,
         test_command_source=command.source,
         shared=(str(store.root),) if store.setup_command() else (),
+        setup_network=options.setup_network,
     )
+    review = review_prompts(
+        Path(scan.repo),
+        scan.candidates,
+        limit=3 * options.max_tasks,
+        keep_weak=options.keep_weak,
+    )
+    journal = Journal(suite, _journal_settings(options, settings), fresh=options.fresh)
+    if not journal.resumed:
+        shutil.rmtree(suite / "logs", ignore_errors=True)
     # Only known changes run (the commits themselves), so copies may go to a memory file system
     # with room; not when the user's setup command installs into every copy.
     footprint = (
@@ -140,7 +178,9 @@ def mine(
         stop=stop,
         fast_reject=options.fast_reject,
         slots=slots,
-        ranks={c.id: index for index, c in enumerate(scan.candidates)},
+        ranks={c.id: index for index, c in enumerate(review.considered)},
+        limit=limit,
+        notes={id_: {"prompt_quality": q.as_metadata()} for id_, q in review.quality.items()},
     )
 
     def settled(place: int) -> None:
@@ -148,30 +188,39 @@ def mine(
         runs.close_after(place)
 
     try:
+        if options.known_failures == RECORD_AT_HEAD and review.considered:
+            checker, known = record_head_failures(checker, scan.head)
+            settings = checker.settings
         head: HeadCheck | None = None
         outcome = ValidationOutcome((), 0.0)
-        used: set[str] = set()
-        if scan.candidates:
-            head, outcome = validate_beside_head(
-                checker,
-                scan.head,
-                lambda held: validate(
-                    scan.candidates,
-                    checker,
-                    max_tasks=options.max_tasks,
-                    # Twice as many commits in progress as workers: one commit's git work and
-                    # copies overlap with another's tests, and no worker idles while a commit
-                    # waits for its last runs.
-                    jobs=IN_PROGRESS_PER_SLOT * options.jobs,
-                    progress=held,
-                    settled=settled,
-                ),
-                progress,
+        drift: list[DriftReport] = []
+
+        def sampled_then_checked(held: Progress | None) -> ValidationOutcome:
+            considered = review.considered
+            if options.sample_every:
+                drift.append(sample_history(checker, considered, options.sample_every))
+                considered = [c for c in considered if c.id not in drift[0].skipped]
+            return validate(
+                considered,
+                JournaledChecker(checker, journal),
+                max_tasks=options.max_tasks,
+                # Twice as many commits in progress as workers: one commit's git work and
+                # copies overlap with another's tests, and no worker idles while a commit
+                # waits for its last runs.
+                jobs=IN_PROGRESS_PER_SLOT * options.jobs,
+                progress=held,
+                settled=settled,
             )
+
+        used: set[str] = set()
+        if review.considered:
+            head, outcome = validate_beside_head(checker, scan.head, sampled_then_checked, progress)
             used.update(head.environments)
         kept = outcome.kept
         for result in kept:
             used.update(result.environments)
+        rewritten, rewrite_errors = _write_again(options, checker, review, kept)
+        settings = checker.current_settings()
         write_suite(
             suite,
             suite_name(Path(scan.repo)),
@@ -180,7 +229,22 @@ def mine(
         )
         if options.reuse_environments and needs.any:
             store.prune(used)
-        summary = _summary(scan, command, settings, head, outcome, store, suite)
+        summary = finished_summary(
+            Finished(
+                scan=scan,
+                command=command,
+                settings=settings,
+                head=head,
+                outcome=outcome,
+                store=store,
+                suite=suite,
+                review=review,
+                drift=drift[0] if drift else None,
+                rewritten=rewritten,
+                rewrite_errors=rewrite_errors,
+                known_failures=known,
+            )
+        )
         write_summary(suite, summary)
     except BaseException:
         runs.stop()
@@ -219,79 +283,64 @@ def _check_numbers(options: MineOptions) -> None:
         )
     if options.jobs < 1:
         raise UserError("the number of jobs must be at least 1", settings=(Setting("jobs"),))
-    if not options.test_timeout > 0:
+    if options.sample_every < 0:
+        raise UserError(
+            "--sample-every must be 0 (no samples) or a number of candidates",
+            settings=(Setting("sample_every"),),
+        )
+    if options.setup_command and (options.extras is not None or options.groups is not None):
+        raise UserError(
+            "--extras and --groups choose what the automatic environment installs; with"
+            " --setup-cmd your command decides, so give one or the other",
+            settings=(Setting("setup_command"),),
+        )
+    if options.test_timeout is not None and not options.test_timeout > 0:
         raise UserError(
             "the test timeout must be a positive number of seconds",
             settings=(Setting("test_timeout"),),
         )
 
 
-def _summary(
-    scan: ScanResult,
-    command: DetectedCommand,
-    settings: TaskSettings,
-    head: HeadCheck | None,
-    outcome: ValidationOutcome,
-    store: EnvironmentStore,
-    suite: Path,
-) -> MiningSummary:
-    results: tuple[CandidateResult, ...] = outcome.results
-    return MiningSummary(
-        repo=scan.repo,
-        head=scan.head,
-        since=scan.since,
-        since_description=scan.since_description,
-        shallow=scan.shallow,
-        created=_utc_now(),
-        test_cmd=command.command,
-        test_cmd_source=command.source,
-        setup_cmd=settings.setup_command,
-        test_timeout=settings.test_timeout,
-        head_check=head.record if head is not None else None,
-        counts=MiningCounts(
-            commits=scan.counts.commits,
-            candidates=scan.counts.candidates,
-            skipped=dict(scan.counts.skipped),
-            checked=len(results),
-            validated=len(outcome.kept),
-            rejected=dict(outcome.rejected),
-        ),
-        # HEAD's check ran beside the candidates': the outcome's time holds both.
-        validation_seconds=outcome.seconds,
-        tasks=[
-            SummaryTask(
-                id=r.candidate.id,
-                commit=r.candidate.commit,
-                subject=r.candidate.subject,
-                hidden_tests=r.candidate.hidden_tests,
-                gold_files=r.candidate.gold_files,
-                gold_lines=r.candidate.gold_lines,
-                validated=True,
-                check=r.check,
-            )
-            for r in outcome.kept
-        ],
-        rejected_tasks=[
-            RejectedTask(
-                id=r.candidate.id,
-                commit=r.candidate.commit,
-                subject=r.candidate.subject,
-                reason=r.reason,
-                detail=r.detail,
-            )
-            for r in results
-            if r.reason is not None
-        ],
-        environments=EnvironmentCounts(built=list(store.built), reused=store.reused),
-        tasks_file=str(suite),
-        head_date=scan.head_date,
-        next_step=(
-            f"harnessdrive estimate {shlex.quote(str(suite))} --harness {NEXT_STEP_VARIANTS}"
-            if outcome.kept
-            else None
-        ),
+def _write_again(
+    options: MineOptions, checker: Checker, review: Review, kept: list[CandidateResult]
+) -> tuple[set[str], list[str]]:
+    """Each kept task's folder written again where it changes: with the time limit derived
+    after it was written, or the prompt command's request. Returns (rewritten, errors)."""
+    rewritten: set[str] = set()
+    errors: list[str] = []
+    settings = checker.current_settings()
+    for result in kept:
+        candidate, folder = result.candidate, result.folder
+        if folder is None:
+            continue
+        request = None
+        if options.prompt_command is not None:
+            quality = review.quality.get(candidate.id)
+            found = rewrite_request(options.prompt_command, checker.repo, candidate, quality)
+            request = found.request
+            if request is None:
+                errors.append(f"{candidate.id}: {found.error}")
+        if request is None and settings == checker.settings:
+            continue
+        shutil.rmtree(folder)
+        notes = checker.notes.get(candidate.id)
+        write_task_folder(folder, checker.repo, candidate, settings, request=request, notes=notes)
+        if request is not None:
+            rewritten.add(candidate.id)
+    return rewritten, errors
+
+
+def _journal_settings(options: MineOptions, settings: TaskSettings) -> str:
+    """What a journal's verdicts depend on: the same command with these continues it."""
+    return fingerprint(
+        {
+            "test_command": settings.test_command,
+            "setup_command": settings.setup_command,
+            "setup_network": settings.setup_network,
+            "test_timeout": options.test_timeout,
+            "extras": options.extras,
+            "groups": options.groups,
+            "fast_reject": options.fast_reject,
+            "known_failures": options.known_failures,
+        }
     )
-
-
-def _utc_now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,6 +1,6 @@
 """What a Python project's own files say its tests need: the manifests that key its shared
-environment, the requirements files pip installs, the test extras and dependency groups, and
-tox's test dependencies.
+environment, the requirements files pip installs, the extras and dependency groups (PEP 735) its
+tests use, and what tox's and nox's test environments install.
 
 Standard library only: :mod:`harnessdrive.mining.envsetup` imports it when it runs as a script
 beside the environments it serves, where harnessdrive itself need not be importable.
@@ -31,7 +31,18 @@ _REQUIREMENTS_FILE = re.compile(r"[\w.-]+\.(txt|in)")
 _CONSTRAINTS = re.compile(r"constraints[\w.-]*\.txt")
 TEST_EXTRAS = ("test", "tests", "testing", "dev")
 """Names of optional-dependency groups (and dependency groups) that hold what the tests need."""
+NOT_FOR_TESTS = frozenset(
+    {"doc", "docs", "documentation", "lint", "linting", "linters", "typing", "types", "mypy",
+     "style", "format", "release", "publish", "build", "dist", "pre-commit", "bench",
+     "benchmark", "benchmarks", "notebook", "notebooks"}
+)  # fmt: skip
+"""Extras and groups for tools other than the tests: never installed unless asked for."""
+UNIONS = frozenset({"dev", "all", "full", "complete", "everything"})
+"""Extras and groups that gather the others (and the tool belt): only when nothing else fits."""
 TOX_INI = "tox.ini"
+NOXFILE = "noxfile.py"
+# What a nox session installs of the project itself: ``session.install("-e", ".[tests,crypto]")``.
+_NOX_EXTRAS = re.compile(r"""\binstall\([^)]*?["']\.\[([\w,\s-]+)\]["']""")
 # A tox dependency line that applies only to some environments ("py38: mock").
 _TOX_CONDITIONAL = re.compile(r"^[\w!,{}.-]+\s*:(?!//)")
 _TOX_INIDIR = "{toxinidir}/"
@@ -52,8 +63,10 @@ def python_manifests(root: Path) -> list[str]:
             or _CONSTRAINTS.fullmatch(name)
         ):
             names.append(name)
-    if (root / TOX_INI).is_file() and tox_requirements(root, installed=[]):
+    if (root / TOX_INI).is_file() and (tox_requirements(root, installed=[]) or tox_extras(root)):
         names.append(TOX_INI)  # a tox.ini that only configures tools would not matter
+    if (root / NOXFILE).is_file() and nox_extras(root):
+        names.append(NOXFILE)
     folder = root / REQUIREMENTS_FOLDER
     if folder.is_dir() and not folder.is_symlink():
         for entry in os.scandir(folder):
@@ -123,6 +136,110 @@ def test_groups(root: Path) -> list[str]:
     return _for_tests(names)
 
 
+def all_extras(root: Path) -> list[str]:
+    """Every optional-dependency group the project declares (pyproject.toml, setup.cfg)."""
+    groups: set[str] = set()
+    project = pyproject(root).get("project", {})
+    optional = project.get("optional-dependencies", {}) if isinstance(project, dict) else {}
+    if isinstance(optional, dict):
+        groups.update(str(name) for name in optional)
+    setup_cfg = _ini(root / "setup.cfg")
+    if setup_cfg is not None and setup_cfg.has_section("options.extras_require"):
+        groups.update(setup_cfg.options("options.extras_require"))
+    return sorted(groups)
+
+
+def all_groups(root: Path) -> list[str]:
+    """Every dependency group (PEP 735) the project declares."""
+    groups = pyproject(root).get("dependency-groups", {})
+    return sorted(str(name) for name in groups) if isinstance(groups, dict) else []
+
+
+def default_extras(root: Path) -> list[str]:
+    """The extras the tests are run with unless the user chooses: the ones tox's or nox's test
+    environments install, and every other one that is not for docs, linters or releases (an
+    optional backend, such as pyjwt's ``crypto``, is what the tests of that backend need)."""
+    return _chosen(all_extras(root), [*tox_extras(root), *nox_extras(root)])
+
+
+def default_groups(root: Path) -> list[str]:
+    """The dependency groups installed unless the user chooses, by the same rule as extras."""
+    return _chosen(all_groups(root), tox_groups(root))
+
+
+def _chosen(declared: list[str], named: list[str]) -> list[str]:
+    wanted = {_normal(n) for n in named}
+    chosen = [n for n in declared if _normal(n) in wanted]
+    others = [
+        n for n in declared if _normal(n) not in wanted and _normal(n) not in NOT_FOR_TESTS | UNIONS
+    ]
+    if chosen or others:
+        return sorted({*chosen, *others})
+    unions = sorted((n for n in declared if _normal(n) in UNIONS), key=lambda n: n == "all")
+    return unions[:1]  # ``dev`` before ``all``, which may bring docs' tools too
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def group_requirements(root: Path, names: Iterable[str]) -> list[str]:
+    """The requirements of dependency groups ``names``, each ``include-group`` followed
+    (once each); unknown names are left out."""
+    table = pyproject(root).get("dependency-groups", {})
+    groups = {_normal(str(k)): v for k, v in table.items()} if isinstance(table, dict) else {}
+    found: list[str] = []
+    seen: set[str] = set()
+
+    def add(name: str) -> None:
+        key = _normal(name)
+        if key in seen or not isinstance(groups.get(key), list):
+            return
+        seen.add(key)
+        for item in groups[key]:
+            if isinstance(item, str):
+                if item not in found:
+                    found.append(item)
+            elif isinstance(item, dict) and isinstance(item.get("include-group"), str):
+                add(item["include-group"])
+
+    for name in names:
+        add(name)
+    return found
+
+
+def tox_extras(root: Path) -> list[str]:
+    """The extras tox.ini's ``[testenv]`` installs (``extras = tests, crypto``)."""
+    return _tox_list(root, "extras")
+
+
+def tox_groups(root: Path) -> list[str]:
+    """The dependency groups tox.ini's ``[testenv]`` installs (``dependency_groups = test``)."""
+    return _tox_list(root, "dependency_groups")
+
+
+def _tox_list(root: Path, option: str) -> list[str]:
+    tox = _ini(root / TOX_INI)
+    if tox is None or not tox.has_option("testenv", option):
+        return []
+    names = []
+    for raw in re.split(r"[,\n]", tox.get("testenv", option)):
+        name = raw.split("#", 1)[0].strip()
+        if name and not _TOX_CONDITIONAL.match(name) and "{" not in name:
+            names.append(name)
+    return names
+
+
+def nox_extras(root: Path) -> list[str]:
+    """The extras noxfile.py's sessions install with the project (``.[tests,crypto]``)."""
+    path = root / NOXFILE
+    if not path.is_file():
+        return []
+    text = path.read_text(encoding="utf-8", errors="replace")
+    found = {n.strip() for match in _NOX_EXTRAS.findall(text) for n in match.split(",")}
+    return sorted(n for n in found if n)
+
+
 def _for_tests(names: Iterable[str]) -> list[str]:
     """The names that look like test dependencies; ``dev`` only when no other one does (it
     tends to bring the whole tool belt: tox, linters, type checkers, pre-commit)."""
@@ -175,5 +292,8 @@ def manifest_bytes(root: Path, name: str) -> bytes:
     """What of manifest ``name`` keys the environment: the whole file, but of tox.ini only its
     test dependencies (its tools' settings change far more often)."""
     if name == TOX_INI:
-        return "\n".join(tox_requirements(root, installed=[])).encode()
+        found = [*tox_requirements(root, installed=[]), *tox_extras(root), *tox_groups(root)]
+        return "\n".join(found).encode()
+    if name == NOXFILE:
+        return "\n".join(nox_extras(root)).encode()
     return (root / name).read_bytes()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from datetime import datetime
 from pathlib import Path
 
 from harnessdrive.errors import UserError
@@ -37,6 +38,17 @@ def locate(path: str | os.PathLike[str]) -> tuple[Path, str, bool]:
         return Path(os.fsdecode(top)), head.decode("ascii"), shallow == b"true"
     root = repository_root(path)
     return root, head_commit(root), is_shallow(root)
+
+
+def resolve_revision(root: Path, rev: str) -> tuple[str, datetime]:
+    """(sha, commit date) of ``rev`` (a branch, tag or sha); a UserError when there is none."""
+    if not rev.strip() or rev.startswith("-"):
+        raise UserError(f"{rev!r} is not a revision")
+    found = try_git(root, ["log", "-1", "--format=%H %cI", f"{rev}^{{commit}}", "--"])
+    if not found:
+        raise UserError(f"{root} has no revision {rev!r} (give a branch, a tag or a commit)")
+    sha, _, when = found.decode("ascii", "replace").strip().partition(" ")
+    return sha, datetime.fromisoformat(when)
 
 
 def head_commit(root: Path) -> str:

@@ -4,6 +4,7 @@
     <suite>/tasks/<id>/...      one folder per kept task (see taskfiles)
     <suite>/envs/               shared test environments, reused by the next mining run
     <suite>/logs/               head-check.log, head-setup.log, one folder per checked commit
+    <suite>/journal.jsonl       every checked commit's verdict, so a stopped run continues
     <suite>/mined.json          the summary as JSON; marks the folder as ours
     <suite>/summary.md          the summary as markdown
 
@@ -58,8 +59,9 @@ def prepare_suite_folder(folder: Path) -> None:
     marker = folder / MARKER
     if not marker.exists():
         marker.write_text("{}\n", encoding="utf-8")  # ours from now on, even if this run fails
-    for stale in ("logs", "staging"):
-        shutil.rmtree(folder / stale, ignore_errors=True)
+    # The logs stay for a run that continues the journal (see journal.py); mining clears them
+    # when it starts over.
+    shutil.rmtree(folder / "staging", ignore_errors=True)
 
 
 def _ignore_itself(state: Path) -> None:

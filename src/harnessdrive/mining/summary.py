@@ -60,11 +60,55 @@ class RejectedTask(_Model):
     """Which step decided, or the error that stopped the check."""
 
 
+class SkipCount(_Model):
+    reason: str
+    tests: int
+
+
+class HeadSkips(_Model):
+    """The tests HEAD's run skipped, from its junit report, with the runner's reasons."""
+
+    skipped: int
+    total: int
+    reasons: list[SkipCount] = Field(default_factory=list)
+    many: bool = False
+    """More than a tenth skipped: commits whose tests are among them cannot be judged."""
+
+
+class DriftSample(_Model):
+    commit: str
+    """The candidate whose parent was sampled."""
+    passed: bool
+    failing: list[str] = Field(default_factory=list)
+
+
+class DriftRangeRecord(_Model):
+    newest: str
+    oldest: str
+    commits: int
+    """Candidates in the range, skipped without a run of their own."""
+    failing: list[str]
+    """The failing tests every sample of the range shares."""
+    samples: int
+
+
+class DriftRecord(_Model):
+    """The history sampled before the checks: where the suite stops passing today."""
+
+    every: int
+    samples: list[DriftSample] = Field(default_factory=list)
+    ranges: list[DriftRangeRecord] = Field(default_factory=list)
+
+
 class EnvironmentCounts(_Model):
     built: list[str] = Field(default_factory=list)
     """Shared environments built during this run (``python-<key>``, ``node-<key>``)."""
     reused: int = 0
     """Copies that found their environment already built."""
+    extras: list[str] | None = None
+    """The extras HEAD's Python environment installs (None: no shared Python environment)."""
+    groups: list[str] | None = None
+    """The dependency groups (PEP 735) it installs."""
 
 
 class MiningCounts(_Model):
@@ -75,6 +119,10 @@ class MiningCounts(_Model):
     validated: int = 0
     rejected: dict[str, int] = Field(default_factory=dict)
     """Rejection reason (``tests pass before the fix``, ``flaky``, ...) to count."""
+    weak: int = 0
+    """Candidates set aside for a weak prompt, before any test ran (see ``weak_tasks``)."""
+    drift: int = 0
+    """Candidates skipped in ranges whose suite fails on this toolchain (see ``drift``)."""
 
 
 class SummaryTask(_Model):
@@ -86,6 +134,12 @@ class SummaryTask(_Model):
     gold_lines: int
     validated: bool = False
     check: CheckRecord | None = None
+    prompt_problems: list[str] = Field(default_factory=list)
+    """Why its prompt is weak (kept with --keep-weak)."""
+    unstated: list[str] = Field(default_factory=list)
+    """What its hidden tests pin that the prompt does not state."""
+    prompt_rewritten: bool = False
+    """The prompt command gave it a new change request."""
 
 
 class MiningSummary(_Model):
@@ -103,12 +157,22 @@ class MiningSummary(_Model):
     test_timeout: float | None = None
     head_check: RunRecord | None = None
     """The test command's run at HEAD in a fresh copy, once validation ran it."""
+    known_failures: list[str] = Field(default_factory=list)
+    """Tests known to fail at HEAD, left out of the test command (``--known-failures``)."""
+    head_skips: HeadSkips | None = None
+    """What that run skipped and why, where its runner wrote a junit report."""
     counts: MiningCounts
     validation_seconds: float | None = None
     tasks: list[SummaryTask]
     """Validated tasks after a check; before one, the newest candidates."""
     rejected_tasks: list[RejectedTask] = Field(default_factory=list)
     """Checked candidates that were not kept, newest first, with the reason."""
+    weak_tasks: list[RejectedTask] = Field(default_factory=list)
+    """Candidates set aside for a weak prompt (reason ``weak prompt``, detail: why)."""
+    drift: DriftRecord | None = None
+    """The history samples and the ranges that cannot be mined."""
+    prompt_rewrite_errors: list[str] = Field(default_factory=list)
+    """``<id>: why`` for each kept task whose prompt command gave no new request."""
     environments: EnvironmentCounts | None = None
     tasks_file: GitPath | None = None
     """The suite folder the tasks were written to."""
@@ -223,6 +287,38 @@ def render_summary_markdown(summary: MiningSummary) -> str:
     if summary.head_check is not None:
         command += f" It passes at HEAD in {format_duration(summary.head_check.seconds)}."
     lines += [command, ""]
+    if summary.known_failures:
+        left = ", ".join(summary.known_failures[:5])
+        more = len(summary.known_failures) - 5
+        lines += [
+            f"Left out as known to fail at HEAD: {safe_text(left, 600)}"
+            + (f" and {more} more" if more > 0 else "")
+            + ".",
+            "",
+        ]
+    environment = summary.environments
+    if environment is not None and environment.extras is not None:
+        extras = ", ".join(environment.extras) or "none"
+        groups = ", ".join(environment.groups or []) or "none"
+        lines += [
+            f"Python environment: extras {safe_text(extras)}; dependency groups"
+            f" {safe_text(groups)} (choose with --extras and --groups).",
+            "",
+        ]
+    skips = summary.head_skips
+    if skips is not None and skips.skipped:
+        said = f"At HEAD {skips.skipped} of {skips.total} tests are skipped"
+        if skips.reasons:
+            said += ": " + "; ".join(
+                f"{safe_text(r.reason, 200)} ({r.tests})" for r in skips.reasons
+            )
+        if skips.many:
+            said = (
+                f"**Warning:** {said}. Commits whose tests are among them are rejected as"
+                " passing before the fix: install what they need (--extras, --groups or"
+                " --setup-cmd)."
+            )
+        lines += [said + ("" if skips.many else "."), ""]
 
     if summary.tasks:
         lines += [
@@ -248,6 +344,25 @@ def render_summary_markdown(summary: MiningSummary) -> str:
         history += " This is a shallow clone, so older commits are not in it."
     lines.append(history)
 
+    if summary.weak_tasks:
+        lines.append(
+            f"Set aside {_plural(len(summary.weak_tasks), 'commit')} whose prompt is too weak to"
+            " grade fairly (--keep-weak checks them too):"
+        )
+        lines += [
+            f"- {t.commit[:7]} {code(t.subject, 70)}: {safe_text(t.detail, 300)}"
+            for t in summary.weak_tasks
+        ]
+    for found in summary.drift.ranges if summary.drift is not None else []:
+        tests = ", ".join(found.failing[:5]) + (
+            f" and {len(found.failing) - 5} more" if len(found.failing) > 5 else ""
+        )
+        lines.append(
+            f"Cannot be mined on this toolchain: {_plural(found.commits, 'commit')} from"
+            f" {found.newest[:7]} back to {found.oldest[:7]}; the suite fails at"
+            f" {'its sample' if found.samples == 1 else f'all {found.samples} samples'} there"
+            f" ({safe_text(tests, 600)}). Skipped without checking."
+        )
     if counts.checked:
         checked = (
             f"Checked {counts.checked} in fresh copies of the repository: {counts.validated} kept"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from harnessdrive.mining.candidate import Candidate
 from harnessdrive.mining.classify import TEST_FOLDER_GLOBS
 from harnessdrive.mining.contents import gold_patch, hidden_test_contents, read_blobs
 from harnessdrive.mining.gitread import run_git
+from harnessdrive.mining.prompt import agent_prompt
 from harnessdrive.mining.runners import MANIFEST_NAMES, select_runners
 from harnessdrive.tasks.loading import SOLUTION_PATCH, TASK_FILE
 from harnessdrive.workspace.placing import write_file
@@ -40,12 +42,23 @@ class TaskSettings:
     test_command_source: str = ""
     shared: tuple[str, ...] = ()
     """Folders the setup command reads (the suite's shared environments)."""
+    setup_network: bool = False
+    """Setup may reach the package registries (``[setup] network = "host"``)."""
 
 
 def write_task_folder(
-    folder: Path, repo: Path, candidate: Candidate, settings: TaskSettings
+    folder: Path,
+    repo: Path,
+    candidate: Candidate,
+    settings: TaskSettings,
+    *,
+    request: str | None = None,
+    notes: Mapping[str, object] | None = None,
 ) -> Path:
-    """Write the task folder for ``candidate`` (``folder`` must not exist yet)."""
+    """Write the task folder for ``candidate`` (``folder`` must not exist yet).
+
+    ``request`` replaces the commit message as the change request (a rewritten prompt; the
+    message is kept in the metadata); ``notes`` go into the metadata as they are."""
     (folder / "hidden").mkdir(parents=True)
     removed: list[str] = []
     for path, content in hidden_test_contents(repo, candidate).items():
@@ -57,6 +70,13 @@ def write_task_folder(
     (folder / "solution" / SOLUTION_PATCH).write_bytes(gold_patch(repo, candidate))
     groups = restore_groups(repo, candidate.parent, settings.test_command)
     data = task_data(repo, candidate, settings, removed, groups)
+    if request is not None:
+        data["prompt"] = agent_prompt(request, "", settings.test_command)
+        data["metadata"]["original_request"] = candidate.subject + (
+            f"\n\n{candidate.body}" if candidate.body else ""
+        )
+    if notes:
+        data["metadata"].update(notes)
     (folder / TASK_FILE).write_text(render_task_toml(data, groups), encoding="utf-8")
     return folder
 
@@ -154,6 +174,8 @@ def setup_table(settings: TaskSettings) -> dict[str, Any]:
     table: dict[str, Any] = {"commands": [settings.setup_command]}
     if settings.shared:
         table["shared"] = list(settings.shared)
+    if settings.setup_network:
+        table["network"] = "host"
     return table
 
 

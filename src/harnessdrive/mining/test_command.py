@@ -7,9 +7,11 @@ usually in ``.github/workflows`` or the README.
 
 from __future__ import annotations
 
+import configparser
 import json
 import os
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,6 +65,19 @@ def _package_json_test(root: Path) -> DetectedCommand | None:
 
 
 def _pytest(root: Path) -> DetectedCommand | None:
+    found = _pytest_setup(root)
+    if found is None:
+        return None
+    doctests = tox_doctest_arguments(root)
+    if not doctests:
+        return found
+    return DetectedCommand(
+        found.command + " " + shlex.join(doctests),
+        found.source + " (doctests as tox.ini runs them)",
+    )
+
+
+def _pytest_setup(root: Path) -> DetectedCommand | None:
     command = "uv run pytest -q" if (root / "uv.lock").exists() else "python3 -m pytest -q"
     for name, marker in _PYTEST_SETUPS:
         if (root / name).is_file() and marker in _read(root / name):
@@ -73,6 +88,54 @@ def _pytest(root: Path) -> DetectedCommand | None:
     ):
         return DetectedCommand(command, "test files in tests/")
     return None
+
+
+def tox_doctest_arguments(root: Path) -> list[str]:
+    """The doctest options (and the folders they need) of tox.ini's pytest command, when it
+    runs doctests: ``pytest --doctest-modules src tests`` gives all three; else nothing."""
+    tox = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        tox.read_string(_read(root / "tox.ini"))
+    except configparser.Error:
+        return []
+    if not tox.has_option("testenv", "commands"):
+        return []
+    for line in tox.get("testenv", "commands").splitlines():
+        try:
+            words = shlex.split(line)
+        except ValueError:
+            continue
+        starts = [
+            i for i, w in enumerate(words) if w in ("pytest", "py.test") or w.endswith("/pytest")
+        ]
+        if not starts and "pytest" in words:
+            starts = [words.index("pytest")]
+        if not starts:
+            continue
+        found = _doctest_words(root, words[starts[0] + 1 :])
+        if found:
+            return found
+    return []
+
+
+def _doctest_words(root: Path, words: list[str]) -> list[str]:
+    doctest, paths = [], []
+    pending_value = False
+    for word in words:
+        if pending_value:
+            doctest.append(word)
+            pending_value = False
+        elif word.startswith("--doctest"):
+            doctest.append(word)
+            pending_value = word == "--doctest-glob"
+        elif not word.startswith("-") and "{" not in word and _inside(root, word):
+            paths.append(word)
+    return [*doctest, *paths] if doctest else []
+
+
+def _inside(root: Path, name: str) -> bool:
+    path = (root / name).resolve()
+    return path.exists() and path.is_relative_to(root.resolve())
 
 
 def detect_test_command(root: str | os.PathLike[str]) -> DetectedCommand | None:

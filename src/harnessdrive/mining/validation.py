@@ -28,7 +28,9 @@ from harnessdrive.mining.checks import (
     RejectReason,
     Stopped,
 )
+from harnessdrive.mining.failures import explain_setup_failure, explain_test_failure
 from harnessdrive.mining.runs import grading_run, taken
+from harnessdrive.mining.skips import SkipReport, read_skips
 from harnessdrive.mining.slots import NotNeeded
 from harnessdrive.mining.summary import RunRecord
 from harnessdrive.mining.taskfiles import setup_table
@@ -84,6 +86,10 @@ class ValidationOutcome:
 class HeadCheck:
     record: RunRecord
     environments: tuple[str, ...]
+    skips: SkipReport | None = None
+    """What HEAD's run skipped, and why (from its junit report)."""
+    installed: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    """The extras and dependency groups HEAD's Python environment installs."""
 
 
 def check_head(checker: Checker, head: str) -> HeadCheck:
@@ -110,6 +116,11 @@ def check_head(checker: Checker, head: str) -> HeadCheck:
         snapshot = build_snapshot(checker.repo, head, work / "snapshot")
     except (HarnessdriveError, OSError) as exc:
         raise UserError(f"cannot copy HEAD of {checker.repo}: {exc}") from None
+    installed = None
+    if checker.store is not None and checker.store.needs.python:
+        choice = checker.store.needs.choice
+        root = snapshot.root
+        installed = (tuple(choice.extras_for(root)), tuple(choice.groups_for(root)))
     if checker.store is not None:
         prepared = checker.store.prepare(
             snapshot.root, lambda: copy_snapshot(snapshot, work / "env"), logs
@@ -118,9 +129,11 @@ def check_head(checker: Checker, head: str) -> HeadCheck:
         if not prepared.ok:
             log = prepared.log or logs
             moved = _keep_log(log, checker.logs / HEAD_SETUP_LOG)
+            cause = explain_setup_failure(None, moved, network=True, timeout=0)
             raise UserError(
-                f"the test environment cannot be built for HEAD ({prepared.error})."
-                " Give a setup command that installs what the tests need." + _tail(moved),
+                f"the test environment cannot be built for HEAD: {cause}. Choose what it installs"
+                " with --extras and --groups, or give a setup command that installs what the"
+                " tests need." + _tail(moved),
                 settings=(Setting("setup_command", "CMD"),),
             )
     job = grading_run("mine:head", task, KnownChange(base=snapshot), logs)
@@ -134,10 +147,13 @@ def check_head(checker: Checker, head: str) -> HeadCheck:
     verdict = last.grading if last is not None else None
     if verdict is not None and setup_failed(verdict):
         log = _keep_log(logs / "grade-setup.log", checker.logs / HEAD_SETUP_LOG)
-        raise UserError(
-            "the setup command fails in a fresh copy of HEAD; it must install everything inside"
-            " the copy." + _tail(log)
+        cause = explain_setup_failure(
+            verdict.setup,
+            log,
+            network=checker.settings.setup_network,
+            timeout=task.spec.setup.timeout,
         )
+        raise UserError(f"setup fails in a fresh copy of HEAD: {cause}." + _tail(log))
     if verdict is None or (verdict.outcome == "not_graded" and verdict.error):
         why = verdict.error if verdict is not None else (result.note or "the machinery failed")
         log = _keep_log(logs / "grade-tests.log", checker.logs / HEAD_CHECK_LOG)
@@ -147,7 +163,9 @@ def check_head(checker: Checker, head: str) -> HeadCheck:
     run = verdict.hidden
     if verdict.outcome == "pass" and run is not None:
         record = RunRecord(exit_code=run.exit_code, seconds=run.seconds)
-        return HeadCheck(record, environments)
+        if checker.limit is not None:
+            checker.limit.derive(run.seconds)
+        return HeadCheck(record, environments, read_skips(logs), installed)
     if run is not None and run.timed_out:
         problem = (
             f"the test command times out after {checker.settings.test_timeout:g} s in a fresh copy"
@@ -155,11 +173,14 @@ def check_head(checker: Checker, head: str) -> HeadCheck:
         )
         fix = Setting("test_timeout", "SECONDS")
     else:
+        failing = explain_test_failure(logs)
         problem = (
-            "the test command fails in a fresh copy of HEAD, so no commit can be judged by it. A"
-            " missing module or command means the copy needs a setup command."
+            "the test command fails in a fresh copy of HEAD, so no commit can be judged by it"
+            + (f" ({failing})" if failing else "")
+            + ". Mine from a revision where it passes with --rev, or accept the failures known"
+            " at HEAD with --known-failures (a file of test ids, or 'head' to record them)."
         )
-        fix = Setting("setup_command", "CMD")
+        fix = Setting("known_failures", "FILE|head")
     raise UserError(problem + _tail(log), settings=(fix,))
 
 
@@ -191,7 +212,9 @@ def validate(
     """Check candidates newest first until ``max_tasks`` are kept (at most 3 x ``max_tasks``).
 
     ``settled`` hears the place of the last candidate a one-at-a-time run would check, once it
-    is known; a check of a later candidate may then raise :class:`NotNeeded`.
+    is known; a check of a later candidate may then raise :class:`NotNeeded`. ``progress``
+    hears the results in that order too, and none past that place, so a commit it calls kept is
+    one the suite holds.
     """
     started = now()
     order = list(candidates[: 3 * max_tasks])
@@ -201,6 +224,7 @@ def validate(
     # The commits in progress: each writes its files and waits for its test runs, which are jobs
     # on the checker's executor; no test runs on these threads.
     pool = ThreadPoolExecutor(max_workers=max(jobs, 1), thread_name_prefix="mine-commit")
+    reported = 0
     try:
         while queue or running:
             kept = sum(1 for r in results.values() if r.kept)
@@ -216,11 +240,13 @@ def validate(
                     results[index] = future.result()
                 except NotNeeded:
                     continue
-                if progress is not None:
-                    progress(index + 1, len(order), results[index])
             last = _last_needed(results, max_tasks)
             if last is not None and settled is not None:
                 settled(last)
+            while reported in results and (last is None or reported <= last):
+                if progress is not None:
+                    progress(reported + 1, len(order), results[reported])
+                reported += 1
     except BaseException:
         checker.halt()  # ends every test still running; their copies are then removed
         pool.shutdown(wait=True, cancel_futures=True)
