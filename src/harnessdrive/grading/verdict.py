@@ -69,6 +69,9 @@ class GradingRun(_Model):
     note: str | None = None
     canaries: int = 0
     """Planted tests of known outcome that ran beside these; they are not in the counts."""
+    twins: int = 0
+    """Twins of hidden tests (copies with a perturbed expectation, which must fail) that ran
+    beside these; they are not in the counts."""
     expected_exit: int = 0
     """The exit status of a run whose real tests all passed (1 when planted failures ran)."""
     output: StreamKept | None = None
