@@ -30,7 +30,7 @@ _KEYWORDS = frozenset(
      "yield", "await", "instanceof"}
 )  # fmt: skip
 _REGEX_AFTER = set("(,=:[!&|?{};+-*%<>~^")
-_TEST_CALL = re.compile(r"(?<![\w$.])(?:test|it)(?:\.(?:skip|only|todo))?\s*\(")
+_TEST_CALL = re.compile(r"(?<![\w$.])(?:test|it)(?:\.(?:test|it))?(?:\.(?:skip|only|todo))?\s*\(")
 _EQUAL_CALL = re.compile(
     r"(?<![\w$])(?:[A-Za-z_$][\w$]*\s*\.\s*)*(?:strictEqual|equal|deepStrictEqual|deepEqual)\s*\("
 )

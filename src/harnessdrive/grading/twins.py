@@ -77,8 +77,10 @@ def plant_twins(
     hidden: Sequence[HiddenTest],
     taken: set[str],
     rng: random.Random,
+    limit: int = TWINS_PER_FILE,
 ) -> tuple[bytes, list[Twin]]:
-    """``data`` with twins of a few of ``hidden``'s tests inserted after their originals."""
+    """``data`` with twins of at most ``limit`` of ``hidden``'s tests, each inserted right after
+    its original."""
     try:
         lines = data.decode("utf-8").splitlines(keepends=True)
     except UnicodeDecodeError:
@@ -102,7 +104,7 @@ def plant_twins(
     twins: list[Twin] = []
     used_helper = False
     for container, function in candidates:
-        if len(twins) >= TWINS_PER_FILE:
+        if len(twins) >= limit:
             break
         name = _fresh(rng, taken, vocabulary, prefix="test_")
         built = _twin(function, name, helper, rng)
