@@ -251,6 +251,16 @@ test('adds strings', async () => {
 test.describe('nested', () => {
   test.it('adds zero', () => { assert.strictEqual(add(0, 0), 0); });
 });
+test('has subtests', async (t) => {
+  await t.test('adds one', () => assert.strictEqual(add(1, 0), 1));
+  await t.test('adds two', () => assert.strictEqual(add(2, 0), 2));
+});
+test.describe.skip('a group its author skips', () => {
+  test('never runs', () => assert.strictEqual(add(1, 1), 3));
+});
+test.describe('a group with a skip option', { skip: 'later' }, () => {
+  test('never runs either', () => assert.strictEqual(add(1, 1), 3));
+});
 """
 
 

@@ -45,6 +45,8 @@ class HiddenTest:
     """The test function or method (Python), or the test's title (node)."""
     may_skip: bool
     """The hidden file declares that it may skip (or be an expected failure)."""
+    may_be_absent: bool = False
+    """The file skips a whole group around it, which the report then lists as one case."""
 
 
 @dataclass(frozen=True)
@@ -91,10 +93,17 @@ def _declares_skip(node: ast.AST) -> bool:
     return _SKIP_WORDS.search(ast.unparse(node)) is not None
 
 
-def node_hidden(target: str, titles: Iterable[tuple[str, str]]) -> list[HiddenTest]:
-    """Hidden node tests from (title, the text of the test's call) pairs."""
+def node_hidden(target: str, titles: Iterable[tuple[str, str, str]]) -> list[HiddenTest]:
+    """Hidden node tests from (title, the text of the test's call, the headers of the groups
+    around it) triples."""
     return [
-        HiddenTest(target, title, _SKIP_WORDS.search(text) is not None) for title, text in titles
+        HiddenTest(
+            target,
+            title,
+            _SKIP_WORDS.search(text + groups) is not None,
+            _SKIP_WORDS.search(groups) is not None,
+        )
+        for title, text, groups in titles
     ]
 
 
@@ -114,7 +123,7 @@ def unearned(
             continue  # counted once, as the file
         cases = [c for c in real if _is_case_of(runner, c, test)]
         if not cases:
-            if not selects:
+            if not (selects or test.may_be_absent):
                 found.append(Unearned(test, "missing"))
         elif any(c.outcome == "skipped" for c in cases) and not test.may_skip:
             found.append(Unearned(test, "skipped"))

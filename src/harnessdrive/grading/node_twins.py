@@ -31,6 +31,8 @@ _KEYWORDS = frozenset(
 )  # fmt: skip
 _REGEX_AFTER = set("(,=:[!&|?{};+-*%<>~^")
 _TEST_CALL = re.compile(r"(?<![\w$.])(?:test|it)(?:\.(?:test|it))?(?:\.(?:skip|only|todo))?\s*\(")
+_GROUP_CALL = re.compile(r"(?<![\w$.])(?:test\.)?(?:describe|suite)(?:\.(?:skip|only|todo))?\s*\(")
+_SUBTEST_CALL = re.compile(r"(?<![\w$])[A-Za-z_$][\w$]*\.test\s*\(")
 _EQUAL_CALL = re.compile(
     r"(?<![\w$])(?:[A-Za-z_$][\w$]*\s*\.\s*)*(?:strictEqual|equal|deepStrictEqual|deepEqual)\s*\("
 )
@@ -175,9 +177,9 @@ def _string_value(literal: str) -> str | None:
     return None
 
 
-def _calls(text: str, code: str) -> list[_Call]:
+def _calls(text: str, code: str, pattern: re.Pattern[str] = _TEST_CALL) -> list[_Call]:
     found = []
-    for hit in _TEST_CALL.finditer(code):
+    for hit in pattern.finditer(code):
         open_at = hit.end() - 1
         close = _match(code, open_at)
         if close is None:
@@ -199,8 +201,36 @@ def node_tests(target: str, data: bytes) -> list[HiddenTest] | None:
         return None
     text = data.decode("utf-8", errors="replace")
     code = skeleton(text)
-    titled = [(c.title, text[c.start : c.close + 1]) for c in _calls(text, code) if c.title]
+    groups = _groups(text, code)
+    calls = _calls(text, code) + _calls(text, code, _SUBTEST_CALL)
+    titled = [
+        (c.title, text[c.start : c.close + 1], _headers_around(c, groups))
+        for c in calls
+        if c.title and not _has_subtests(code, c)
+    ]
     return node_hidden(target, titled)
+
+
+def _groups(text: str, code: str) -> list[tuple[int, int, str]]:
+    """Each ``describe(...)`` call: its span and its header (up to its callback)."""
+    found = []
+    for hit in _GROUP_CALL.finditer(code):
+        close = _match(code, hit.end() - 1)
+        if close is None:
+            continue
+        body = re.search(r"=>|\bfunction\b", code[hit.end() : close])
+        header_end = hit.end() + body.start() if body else close
+        found.append((hit.start(), close, text[hit.start() : header_end]))
+    return found
+
+
+def _headers_around(call: _Call, groups: Sequence[tuple[int, int, str]]) -> str:
+    return " ".join(header for a, b, header in groups if a < call.start and call.close <= b)
+
+
+def _has_subtests(code: str, call: _Call) -> bool:
+    """A test with subtests is reported as a group of them, not as a case of its own."""
+    return _SUBTEST_CALL.search(code, call.open, call.close) is not None
 
 
 def plant_node_twins(
@@ -217,7 +247,10 @@ def plant_node_twins(
     calls = [
         c
         for c in _calls(text, code)
-        if c.title in titles and c.title not in may_skip and _starts_statement(code, c.start)
+        if c.title in titles
+        and c.title not in may_skip
+        and _starts_statement(code, c.start)
+        and not _has_subtests(code, c)
     ]
     rng.shuffle(calls)
     words = sorted({w for t in titles for w in re.findall(r"[A-Za-z]+", t.lower())} | {"again"})
