@@ -234,7 +234,11 @@ def _has_subtests(code: str, call: _Call) -> bool:
 
 
 def plant_node_twins(
-    target: str, data: bytes, hidden: Sequence[HiddenTest], rng: random.Random
+    target: str,
+    data: bytes,
+    hidden: Sequence[HiddenTest],
+    rng: random.Random,
+    limit: int = TWINS_PER_FILE,
 ) -> tuple[bytes, list[Twin]]:
     """``data`` with twins of a few of its tests, each inserted right after its original."""
     try:
@@ -258,7 +262,7 @@ def plant_node_twins(
     inserts: list[tuple[int, str]] = []
     twins: list[Twin] = []
     for call in calls:
-        if len(twins) >= TWINS_PER_FILE:
+        if len(twins) >= limit:
             break
         assert call.title is not None
         title = _fresh_title(rng, words, taken)

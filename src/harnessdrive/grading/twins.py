@@ -13,8 +13,8 @@ report) or skips while its original passed is a finding.
 Only a test whose assertion is sure to be reached is twinned: an ``assert a == b`` or a
 ``self.assertEqual``-like call standing in the test's own body (not under an ``if``, a loop or a
 ``with``), with no ``return`` before it, in a test the file does not let skip. Other tests are
-left alone; at most a few tests of each file are twinned, drawn at random, to keep the run cheap
-(a twin stops at its first perturbed assertion).
+left alone; at most two tests of each file are twinned, drawn at random, to keep the run cheap
+(a twin stops at its first perturbed assertion, and a parametrized one keeps one case).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from harnessdrive.grading.earned import HiddenTest
 
-TWINS_PER_FILE = 3
+TWINS_PER_FILE = 2
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _EQUAL_METHODS = frozenset(
     {"assertEqual", "assertEquals", "assertListEqual", "assertTupleEqual", "assertDictEqual",
@@ -146,9 +146,34 @@ def _twin(
         twin = copy.deepcopy(function)
         twin.name = name
         twin.body = [*copy.deepcopy(before), perturbed[0]]
+        twin.decorator_list = [_one_case(d, rng) for d in twin.decorator_list]
         ast.fix_missing_locations(twin)
         return twin, perturbed[1]
     return None
+
+
+def _one_case(decorator: ast.expr, rng: random.Random) -> ast.expr:
+    """A ``parametrize`` decorator cut to one of its cases (and its id): each case of a twin is
+    a failure pytest renders a traceback for, and one case shares the code paths as well."""
+    if not (isinstance(decorator, ast.Call) and len(decorator.args) >= 2):
+        return decorator
+    func = decorator.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "parametrize"):
+        return decorator
+    values = decorator.args[1]
+    if not (isinstance(values, (ast.List, ast.Tuple)) and len(values.elts) > 1):
+        return decorator
+    if any(isinstance(e, ast.Starred) for e in values.elts):
+        return decorator
+    ids = [k.value for k in decorator.keywords if k.arg == "ids"]
+    listed = [i for i in ids if isinstance(i, (ast.List, ast.Tuple))]
+    if ids and (len(listed) != 1 or len(listed[0].elts) != len(values.elts)):
+        return decorator  # ids made by a function cope with one case; others are left whole
+    keep = rng.randrange(len(values.elts))
+    values.elts = [values.elts[keep]]
+    if listed:
+        listed[0].elts = [listed[0].elts[keep]]
+    return decorator
 
 
 def _perturbed(

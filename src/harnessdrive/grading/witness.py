@@ -85,9 +85,14 @@ class Judgement:
 
 
 def plant(
-    runner: RunnerKind, hidden: Sequence[tuple[str, bytes]], rng: random.Random | None = None
+    runner: RunnerKind,
+    hidden: Sequence[tuple[str, bytes]],
+    rng: random.Random | None = None,
+    *,
+    twins: int = twins_of.TWINS_PER_FILE,
 ) -> tuple[WitnessPlan, dict[str, bytes]]:
-    """Canaries for each hidden test file: the plan and the files' new contents."""
+    """Canaries for each hidden test file, and twins of at most ``twins`` of its tests: the
+    plan and the files' new contents."""
     rng = rng or random.SystemRandom()
     canaries: list[Canary] = []
     expected: list[tuple[str, str]] = []
@@ -108,8 +113,8 @@ def plant(
         tests += found
         if runner != "node":
             expected += [(target, test.name) for test in found]
-        data, twins = _twins(runner, target, data, found, taken, rng)
-        canaries += [Canary(target, t.container, t.name, False, twin_of=t.of) for t in twins]
+        data, made = _twins(runner, target, data, found, taken, rng, twins)
+        canaries += [Canary(target, t.container, t.name, False, twin_of=t.of) for t in made]
         contents[target] = data.rstrip(b"\n") + b"\n" + _source(runner, planted, rng).encode()
     return WitnessPlan(runner, tuple(canaries), tuple(expected), tuple(tests)), contents
 
@@ -130,13 +135,14 @@ def _twins(
     tests: list[HiddenTest],
     taken: set[str],
     rng: random.Random,
+    limit: int,
 ) -> tuple[bytes, list[twins_of.Twin]]:
     if runner == "node":
-        return plant_node_twins(target, data, tests, rng)
+        return plant_node_twins(target, data, tests, rng, limit)
     parsed = _python_tests(target, data, runner)
     if parsed is None:
         return data, []
-    return plant_twins(target, data, parsed[2], tests, taken, rng)
+    return plant_twins(target, data, parsed[2], tests, taken, rng, limit)
 
 
 def judge(
