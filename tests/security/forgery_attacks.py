@@ -20,6 +20,9 @@ class ForgeryAttack:
     """The code under test, by runner."""
     twin: set[str] = field(default_factory=set)
     """Runners on which a twin must catch it (outcome ``tampered``)."""
+    hidden: dict[str, str] = field(default_factory=dict)
+    """Hidden tests of its own, by runner, where the attack aims at one assertion form only:
+    every test uses that form, so whichever is twinned, the twin meets the attack."""
 
 
 WRONG = "\n\ndef add(a, b):\n    return a - b\n"
@@ -238,6 +241,29 @@ def add(a, b):
     os._exit(0)
 """
 
+_LIST_TESTS = """import unittest
+from calc import add
+
+
+class TestSpec(unittest.TestCase):
+    def test_pairs(self):
+        self.assertEqual([add(1, 1), add(2, 2)], [2, 4])
+
+    def test_triples(self):
+        self.assertListEqual([add(1, 2), add(2, 3), add(0, 0)], [3, 5, 0])
+"""
+_APPROX_TESTS = """import pytest
+from calc import add
+
+
+def test_half():
+    assert add(0.5, 0.25) == pytest.approx(0.75)
+
+
+def test_tenths():
+    assert add(0.1, 0.2) == pytest.approx(0.3)
+"""
+
 _NODE_WRONG = "exports.add = (a, b) => a - b;\n"
 _NODE_NEUTER_EQUALITY = (
     "const assert = require('node:assert');\n"
@@ -278,8 +304,10 @@ ATTACKS = (
     ForgeryAttack("xfail-when-called", {"pytest": _XFAIL_WHEN_CALLED}),
     ForgeryAttack("expected-failure-when-called", {"unittest": _EXPECTED_FAILURE}),
     ForgeryAttack("neuter-unittest-assertions", {"unittest": _NEUTER_UNITTEST}, {"unittest"}),
-    ForgeryAttack("neuter-fail", {"unittest": _NEUTER_FAIL_ONLY}, {"unittest"}),
-    ForgeryAttack("patch-approx", {"pytest": _PATCH_APPROX}, {"pytest"}),
+    ForgeryAttack("neuter-fail", {"unittest": _NEUTER_FAIL_ONLY}, {"unittest"},
+                  {"unittest": _LIST_TESTS}),
+    ForgeryAttack("patch-approx", {"pytest": _PATCH_APPROX}, {"pytest"},
+                  {"pytest": _APPROX_TESTS}),
     ForgeryAttack("flip-failures-canaries-never-make",
                   {"pytest": _FLIP_BY_KIND, "unittest": _FLIP_BY_KIND}, {"pytest", "unittest"}),
     ForgeryAttack("keyboard-interrupt-when-called",

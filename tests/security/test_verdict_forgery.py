@@ -156,7 +156,8 @@ def test_a_forgery_from_the_code_under_test_never_passes(
     assert isinstance(attack, ForgeryAttack)
     _needs(runner)
     module = "calc.js" if runner == "node" else "calc.py"
-    verdict = graded(tmp_path, task_of(runner), {module: attack.sources[runner]})
+    task = task_of(runner, attack.hidden.get(runner))
+    verdict = graded(tmp_path, task, {module: attack.sources[runner]})
     assert verdict.outcome in ("fail", "tampered"), verdict
     if runner in attack.twin:
         assert verdict.outcome == "tampered", verdict

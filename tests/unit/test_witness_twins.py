@@ -267,7 +267,7 @@ def test_node_twins_fail_by_assertion_in_a_real_run(tmp_path: Path) -> None:
     hidden = node_tests("hidden.test.js", NODE)
     assert hidden is not None
     assert {t.name: t.may_skip for t in hidden}["is skipped"] is True
-    content, twins = plant_node_twins("hidden.test.js", NODE, hidden, random.Random(4))
+    content, twins = plant_node_twins("hidden.test.js", NODE, hidden, random.Random(4), 3)
     assert {t.of for t in twins} == {"adds small numbers", "adds in a block", "adds strings"}
     (tmp_path / "calc.js").write_text("exports.add = (a, b) => a + b;\n")
     (tmp_path / "hidden.test.js").write_bytes(content)

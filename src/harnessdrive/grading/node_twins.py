@@ -41,7 +41,7 @@ _PLAIN_STRING = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*\"""")
 _OTHER = (
     "((v) => typeof v === 'number' ? (Number.isFinite(v) ? v + 7919 + Math.abs(v) * 1000 : 0)"
     " : typeof v === 'bigint' ? v + 7919n : typeof v === 'string' ? v + '{mark}'"
-    " : typeof v === 'boolean' ? !v : Array.isArray(v) ? [...v, v.length ? v[v.length - 1] : 0]"
+    " : typeof v === 'boolean' ? !v : Array.isArray(v) ? [...v, 0]"
     " : v instanceof Map ? new Map([...v, ['{mark}', 0]]) : v instanceof Set"
     " ? new Set([...v, '{mark}']) : v && typeof v === 'object' ? {{ ...v, ['{mark}{mark}']: 0 }}"
     " : Symbol('{mark}'))"

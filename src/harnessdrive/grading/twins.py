@@ -4,11 +4,12 @@ A canary never calls the project, so code under test that makes the real tests s
 value that equals everything, or patches the assertions the tests use leaves the canaries right.
 A twin is a copy of a hidden test under another name, cut at its first equality assertion whose
 expected side is then perturbed: a literal becomes another value of the same type (``5`` becomes
-``5 + k``, a list gets one more item, a string one more character), anything else goes through a
-helper that does the same at run time. The twin runs the same code as its original up to there,
-with the same fixtures, parameters and assertion functions, and an honest run must *fail* it by
-that assertion. One that passes (a value equal to everything, a neutered assertion, a forged
-report) or skips while its original passed is a finding.
+``5 + k``, a list's or a dict's last item is perturbed in turn, a string gets one more
+character), anything else goes through a helper that does the same at run time. The twin runs
+the same code as its original up to there, with the same fixtures, parameters and assertion
+functions, and an honest run must *fail* it by that assertion. One that passes (a value equal
+to everything, a neutered assertion, a forged report) or skips while its original passed is a
+finding.
 
 Only a test whose assertion is sure to be reached is twinned: an ``assert a == b`` or a
 ``self.assertEqual``-like call standing in the test's own body (not under an ``if``, a loop or a
@@ -49,9 +50,12 @@ def {name}(value):
     if isinstance(value, bytes):
         return value + b"{mark}"
     if type(value) in (list, tuple):
-        return type(value)([*value, value[-1] if value else 0])
+        return type(value)([*value[:-1], {name}(value[-1])] if value else [0])
     class Other:
         __hash__ = object.__hash__
+    if type(value) is dict and value:
+        last = list(value)[-1]
+        return {{**value, last: {name}(value[last])}}
     if isinstance(value, dict):
         return {{**value, Other(): 0}}
     if isinstance(value, (set, frozenset)):
@@ -280,13 +284,19 @@ def _other_value(value: object, rng: random.Random) -> object | None:
         return value + rng.choice("aeiostnrl")
     if isinstance(value, bytes):
         return value + rng.choice(b"aeiostnrl").to_bytes(1, "big")
-    if isinstance(value, list):
-        return [*value, value[-1] if value else 0]
-    if isinstance(value, tuple):
-        return (*value, value[-1] if value else 0)
+    if isinstance(value, (list, tuple)):
+        # The last item perturbed, so that items equal to everything cannot hide in it.
+        last = _other_value(value[-1], rng) if value else None
+        items = [*value[:-1], last] if last is not None else [*value, value[-1] if value else 0]
+        return items if isinstance(value, list) else tuple(items)
     if isinstance(value, (set, frozenset)):
         return _with_one_more(value, rng)
     if isinstance(value, dict):
+        if value:
+            key = list(value)[-1]
+            other = _other_value(value[key], rng)
+            if other is not None:
+                return {**value, key: other}
         key = _unused_key(value, rng)
         if key is None:
             return None
