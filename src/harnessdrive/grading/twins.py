@@ -83,8 +83,8 @@ def plant_twins(
     rng: random.Random,
     limit: int = TWINS_PER_FILE,
 ) -> tuple[bytes, list[Twin]]:
-    """``data`` with twins of at most ``limit`` of ``hidden``'s tests, each inserted right after
-    its original."""
+    """``data`` with twins of at most ``limit`` of ``hidden``'s tests, each at the end of its
+    original's module or class."""
     try:
         lines = data.decode("utf-8").splitlines(keepends=True)
     except UnicodeDecodeError:
@@ -93,21 +93,23 @@ def plant_twins(
     wanted = {t.name for t in hidden} - may_skip
     vocabulary = _vocabulary([t.name for t in hidden])
     helper = _fresh(rng, taken, vocabulary, prefix="_")
-    candidates: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
+    # A twin goes at the end of its original's scope (the module, the class), so that it runs
+    # after the tests there and what it does twice cannot change how they come out.
+    candidates: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef, int]] = []
     for node in tree.body:
         if isinstance(node, _FUNCTIONS) and node.name in wanted:
-            candidates.append(("", node))
+            candidates.append(("", node, len(lines)))
         elif isinstance(node, ast.ClassDef) and not node.decorator_list:
             candidates += [
-                (node.name, item)
+                (node.name, item, node.end_lineno or item.end_lineno or item.lineno)
                 for item in node.body
                 if isinstance(item, _FUNCTIONS) and item.name in wanted
             ]
     rng.shuffle(candidates)
-    inserts: list[tuple[int, str]] = []
+    inserts: list[tuple[int, int, str]] = []
     twins: list[Twin] = []
     used_helper = False
-    for container, function in candidates:
+    for container, function, scope_end in candidates:
         if len(twins) >= limit:
             break
         name = _fresh(rng, taken, vocabulary, prefix="test_")
@@ -119,11 +121,13 @@ def plant_twins(
         first = min([function.lineno, *(d.lineno for d in function.decorator_list)])
         indent = re.match(r"[ \t]*", lines[first - 1]).group()  # type: ignore[union-attr]
         text = "".join(indent + line + "\n" for line in ast.unparse(twin).splitlines())
-        inserts.append((function.end_lineno or function.lineno, "\n" + text))
+        # At the same line, a class's twins must come before the module's (an indented def
+        # after a module-level one would be nested in it): inserted last, they end up first.
+        inserts.append((scope_end, 0 if container else 1, "\n" + text))
         twins.append(Twin(target, container, name, function.name))
     if not twins:
         return data, []
-    for line, text in sorted(inserts, reverse=True):
+    for line, _, text in sorted(inserts, key=lambda item: item[:2], reverse=True):
         if line - 1 < len(lines) and not lines[line - 1].endswith("\n"):
             lines[line - 1] += "\n"
         lines.insert(line, text)
