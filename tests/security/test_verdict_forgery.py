@@ -291,3 +291,43 @@ def _skip_in(runner: str) -> str:
     from tests.security.forgery_attacks import ATTACKS
 
     return next(a for a in ATTACKS if a.name == "skip-when-called").sources[runner]
+
+
+# A runner the witness does not know, writing a junit report to {junit}: each test is skipped
+# when the code under test raises the runner's own "skip" signal.
+OWN_RUNNER = """import sys
+from xml.sax.saxutils import quoteattr
+
+import calc
+
+cases = []
+for name, args, expected in (("more", (2, 3), 5), ("negative", (-2, 1), -1)):
+    try:
+        got = calc.add(*args)
+    except LookupError:
+        cases.append(f"<testcase name={quoteattr(name)}><skipped/></testcase>")
+        continue
+    failure = "" if got == expected else "<failure/>"
+    cases.append(f"<testcase name={quoteattr(name)}>{failure}</testcase>")
+with open(sys.argv[1], "w") as out:
+    out.write("<testsuite>" + "".join(cases) + "</testsuite>")
+"""
+
+
+@pytest.mark.parametrize(
+    ("module", "outcome"),
+    [(PY_FIXED, "pass"), ("def add(a, b):\n    raise LookupError('skip')\n", "fail")],
+)
+def test_any_junit_command_passes_only_when_some_test_passed(
+    tmp_path: Path, module: str, outcome: str
+) -> None:
+    task = TaskFiles(
+        "own-runner",
+        files={"calc.py": PY_BUGGY, "tools/run.py": OWN_RUNNER},
+        solution={"calc.py": PY_FIXED},
+        protected=["tools/**"],
+        command="PYTHONPATH=. {python} tools/run.py {junit}",
+    )
+    verdict = graded(tmp_path, task, {"calc.py": module})
+    assert verdict.outcome == outcome, verdict
+    assert verdict.hidden is not None and verdict.hidden.source == "junit"

@@ -82,10 +82,12 @@ class GradingRun(_Model):
 
     @property
     def succeeded(self) -> bool:
+        # Nothing failed is not yet passed: a report of skipped tests alone passes nothing.
         return (
             self.exit_code == self.expected_exit
             and not self.timed_out
             and self.total > 0
+            and self.passed > 0
             and self.failed == 0
             and self.errors == 0
         )
