@@ -136,7 +136,7 @@ def _name_the_canaries(log: Path, plan: WitnessPlan) -> None:
     said = [f"{', '.join(failing)} (planted to fail)"] if failing else []
     said += [f"{', '.join(passing)} (planted to pass)"] if passing else []
     if twins:
-        said.append(f"{', '.join(twins)} (copies of hidden tests with a changed expectation, to fail)")
+        said.append(f"{', '.join(twins)} (hidden tests copied with a changed expectation, to fail)")
     with log.open("ab") as handle:
         handle.write(
             f"\n# harnessdrive planted tests of known outcome in the hidden files, to see that"
