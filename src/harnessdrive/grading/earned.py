@@ -117,11 +117,15 @@ def unearned(
 ) -> list[Unearned]:
     """The hidden tests that did not earn their pass (failures are counted elsewhere)."""
     whole = set(skipped_whole)
+    by_name: dict[str, list[JunitCase]] = {}
+    for case in real:  # looked up by name: a large suite has thousands of cases
+        key = case.name if runner == "node" else base_name(case.name)
+        by_name.setdefault(key, []).append(case)
     found: list[Unearned] = []
     for test in hidden:
         if test.target in whole:
             continue  # counted once, as the file
-        cases = [c for c in real if _is_case_of(runner, c, test)]
+        cases = [c for c in by_name.get(test.name, ()) if _is_case_of(runner, c, test)]
         if not cases:
             if not (selects or test.may_be_absent):
                 found.append(Unearned(test, "missing"))

@@ -137,12 +137,15 @@ def _twins(
     rng: random.Random,
     limit: int,
 ) -> tuple[bytes, list[twins_of.Twin]]:
-    if runner == "node":
-        return plant_node_twins(target, data, tests, rng, limit)
-    parsed = _python_tests(target, data, runner)
-    if parsed is None:
-        return data, []
-    return plant_twins(target, data, parsed[2], tests, taken, rng, limit)
+    try:
+        if runner == "node":
+            return plant_node_twins(target, data, tests, rng, limit)
+        parsed = _python_tests(target, data, runner)
+        if parsed is None:
+            return data, []
+        return plant_twins(target, data, parsed[2], tests, taken, rng, limit)
+    except (RecursionError, ValueError, SyntaxError):
+        return data, []  # a file too deep or odd to copy from gets canaries only
 
 
 def judge(
@@ -253,12 +256,11 @@ def _without_unearned(
     """``counts`` with every hidden test that did not earn its pass counted as not passed: its
     skipped cases become errors, a missing test is one more error."""
     missing = sum(1 for u in found if u.why == "missing")
+    was_skipped = [u.test for u in found if u.why == "skipped"]
     skipped = sum(
         1
-        for u in found
-        if u.why == "skipped"
         for r in real
-        if r.outcome == "skipped" and earned.is_case_of(runner, r, u.test)
+        if r.outcome == "skipped" and any(earned.is_case_of(runner, r, t) for t in was_skipped)
     )
     return replace(
         counts,
@@ -384,7 +386,7 @@ def _taken_words(data: bytes) -> frozenset[str]:
 def _parse_tests(data: bytes, runner: RunnerKind) -> _ParsedTests | None:
     try:
         tree = ast.parse(data)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError):
         return None
     cases: set[str] = set()
     names: list[str] = []
@@ -398,7 +400,10 @@ def _parse_tests(data: bytes, runner: RunnerKind) -> _ParsedTests | None:
             ]
     if any(_assigns(node, "__test__") for node in tree.body) or not names:
         return None
-    found = earned.python_hidden("", tree, names)
+    try:
+        found = earned.python_hidden("", tree, names)
+    except RecursionError:
+        return None
     return tuple(names), tuple((t.name, t.may_skip) for t in found), tree
 
 
