@@ -82,9 +82,12 @@ def plant_twins(
     taken: set[str],
     rng: random.Random,
     limit: int = TWINS_PER_FILE,
+    *,
+    sorted_by_name: bool = False,
 ) -> tuple[bytes, list[Twin]]:
     """``data`` with twins of at most ``limit`` of ``hidden``'s tests, each at the end of its
-    original's module or class."""
+    original's module or class; ``sorted_by_name``: the runner orders tests by name (unittest),
+    so each twin is named to follow its original."""
     try:
         lines = data.decode("utf-8").splitlines(keepends=True)
     except UnicodeDecodeError:
@@ -112,7 +115,12 @@ def plant_twins(
     for container, function, scope_end in candidates:
         if len(twins) >= limit:
             break
-        name = _fresh(rng, taken, vocabulary, prefix="test_")
+        if sorted_by_name:
+            # unittest runs a class's tests in name order: the original's name and a word runs
+            # the twin right after the original, as pytest runs it after the tests before it.
+            name = _fresh(rng, taken, vocabulary, prefix=function.name + "_", size=1)
+        else:
+            name = _fresh(rng, taken, vocabulary, prefix="test_")
         built = _twin(function, name, helper, rng)
         if built is None:
             continue
@@ -352,9 +360,15 @@ def _vocabulary(names: Sequence[str]) -> list[str]:
     return sorted(w for w in words if w.isidentifier())
 
 
-def _fresh(rng: random.Random, taken: set[str], vocabulary: Sequence[str], *, prefix: str) -> str:
+def _fresh(
+    rng: random.Random,
+    taken: set[str],
+    vocabulary: Sequence[str],
+    *,
+    prefix: str,
+    size: int = 2,
+) -> str:
     """A name from the file's own vocabulary that the file does not use yet."""
-    size = 2
     for attempt in range(200):
         words = rng.sample(list(vocabulary), min(size, len(vocabulary)))
         name = prefix + "_".join(words)

@@ -143,7 +143,9 @@ def _twins(
         parsed = _python_tests(target, data, runner)
         if parsed is None:
             return data, []
-        return plant_twins(target, data, parsed[2], tests, taken, rng, limit)
+        return plant_twins(
+            target, data, parsed[2], tests, taken, rng, limit, sorted_by_name=runner == "unittest"
+        )
     except (RecursionError, ValueError, SyntaxError):
         return data, []  # a file too deep or odd to copy from gets canaries only
 
