@@ -225,6 +225,21 @@ _flip_unittest()
     + WRONG
 )
 
+# Imported by the hidden file: the whole module is skipped before any of its tests is defined.
+_PYTEST_SKIP_MODULE = (
+    """
+import pytest
+
+pytest.skip("not on this platform", allow_module_level=True)
+"""
+    + WRONG
+)
+_UNITTEST_SKIP_MODULE = """
+import unittest
+
+raise unittest.SkipTest("not on this platform")
+"""
+
 _KEYBOARD_INTERRUPT = """
 def add(a, b):
     raise KeyboardInterrupt
@@ -310,6 +325,8 @@ ATTACKS = (
                   {"pytest": _APPROX_TESTS}),
     ForgeryAttack("flip-failures-canaries-never-make",
                   {"pytest": _FLIP_BY_KIND, "unittest": _FLIP_BY_KIND}, {"pytest", "unittest"}),
+    ForgeryAttack("skip-the-importing-module",
+                  {"pytest": _PYTEST_SKIP_MODULE, "unittest": _UNITTEST_SKIP_MODULE}),
     ForgeryAttack("keyboard-interrupt-when-called",
                   {"pytest": _KEYBOARD_INTERRUPT, "unittest": _KEYBOARD_INTERRUPT}),
     ForgeryAttack("system-exit-when-called", {"pytest": _SYSTEM_EXIT, "unittest": _SYSTEM_EXIT}),
