@@ -240,6 +240,24 @@ import unittest
 raise unittest.SkipTest("not on this platform")
 """
 
+# Assertion failures become skips, or the assertion error another class.
+_FAILURE_IS_SKIP = (
+    """
+import unittest
+
+unittest.TestCase.failureException = unittest.SkipTest
+"""
+    + WRONG
+)
+_REPLACE_ASSERTION_ERROR = (
+    """
+import builtins
+
+builtins.AssertionError = type("AssertionError", (Warning,), {})
+"""
+    + WRONG
+)
+
 _KEYBOARD_INTERRUPT = """
 def add(a, b):
     raise KeyboardInterrupt
@@ -327,6 +345,9 @@ ATTACKS = (
                   {"pytest": _FLIP_BY_KIND, "unittest": _FLIP_BY_KIND}, {"pytest", "unittest"}),
     ForgeryAttack("skip-the-importing-module",
                   {"pytest": _PYTEST_SKIP_MODULE, "unittest": _UNITTEST_SKIP_MODULE}),
+    ForgeryAttack("assertion-failures-become-skips", {"unittest": _FAILURE_IS_SKIP}),
+    ForgeryAttack("replace-assertion-error",
+                  {"pytest": _REPLACE_ASSERTION_ERROR, "unittest": _REPLACE_ASSERTION_ERROR}),
     ForgeryAttack("keyboard-interrupt-when-called",
                   {"pytest": _KEYBOARD_INTERRUPT, "unittest": _KEYBOARD_INTERRUPT}),
     ForgeryAttack("system-exit-when-called", {"pytest": _SYSTEM_EXIT, "unittest": _SYSTEM_EXIT}),

@@ -168,6 +168,24 @@ def test_twins_keep_their_originals_in_place_and_use_names_the_file_does_not() -
     assert [n for n in names if n in original] == original  # same order, none lost
 
 
+def test_a_unittest_twin_is_named_to_run_right_after_its_original() -> None:
+    source = (
+        b"import unittest\nfrom calc import add\n\n\nclass TestAdd(unittest.TestCase):\n"
+        b"    def test_more(self):\n        self.assertEqual(add(2, 3), 5)\n\n"
+        b"    def test_zero(self):\n        self.assertEqual(add(0, 0), 0)\n"
+    )
+    plan, contents = plant("unittest", [("tests/test_hidden.py", source)], random.Random(1))
+    twins = [c for c in plan.canaries if c.twin_of]
+    assert twins and all(
+        c.name.startswith(c.twin_of + "_") and c.container == "TestAdd" for c in twins
+    )
+    tree = ast.parse(contents["tests/test_hidden.py"])
+    [cls] = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "TestAdd"]
+    methods = sorted(n.name for n in cls.body if isinstance(n, ast.FunctionDef))
+    for twin in twins:
+        assert methods[methods.index(twin.twin_of) + 1] == twin.name
+
+
 def test_a_skipped_hidden_test_is_not_passed_unless_its_file_declares_the_skip() -> None:
     source = (
         b"import sys, pytest\n\ndef test_plain():\n    assert 1 == 1\n\n"
