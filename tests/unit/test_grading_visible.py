@@ -141,4 +141,5 @@ def test_the_visible_run_is_left_out_when_not_wanted(tmp_path: Path) -> None:
     assert note.startswith("# harnessdrive planted tests of known outcome") and "planted to" in note
     failed = re.findall(r"FAILED \S+::(\w+)", log)
     assert failed and all(name in note for name in failed)
-    assert "test_more" not in note and "test_negative" not in note  # the task's own tests
+    named = set(re.findall(r"\w+", note))
+    assert "test_more" not in named and "test_negative" not in named  # the task's own tests

@@ -132,10 +132,13 @@ def run_command(
 def _name_the_canaries(log: Path, plan: WitnessPlan) -> None:
     """Say in the log, once the run is over, which of its tests we planted: a reader would
     take their FAILED lines for the task's."""
-    failing = [c.name for c in plan.canaries if not c.must_pass]
+    failing = [c.name for c in plan.canaries if not c.must_pass and not c.twin_of]
     passing = [c.name for c in plan.canaries if c.must_pass]
+    twins = [c.name for c in plan.canaries if c.twin_of]
     said = [f"{', '.join(failing)} (planted to fail)"] if failing else []
     said += [f"{', '.join(passing)} (planted to pass)"] if passing else []
+    if twins:
+        said.append(f"{', '.join(twins)} (hidden tests copied with a changed expectation, to fail)")
     with log.open("ab") as handle:
         handle.write(
             f"\n# harnessdrive planted tests of known outcome in the hidden files, to see that"

@@ -69,6 +69,9 @@ class GradingRun(_Model):
     note: str | None = None
     canaries: int = 0
     """Planted tests of known outcome that ran beside these; they are not in the counts."""
+    twins: int = 0
+    """Twins of hidden tests (copies with a perturbed expectation, which must fail) that ran
+    beside these; they are not in the counts."""
     expected_exit: int = 0
     """The exit status of a run whose real tests all passed (1 when planted failures ran)."""
     output: StreamKept | None = None
@@ -79,10 +82,12 @@ class GradingRun(_Model):
 
     @property
     def succeeded(self) -> bool:
+        # Nothing failed is not yet passed: a report of skipped tests alone passes nothing.
         return (
             self.exit_code == self.expected_exit
             and not self.timed_out
             and self.total > 0
+            and self.passed > 0
             and self.failed == 0
             and self.errors == 0
         )

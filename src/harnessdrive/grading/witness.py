@@ -1,11 +1,15 @@
-"""Canary tests: a witness inside the test run that forged results cannot imitate blindly.
+"""Canary tests and twins: a witness inside the test run that forged results cannot imitate blindly.
 
 Before the hidden test files go into the grading copy, each one that holds tests gets a few
 more, under names drawn at random for this grading, written like ordinary tests: some must pass,
-some must fail. After the run the report must show each canary with its known outcome, every
-test of the hidden files, and no passing test that the copy does not define. Code that turns
-every result into a pass, writes its own report or forces the exit status gets a canary wrong.
-Canaries never count: they are taken out of the counts before the verdict.
+some must fail. A few hidden tests also get a twin (grading/twins.py, grading/node_twins.py):
+the same calls and assertions with a perturbed expectation, which must fail. After the run the
+report must show each canary and twin with its known outcome, every test of the hidden files,
+and no passing test that the copy does not define. Code that turns every result into a pass,
+writes its own report or forces the exit status gets a canary wrong; code that equals
+everything, skips when called or neuters the assertions gets a twin wrong. Canaries and twins
+never count: they are taken out of the counts before the verdict. Every hidden test must then
+earn its pass (grading/earned.py).
 """
 
 from __future__ import annotations
@@ -23,8 +27,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Generic, TypeVar
 
+from harnessdrive.grading import earned
+from harnessdrive.grading import twins as twins_of
+from harnessdrive.grading.earned import HiddenTest
 from harnessdrive.grading.junit import JunitCase, JunitCounts, count_cases
+from harnessdrive.grading.node_twins import node_tests, plant_node_twins
 from harnessdrive.grading.runners import RunnerKind
+from harnessdrive.grading.twins import plant_twins
 from harnessdrive.grading.verdict import Finding
 
 _WORDS = (
@@ -48,6 +57,8 @@ class Canary:
     """The class that holds it (unittest), or ``""``."""
     name: str
     must_pass: bool
+    twin_of: str = ""
+    """For a twin: the hidden test it copies (it must fail by its perturbed assertion)."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +67,8 @@ class WitnessPlan:
     canaries: tuple[Canary, ...]
     hidden_tests: tuple[tuple[str, str], ...]
     """(hidden file, test name) pairs the report must hold (Python runners)."""
+    expected: tuple[HiddenTest, ...] = ()
+    """Every test of the hidden files, each of which must earn its pass (grading/earned.py)."""
 
 
 @dataclass(frozen=True)
@@ -67,20 +80,26 @@ class Judgement:
     """The exit status of an honest run whose real tests all passed."""
     findings: tuple[Finding, ...]
     note: str | None = None
+    twins: int = 0
+    """Report cases of the twins (not in ``canaries``, nor in the counts)."""
 
 
 def plant(
-    runner: RunnerKind, hidden: Sequence[tuple[str, bytes]], rng: random.Random | None = None
+    runner: RunnerKind,
+    hidden: Sequence[tuple[str, bytes]],
+    rng: random.Random | None = None,
+    *,
+    twins: int = twins_of.TWINS_PER_FILE,
 ) -> tuple[WitnessPlan, dict[str, bytes]]:
-    """Canaries for each hidden test file: the plan and the files' new contents."""
+    """Canaries for each hidden test file, and twins of at most ``twins`` of its tests: the
+    plan and the files' new contents."""
     rng = rng or random.SystemRandom()
     canaries: list[Canary] = []
     expected: list[tuple[str, str]] = []
     contents: dict[str, bytes] = {}
+    tests: list[HiddenTest] = []
     for target, data in hidden:
-        found = (
-            _python_tests(target, data, runner) if runner != "node" else _node_tests(target, data)
-        )
+        found = _hidden_tests(target, data, runner)
         if found is None:
             continue
         taken = set(_taken_words(data))
@@ -91,9 +110,44 @@ def plant(
         ]  # fmt: skip
         rng.shuffle(planted)
         canaries += planted
-        expected += [(target, name) for name in found]
+        tests += found
+        if runner != "node":
+            expected += [(target, test.name) for test in found]
+        data, made = _twins(runner, target, data, found, taken, rng, twins)
+        canaries += [Canary(target, t.container, t.name, False, twin_of=t.of) for t in made]
         contents[target] = data.rstrip(b"\n") + b"\n" + _source(runner, planted, rng).encode()
-    return WitnessPlan(runner, tuple(canaries), tuple(expected)), contents
+    return WitnessPlan(runner, tuple(canaries), tuple(expected), tuple(tests)), contents
+
+
+def _hidden_tests(target: str, data: bytes, runner: RunnerKind) -> list[HiddenTest] | None:
+    if runner == "node":
+        return _NODE_TESTS.get(data, target, lambda: node_tests(target, data))
+    parsed = _python_tests(target, data, runner)
+    if parsed is None:
+        return None
+    return [HiddenTest(target, name, may_skip) for name, may_skip in parsed[1]]
+
+
+def _twins(
+    runner: RunnerKind,
+    target: str,
+    data: bytes,
+    tests: list[HiddenTest],
+    taken: set[str],
+    rng: random.Random,
+    limit: int,
+) -> tuple[bytes, list[twins_of.Twin]]:
+    try:
+        if runner == "node":
+            return plant_node_twins(target, data, tests, rng, limit)
+        parsed = _python_tests(target, data, runner)
+        if parsed is None:
+            return data, []
+        return plant_twins(
+            target, data, parsed[2], tests, taken, rng, limit, sorted_by_name=runner == "unittest"
+        )
+    except (RecursionError, ValueError, SyntaxError):
+        return data, []  # a file too deep or odd to copy from gets canaries only
 
 
 def judge(
@@ -132,6 +186,11 @@ def judge(
 
     for canary, seen in own.items():
         where = canary.target
+        if canary.twin_of:
+            problem = _twin_problem(plan.runner, canary, seen, real, would_pass and not selects)
+            if problem:
+                finding("witness-mismatch", where, problem)
+            continue
         if not canary.must_pass and any(r.outcome in ("passed", "skipped") for r in seen):
             finding("witness-mismatch", where, "a test that must fail was reported as passed")
         elif not seen and would_pass and not selects:
@@ -152,11 +211,64 @@ def judge(
         passed = {name for name in passed if name.startswith("test")}
         for name in sorted(_undefined(passed, copy)):
             finding("report-mismatch", None, f"reported test {name} is not in the grading copy")
-    note = (
-        f"hidden tests not run: {', '.join(skipped_whole)} skipped whole" if skipped_whole else None
+    notes = []
+    if skipped_whole:
+        notes.append(f"hidden tests not run: {', '.join(skipped_whole)} skipped whole")
+    not_earned = earned.unearned(
+        plan.runner, plan.expected, real, selects=selects, skipped_whole=skipped_whole
     )
-    return Judgement(
-        counts, sum(len(v) for v in own.values()), expected_exit, tuple(findings), note
+    if not_earned:
+        counts = _without_unearned(plan.runner, counts, not_earned, real)
+        notes.append(earned.describe(not_earned))
+    note = "; ".join(notes) or None
+    planted = sum(len(v) for c, v in own.items() if not c.twin_of)
+    twins = sum(len(v) for c, v in own.items() if c.twin_of)
+    return Judgement(counts, planted, expected_exit, tuple(findings), note, twins)
+
+
+def _twin_problem(
+    runner: RunnerKind,
+    twin: Canary,
+    seen: Sequence[JunitCase],
+    real: Sequence[JunitCase],
+    must_be_there: bool,
+) -> str | None:
+    """What came out wrong with a twin: it must fail by its perturbed assertion."""
+    said = f"twin {twin.name} of hidden test {twin.twin_of}"
+    if any(r.outcome == "passed" for r in seen):
+        return (
+            f"{said} passed although its expectation was perturbed (a value equal to"
+            " everything, a neutered assertion or a forged report)"
+        )
+    original = earned.HiddenTest(twin.target, twin.twin_of, False)
+    of = [r for r in real if earned.is_case_of(runner, r, original)]
+    if any(r.outcome == "skipped" for r in seen) and of and all(r.outcome == "passed" for r in of):
+        return f"{said} was skipped while {twin.twin_of} passed"
+    if not seen and must_be_there:
+        return f"{said} is missing from the report"
+    return None
+
+
+def _without_unearned(
+    runner: RunnerKind,
+    counts: JunitCounts,
+    found: Sequence[earned.Unearned],
+    real: Sequence[JunitCase],
+) -> JunitCounts:
+    """``counts`` with every hidden test that did not earn its pass counted as not passed: its
+    skipped cases become errors, a missing test is one more error."""
+    missing = sum(1 for u in found if u.why == "missing")
+    was_skipped = [u.test for u in found if u.why == "skipped"]
+    skipped = sum(
+        1
+        for r in real
+        if r.outcome == "skipped" and any(earned.is_case_of(runner, r, t) for t in was_skipped)
+    )
+    return replace(
+        counts,
+        total=counts.total + missing,
+        errors=counts.errors + missing + skipped,
+        skipped=counts.skipped - skipped,
     )
 
 
@@ -249,12 +361,15 @@ class _ByContent(Generic[_T]):
         return value
 
 
-_TESTS_OF: _ByContent[tuple[str, ...] | None] = _ByContent()
+_ParsedTests = tuple[tuple[str, ...], tuple[tuple[str, bool], ...], ast.Module]
+_TESTS_OF: _ByContent[_ParsedTests | None] = _ByContent()
+_NODE_TESTS: _ByContent[list[HiddenTest] | None] = _ByContent()
 _WORDS_OF: _ByContent[frozenset[str]] = _ByContent()
 
 
-def _python_tests(target: str, data: bytes, runner: RunnerKind) -> tuple[str, ...] | None:
-    """The tests the runner collects from a hidden file (None: it holds no tests to plant by).
+def _python_tests(target: str, data: bytes, runner: RunnerKind) -> _ParsedTests | None:
+    """The tests the runner collects from a hidden file (None: it holds no tests to plant by),
+    each with whether the file lets it skip, and the parsed file (read, never changed).
 
     Remembered by content: parsing a large test file costs more than the rest of planting.
     """
@@ -270,10 +385,10 @@ def _taken_words(data: bytes) -> frozenset[str]:
     )
 
 
-def _parse_tests(data: bytes, runner: RunnerKind) -> tuple[str, ...] | None:
+def _parse_tests(data: bytes, runner: RunnerKind) -> _ParsedTests | None:
     try:
         tree = ast.parse(data)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError):
         return None
     cases: set[str] = set()
     names: list[str] = []
@@ -285,9 +400,13 @@ def _parse_tests(data: bytes, runner: RunnerKind) -> tuple[str, ...] | None:
             names += [
                 item.name for item in node.body if isinstance(item, _FUNCTIONS) and _collected(item)
             ]
-    if any(_assigns(node, "__test__") for node in tree.body):
+    if any(_assigns(node, "__test__") for node in tree.body) or not names:
         return None
-    return tuple(names) or None
+    try:
+        found = earned.python_hidden("", tree, names)
+    except RecursionError:
+        return None
+    return tuple(names), tuple((t.name, t.may_skip) for t in found), tree
 
 
 def _collected(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -310,12 +429,6 @@ def _assigns(node: ast.stmt, name: str) -> bool:
     return isinstance(node, ast.Assign) and any(
         isinstance(t, ast.Name) and t.id == name for t in node.targets
     )
-
-
-def _node_tests(target: str, data: bytes) -> tuple[str, ...] | None:
-    if not target.endswith((".js", ".mjs", ".cjs")) or b"node:test" not in data:
-        return None
-    return ()
 
 
 def _check(rng: random.Random, must_pass: bool) -> tuple[str, str, str]:
