@@ -44,8 +44,9 @@ def leave_out(command: str, node_ids: list[str]) -> str:
         return command
     if not is_pytest_command(command):
         raise UserError(
-            "known failures can be left out only of a pytest command; narrow --test-cmd instead",
-            settings=_SETTING,
+            "known failures can be left out only of a pytest command; narrow the test command"
+            " instead",
+            settings=(Setting("test_command", "CMD"),),
         )
     options = [
         f"--deselect {shlex.quote(node)}" if "::" in node else f"--ignore={shlex.quote(node)}"
@@ -88,7 +89,7 @@ def record_head_failures(checker: Checker, head: str) -> tuple[Checker, list[str
     if not ids:
         raise UserError(
             f"HEAD fails {len(reported)} tests, and none of them could be named as a pytest node"
-            " id to leave out; list them in a file for --known-failures",
+            " id to leave out; list them in a file of known failures",
             settings=_SETTING,
         )
     command = leave_out(checker.settings.test_command, ids)

@@ -285,13 +285,13 @@ def _check_numbers(options: MineOptions) -> None:
         raise UserError("the number of jobs must be at least 1", settings=(Setting("jobs"),))
     if options.sample_every < 0:
         raise UserError(
-            "--sample-every must be 0 (no samples) or a number of candidates",
+            "the history's sampling interval must be 0 (no samples) or a number of candidates",
             settings=(Setting("sample_every"),),
         )
     if options.setup_command and (options.extras is not None or options.groups is not None):
         raise UserError(
-            "--extras and --groups choose what the automatic environment installs; with"
-            " --setup-cmd your command decides, so give one or the other",
+            "extras and dependency groups choose what the automatic environment installs; with"
+            " a setup command of your own it decides, so give one or the other",
             settings=(Setting("setup_command"),),
         )
     if options.test_timeout is not None and not options.test_timeout > 0:

@@ -14,7 +14,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from harnessdrive.errors import UserError, did_you_mean
+from harnessdrive.errors import Setting, UserError, did_you_mean
 from harnessdrive.report.arm_inputs import arm_inputs
 from harnessdrive.report.loading import folder_trials
 from harnessdrive.report.provenance import provenance_differences
@@ -52,7 +52,10 @@ def compare_arms(
     if not 0 < confidence < 1:
         raise UserError(f"--confidence must lie between 0 and 1, not {confidence}")
     if margin is not None and not 0 < margin < 1:
-        raise UserError(f"--margin is a difference of rates between 0 and 1, not {margin}")
+        raise UserError(
+            f"the margin is a difference of rates between 0 and 1, not {margin}",
+            settings=(Setting("margin"),),
+        )
     trials = folder_trials(results, runs)
     if len({t.suite for t in trials}) > 1:
         # Tasks of different suites may share a name: pair them by suite and task.

@@ -179,7 +179,9 @@ def main(argv: list[str]) -> int:
         try:
             reply = {"answer": oracle.answer(json.loads(line)["case"])}
             text = json.dumps(reply)
-        except (GradingError, ValueError, KeyError, TypeError, RecursionError):
+        except (GradingError, ValueError, KeyError, TypeError, RecursionError) as error:
+            if isinstance(error.__cause__, MemoryError):
+                return 1  # its heap is spent: a fresh process answers the next case
             text = json.dumps({"refused": True})
         out.write(text.encode() + b"\n")
         out.flush()
