@@ -24,9 +24,9 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from harnessdrive.grading.junit import JunitCase
+from harnessdrive.grading.junit import JunitCase, JunitCounts
 from harnessdrive.grading.runners import RunnerKind
 
 # The names a test file uses to declare a skip or an expected failure, in any runner.
@@ -132,6 +132,29 @@ def unearned(
         elif any(c.outcome == "skipped" for c in cases) and not test.may_skip:
             found.append(Unearned(test, "skipped"))
     return found
+
+
+def counted_as_not_passed(
+    runner: RunnerKind,
+    counts: JunitCounts,
+    found: Sequence[Unearned],
+    real: Sequence[JunitCase],
+) -> JunitCounts:
+    """``counts`` with every hidden test of ``found`` counted as not passed: its skipped cases
+    become errors, a missing test is one more error."""
+    missing = sum(1 for u in found if u.why == "missing")
+    was_skipped = [u.test for u in found if u.why == "skipped"]
+    skipped = sum(
+        1
+        for r in real
+        if r.outcome == "skipped" and any(_is_case_of(runner, r, t) for t in was_skipped)
+    )
+    return replace(
+        counts,
+        total=counts.total + missing,
+        errors=counts.errors + missing + skipped,
+        skipped=counts.skipped - skipped,
+    )
 
 
 def is_case_of(runner: RunnerKind, case: JunitCase, test: HiddenTest) -> bool:

@@ -28,7 +28,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harnessdrive.grading.earned import HiddenTest
+from harnessdrive.grading.earned import HiddenTest, is_case_of
+from harnessdrive.grading.junit import JunitCase
+from harnessdrive.grading.runners import RunnerKind
 
 TWINS_PER_FILE = 2
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -72,6 +74,30 @@ class Twin:
     name: str
     of: str
     """The hidden test it is a twin of."""
+
+
+def twin_problem(
+    runner: RunnerKind,
+    twin: Twin,
+    seen: Sequence[JunitCase],
+    real: Sequence[JunitCase],
+    *,
+    must_be_there: bool,
+) -> str | None:
+    """What came out wrong with ``twin`` (its report cases ``seen``): it must fail."""
+    said = f"twin {twin.name} of hidden test {twin.of}"
+    if any(r.outcome == "passed" for r in seen):
+        return (
+            f"{said} passed although its expectation was perturbed (a value equal to"
+            " everything, a neutered assertion or a forged report)"
+        )
+    original = HiddenTest(twin.target, twin.of, False)
+    of = [r for r in real if is_case_of(runner, r, original)]
+    if any(r.outcome == "skipped" for r in seen) and of and all(r.outcome == "passed" for r in of):
+        return f"{said} was skipped while {twin.of} passed"
+    if not seen and must_be_there:
+        return f"{said} is missing from the report"
+    return None
 
 
 def plant_twins(

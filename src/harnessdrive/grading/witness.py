@@ -187,7 +187,10 @@ def judge(
     for canary, seen in own.items():
         where = canary.target
         if canary.twin_of:
-            problem = _twin_problem(plan.runner, canary, seen, real, would_pass and not selects)
+            twin = twins_of.Twin(canary.target, canary.container, canary.name, canary.twin_of)
+            problem = twins_of.twin_problem(
+                plan.runner, twin, seen, real, must_be_there=would_pass and not selects
+            )
             if problem:
                 finding("witness-mismatch", where, problem)
             continue
@@ -218,58 +221,12 @@ def judge(
         plan.runner, plan.expected, real, selects=selects, skipped_whole=skipped_whole
     )
     if not_earned:
-        counts = _without_unearned(plan.runner, counts, not_earned, real)
+        counts = earned.counted_as_not_passed(plan.runner, counts, not_earned, real)
         notes.append(earned.describe(not_earned))
     note = "; ".join(notes) or None
     planted = sum(len(v) for c, v in own.items() if not c.twin_of)
     twins = sum(len(v) for c, v in own.items() if c.twin_of)
     return Judgement(counts, planted, expected_exit, tuple(findings), note, twins)
-
-
-def _twin_problem(
-    runner: RunnerKind,
-    twin: Canary,
-    seen: Sequence[JunitCase],
-    real: Sequence[JunitCase],
-    must_be_there: bool,
-) -> str | None:
-    """What came out wrong with a twin: it must fail by its perturbed assertion."""
-    said = f"twin {twin.name} of hidden test {twin.twin_of}"
-    if any(r.outcome == "passed" for r in seen):
-        return (
-            f"{said} passed although its expectation was perturbed (a value equal to"
-            " everything, a neutered assertion or a forged report)"
-        )
-    original = earned.HiddenTest(twin.target, twin.twin_of, False)
-    of = [r for r in real if earned.is_case_of(runner, r, original)]
-    if any(r.outcome == "skipped" for r in seen) and of and all(r.outcome == "passed" for r in of):
-        return f"{said} was skipped while {twin.twin_of} passed"
-    if not seen and must_be_there:
-        return f"{said} is missing from the report"
-    return None
-
-
-def _without_unearned(
-    runner: RunnerKind,
-    counts: JunitCounts,
-    found: Sequence[earned.Unearned],
-    real: Sequence[JunitCase],
-) -> JunitCounts:
-    """``counts`` with every hidden test that did not earn its pass counted as not passed: its
-    skipped cases become errors, a missing test is one more error."""
-    missing = sum(1 for u in found if u.why == "missing")
-    was_skipped = [u.test for u in found if u.why == "skipped"]
-    skipped = sum(
-        1
-        for r in real
-        if r.outcome == "skipped" and any(earned.is_case_of(runner, r, t) for t in was_skipped)
-    )
-    return replace(
-        counts,
-        total=counts.total + missing,
-        errors=counts.errors + missing + skipped,
-        skipped=counts.skipped - skipped,
-    )
 
 
 def _skipped_whole(
