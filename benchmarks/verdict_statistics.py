@@ -1,7 +1,7 @@
 """How the fixed-design comparison behaves in worlds whose answer is known, side by side with a
 plain paired t test on the same data. Asserts nothing.
 
-    python benchmarks/statistics.py [--simulations 2000] [--seed 0]
+    python benchmarks/verdict_statistics.py [--simulations 2000] [--seed 0]
 
 Each world draws every task's true pass rate from a Beta distribution, then each arm's trials
 of that task from its own rate: one trial per task, four, or unequal repeats (each arm 1 to 5
@@ -18,25 +18,18 @@ comparison, so Holm changes nothing) and for the t test (per-task mean differenc
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import argparse
+import math
+import random
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
-# Run as a script, this file's folder leads sys.path and its name would hide the standard
-# library's statistics module from everything imported below.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
-
-import argparse  # noqa: E402
-import math  # noqa: E402
-import random  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
-from collections.abc import Callable  # noqa: E402
-from dataclasses import dataclass  # noqa: E402
-
-from harnessdrive.stats.pair_test import pair_interval, pair_test  # noqa: E402
-from harnessdrive.stats.paired import PairedTask  # noqa: E402
-from harnessdrive.stats.rates import arm_rate  # noqa: E402
-from harnessdrive.stats.student import t_quantile, t_two_sided_p  # noqa: E402
+from harnessdrive.stats.pair_test import pair_interval, pair_test
+from harnessdrive.stats.paired import PairedTask
+from harnessdrive.stats.rates import arm_rate
+from harnessdrive.stats.student import t_quantile, t_two_sided_p
 
 TASK_COUNTS = (6, 10, 20, 50)
 ALPHA = 0.05
