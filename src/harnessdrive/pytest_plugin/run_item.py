@@ -54,26 +54,28 @@ def _run(item: EvalItem, state: EvalState) -> None:
     except SpendCapReached as exc:
         pytest.skip(str(exc))
     result = run.result
-    write_cell_file(run.folder, suite.tasks[0])
-    if result.status == "could_not_run":
-        agent = result.agent
-        pytest.skip(f"{cell.variant.harness} could not run: {agent.hint or agent.error}")
-    skill = None
-    if files.skill is not None:
-        found = events(run.folder)
-        skill = coverage(files.skill, cell.variant.harness, installed, found)
-    output = CaseOutput(
-        cell=cell,
-        result=result,
-        folder=run.folder,
-        workspace=run.workspace,
-        skill=skill,
-        golden=files.golden,
-        facts={"record_goldens": state.record_goldens},
-    )
-    verdict, note, error = call_case(item, output)
     try:
-        final = record_case_verdict(state.settings.results, run.folder, result, verdict, note)
+        write_cell_file(run.folder, suite.tasks[0])
+        if result.status == "could_not_run":
+            agent = result.agent
+            pytest.skip(f"{cell.variant.harness} could not run: {agent.hint or agent.error}")
+        if result.status == "skipped":
+            pytest.skip(f"{cell.id} did not start: {result.note or 'the spend cap was reached'}")
+        skill = None
+        if files.skill is not None:
+            found = events(run.folder)
+            skill = coverage(files.skill, cell.variant.harness, installed, found)
+        output = CaseOutput(
+            cell=cell,
+            result=result,
+            folder=run.folder,
+            workspace=run.workspace,
+            skill=skill,
+            golden=files.golden,
+            facts={"record_goldens": state.record_goldens},
+        )
+        verdict, note, error = call_case(item, output)
+        final, judged = record_case_verdict(state.settings.results, result, verdict, note)
         props = {**output.properties(), "result": json.loads(final.to_json())}
         props["scope"] = state.scopes.get(files.name, "")
         props["case_verdict"] = verdict
@@ -82,6 +84,8 @@ def _run(item: EvalItem, state: EvalState) -> None:
         discard_workspace(run)
     if error is not None:
         raise error
+    if judged.why is not None:
+        raise AssertionError(judged.why)
 
 
 def call_case(item: EvalItem, output: CaseOutput) -> tuple[str, str | None, Exception | None]:

@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from harnessdrive.report.details import trial_details
+from harnessdrive.report.mix import describe_mix
 from harnessdrive.report.renderers import reporters
 from harnessdrive.report.scoreboard import build_report
 from harnessdrive.store.results import TrialResult
 
 HTML_REPORTER = "html"
+SUITE = "pytest-evals"
 
 
 @dataclass(frozen=True)
@@ -28,7 +30,10 @@ class Written:
 def write_reports(folder: Path, session: str, properties: Sequence[dict[str, Any]]) -> Written:
     trials = [TrialResult.model_validate(p["result"]) for p in properties]
     labels = list(dict.fromkeys(t.variant_label for t in trials))
-    report = build_report(trials, variants=labels, run_id=session, suite="pytest-evals")
+    # Each case has a matrix of its own: every cell counts for its arm (pooled), and each pair
+    # of arms is compared on the cases both ran, by the same model as ``harnessdrive report``.
+    report = build_report(trials, variants=labels, run_id=session, suite=SUITE, pooled=True)
+    report = report.model_copy(update={"mixed": session_mix(trials)})
     # Each worker recorded into its own folder: the drill-down of a trial is read from its own.
     by_worker: dict[Path, list[TrialResult]] = {}
     for props, trial in zip(properties, trials, strict=True):
@@ -46,6 +51,17 @@ def write_reports(folder: Path, session: str, properties: Sequence[dict[str, Any
     html_path = folder / "report.html"
     html_path.write_text(str(html.render(report)))
     return Written(json_path, html_path, None)
+
+
+def session_mix(trials: Sequence[TrialResult]) -> tuple[str, ...]:
+    """The real mixes among a session's cells. Each cell is a run of its own and each case a
+    suite of its own, so differing run ids and suites are the session's shape, not a mix;
+    different sandboxes, harnessdrive versions or edited tasks are."""
+    alike = [
+        t.model_copy(update={"suite": SUITE, "suite_id": None, "suite_version": None})
+        for t in trials
+    ]
+    return describe_mix(alike, None)
 
 
 def _worker_folder(trial_folder: Path) -> Path:
