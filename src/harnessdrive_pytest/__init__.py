@@ -16,6 +16,7 @@ import pytest
 
 PROPERTY = "harnessdrive"
 FORECAST = "harnessdrive_forecast"
+UNAVAILABLE = "harnessdrive_unavailable"
 _SESSION = pytest.StashKey[str]()
 _SEEN = pytest.StashKey[list[tuple[str, dict[str, Any]]]]()
 
@@ -116,6 +117,14 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         default="host",
         metavar="KIND",
         help="The agents' network: host | loopback | none.",
+    )
+    add(
+        "--eval-allow-unavailable",
+        dest="eval_allow_unavailable",
+        action="store_true",
+        default=False,
+        help="Skip the cells that cannot run (a CLI missing, no login, an unreachable "
+        "endpoint) and still pass the session; without it such a session exits non-zero.",
     )
     add(
         "--record-goldens",
@@ -233,7 +242,7 @@ class _Gatherer:
         if report.when != "call":
             return  # the setup and teardown reports carry the same properties again
         for name, value in report.user_properties:
-            if name in (PROPERTY, FORECAST) and isinstance(value, dict):
+            if name in (PROPERTY, FORECAST, UNAVAILABLE) and isinstance(value, dict):
                 self.seen.append((name, value))
 
 
@@ -258,6 +267,30 @@ def pytest_report_teststatus(
     )
 
 
+def _unavailable(config: pytest.Config) -> dict[str, int]:
+    """Each cause of a cell that could not run, with how many cells it stopped."""
+    causes: dict[str, int] = {}
+    for name, value in config.stash.get(_SEEN, []):
+        if name == UNAVAILABLE:
+            cause = str(value.get("cause"))
+            causes[cause] = causes.get(cause, 0) + 1
+    return causes
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A session in which a selected cell could not run evaluated less than it was asked to:
+    it fails (CI must not go green on nothing) unless skipping was asked for."""
+    config = session.config
+    if getattr(config, "workerinput", None) or config.getoption("eval_allow_unavailable"):
+        return
+    if _unavailable(config) and exitstatus in (
+        pytest.ExitCode.OK,
+        pytest.ExitCode.NO_TESTS_COLLECTED,
+    ):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     seen = config.stash.get(_SEEN, [])
     if getattr(config, "workerinput", None) or not seen:
@@ -266,3 +299,13 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
 
     for line in summarize(config, config.stash[_SESSION], seen):
         terminalreporter.write_line(line)
+    causes = _unavailable(config)
+    if causes:
+        cells = sum(causes.values())
+        if config.getoption("eval_allow_unavailable"):
+            verdict = "skipped (--eval-allow-unavailable)"
+        else:
+            verdict = "the session fails; pass --eval-allow-unavailable to skip them"
+        terminalreporter.write_line(f"  {cells} cell(s) could not run: {verdict}")
+        for cause, count in causes.items():
+            terminalreporter.write_line(f"    {cause} ({count} cell(s))", red=True)

@@ -178,18 +178,29 @@ def test_bad_input_stops_collection_before_anything_runs(pytester: pytest.Pytest
         assert f"ERROR: {message}" in refused.stderr.str()
 
 
-def test_a_missing_cli_is_a_skip_with_the_fix(
+def test_a_missing_cli_fails_the_session_unless_skipping_is_asked_for(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_matrix_case(pytester.path, ["claude/claude-sonnet-4-5"], treatment=["CLAUDE.md"])
     monkeypatch.setenv(binary_variable("claude"), str(pytester.path / "no-such-claude"))
 
-    run = pytester.runpytest("evals", "--max-usd", "1", "-rs")
+    run = pytester.runpytest("evals", "--max-usd", "1")
 
     run.assert_outcomes(skipped=2)
+    assert run.ret == pytest.ExitCode.TESTS_FAILED  # nothing was evaluated: CI must not pass
     out = run.stdout.str()
-    assert "claude is not installed: not found; point $HARNESSDRIVE_CLAUDE_BINARY at" in out
+    cause = "claude is not installed: not found; point $HARNESSDRIVE_CLAUDE_BINARY at"
+    # Said once for its two cells, without -rs.
+    assert out.count(cause) == 1, out
+    assert "2 cell(s) could not run: the session fails; pass --eval-allow-unavailable" in out
+    assert "(2 cell(s))" in out
     assert "FileNotFoundError" not in out
+
+    allowed = pytester.runpytest("evals", "--max-usd", "1", "--eval-allow-unavailable")
+
+    allowed.assert_outcomes(skipped=2)
+    assert allowed.ret == pytest.ExitCode.OK
+    assert "2 cell(s) could not run: skipped (--eval-allow-unavailable)" in allowed.stdout.str()
 
 
 def test_ordinary_runs_stay_inert(pytester: pytest.Pytester) -> None:

@@ -19,6 +19,8 @@ from harnessdrive.pytest_plugin.state import STATE_KEY, EvalState, narrowing
 
 PROPERTY = "harnessdrive"
 FORECAST = "harnessdrive_forecast"
+UNAVAILABLE = "harnessdrive_unavailable"
+"""A cell that could not run, and why (the session fails on it unless told to skip)."""
 
 
 def state_of(config: pytest.Config) -> EvalState:

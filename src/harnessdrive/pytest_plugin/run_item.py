@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
-from harnessdrive.pytest_plugin.collection import FORECAST, PROPERTY, forecast_property
+from harnessdrive.pytest_plugin.collection import (
+    FORECAST,
+    PROPERTY,
+    UNAVAILABLE,
+    forecast_property,
+)
 from harnessdrive.pytest_plugin.output import CannotEvaluate, CaseOutput
 
 if TYPE_CHECKING:
@@ -47,7 +52,7 @@ def _run(item: EvalItem, state: EvalState) -> None:
     info = harness.info()
     if not info.installed:
         fix = info.found or info.detail or f"install {info.name}"
-        pytest.skip(f"{cell.variant.harness} is not installed: {fix}")
+        unavailable(item, f"{cell.variant.harness} is not installed: {fix}")
     suite, installed = cell_suite(case, files, cell, state.build)
     try:
         run = run_cell(suite, cell, state.settings, tuple(files.secrets()), case.timeout)
@@ -58,7 +63,7 @@ def _run(item: EvalItem, state: EvalState) -> None:
         write_cell_file(run.folder, suite.tasks[0])
         if result.status == "could_not_run":
             agent = result.agent
-            pytest.skip(f"{cell.variant.harness} could not run: {agent.hint or agent.error}")
+            unavailable(item, f"{cell.variant.harness} could not run: {agent.hint or agent.error}")
         if result.status == "skipped":
             pytest.skip(f"{cell.id} did not start: {result.note or 'the spend cap was reached'}")
         skill = None
@@ -86,6 +91,13 @@ def _run(item: EvalItem, state: EvalState) -> None:
         raise error
     if judged.why is not None:
         raise AssertionError(judged.why)
+
+
+def unavailable(item: EvalItem, cause: str) -> NoReturn:
+    """Skip a cell that could not run (its CLI missing, no login, its endpoint unreachable),
+    noting the cause: the session fails on it unless skipping was asked for."""
+    item.user_properties.append((UNAVAILABLE, {"cause": cause, "cell": item.cell.id}))
+    pytest.skip(cause)
 
 
 def call_case(item: EvalItem, output: CaseOutput) -> tuple[str, str | None, Exception | None]:
