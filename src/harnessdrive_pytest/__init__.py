@@ -250,8 +250,8 @@ def pytest_report_teststatus(
     report: pytest.TestReport, config: pytest.Config
 ) -> tuple[str, str, tuple[str, dict[str, bool]]] | None:
     """With ``-v``, a cell's line says its verdict, cost, tokens, seconds, turns and tools."""
-    if report.when != "call":
-        return None
+    if report.when != "call" or hasattr(report, "wasxfail"):
+        return None  # an xfail's word is pytest's own
     props = dict(report.user_properties).get(PROPERTY)
     if not isinstance(props, dict):
         return None

@@ -30,8 +30,19 @@ def forecast_items(items: Sequence[pytest.Item]) -> list[dict[str, Any]]:
     return [
         forecast_property(item, state_of(item.config))
         for item in items
-        if isinstance(item, EvalItem)
+        if isinstance(item, EvalItem) and not skipped(item)
     ]
+
+
+def skipped(item: pytest.Item) -> bool:
+    """Whether pytest will skip ``item`` by its marks (skip, skipif, xfail(run=False)): a cell
+    the user told pytest not to run is not forecast, as it is never started."""
+    from _pytest.skipping import evaluate_skip_marks, evaluate_xfail_marks
+
+    if evaluate_skip_marks(item) is not None:
+        return True
+    xfail = evaluate_xfail_marks(item)
+    return xfail is not None and not xfail.run
 
 
 def session_folder(config: pytest.Config, session: str) -> Path:

@@ -7,6 +7,7 @@ The replayed results go into this session's report like a live run's."""
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,6 +68,18 @@ def replay_item(item: EvalItem, state: EvalState) -> None:
     cell, files = item.cell, item.files
     key = (files.task_id, cell.variant.label, cell.repetition)
     trial = state.stored.get(key)
+    if trial is None and not item.parameters and files.legacy_task_id != files.task_id:
+        trial = state.stored.get((files.legacy_task_id, cell.variant.label, cell.repetition))
+        if trial is not None:
+            warnings.warn(
+                StoreMigrationNote(
+                    f"{files.legacy_task_id} was recorded before case ids carried the eval "
+                    f"file's path; it is read as {files.task_id} (cases of two skills with the "
+                    "same eval names shared that old id, so check it is this case's trial); a "
+                    "new run records under the new id",
+                ),
+                stacklevel=1,
+            )
     if trial is None:
         pytest.skip(f"replay: no stored trial of {cell.id} in {state.replay_from}")
     try:
@@ -128,6 +141,10 @@ def results_folder(trial_folder: Path) -> Path | None:
         if parent.name == "trials":
             return parent.parent
     return None
+
+
+class StoreMigrationNote(UserWarning):
+    """A stored trial was found under the id its case had before ids carried its path."""
 
 
 def stored_case_verdict(result: TrialResult) -> str:

@@ -104,7 +104,7 @@ def call_case(item: EvalItem, output: CaseOutput) -> tuple[str, str | None, Exce
     """Call the case function: its verdict (pass, fail or error), why, and the exception to
     hand on to pytest once the verdict is recorded."""
     try:
-        item.function(output)
+        item.function(output, **item.parameters)
     except AssertionError as exc:
         return "fail", str(exc).splitlines()[0] if str(exc) else "AssertionError", exc
     except CannotEvaluate as exc:
