@@ -131,3 +131,26 @@ def test_a_replay_that_regrades_updates_the_store_and_its_report(
     records = stored(folder)
     assert records[("three", "writer")].outcome == "pass"
     assert "case_error" not in records[("three", "writer")].metrics
+
+
+def test_no_cell_leaves_a_temporary_folder_behind(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_trio(pytester.path)
+    missing = command("missing", "exec no-such-agent-binary-4711")
+    evals = pytester.path / "evals" / "eval_trio.py"
+    evals.write_text(
+        evals.read_text()
+        + f"\n@harnessdrive.evalcase('write OUT.md', fixture='start', models={[missing]!r})\n"
+        "def eval_four(output):\n    pass\n"
+    )
+    scratch = pytester.path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+
+    # A pass, a failed case, a crash, a case that raised, and a cell that could not run.
+    run = pytester.runpytest_subprocess("evals", "-p", "no:randomly", "-rs")
+
+    run.assert_outcomes(passed=2, failed=4, skipped=1)
+    assert "command could not run" in run.stdout.str()
+    assert sorted(p.name for p in scratch.iterdir() if p.name.startswith("harnessdrive-")) == []
