@@ -205,6 +205,20 @@ def is_eval_file(file_path: Path, config: pytest.Config) -> bool:
     return file_path.absolute() in named
 
 
+_CASE_FOLDERS = frozenset({"fixtures", "goldens", "treatments"})
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """What an eval folder holds for its cases is never a test module of this run: its
+    fixtures, goldens and treatments, and a task folder (its hidden ``test_*.py`` belong to
+    the task's grader, and importing them would stop collection)."""
+    if "evals" not in collection_path.parts[:-1] or not collection_path.is_dir():
+        return None
+    if collection_path.name in _CASE_FOLDERS or (collection_path / "task.toml").is_file():
+        return True
+    return None
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if not is_eval_file(file_path, parent.config):
         return None

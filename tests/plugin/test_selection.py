@@ -145,3 +145,52 @@ def test_two_skills_with_the_same_eval_names_never_share_trials(
 
     # Each replayed cell matched its own skill's trial (the case reads its own skill's output).
     again.assert_outcomes(passed=2)
+
+
+def test_an_eval_folder_s_own_files_are_not_collected_and_the_ini_takes_tables(
+    pytester: pytest.Pytester,
+) -> None:
+    evals = pytester.path / "evals"
+    for folder in ("fixtures/start", "task/hidden", "goldens/start", "treatments/terse"):
+        (evals / folder).mkdir(parents=True)
+    (evals / "fixtures" / "start" / "test_fixture.py").write_text("raise SystemExit('fixture')\n")
+    (evals / "task" / "task.toml").write_text('id = "t"\nprompt = "p"\n[repo]\npath = "."\n')
+    (evals / "task" / "hidden" / "test_hidden.py").write_text("raise SystemExit('hidden')\n")
+    (evals / "eval_plain.py").write_text(
+        "import harnessdrive\n\n"
+        "@harnessdrive.evalcase('write', fixture='start')\n"
+        "def eval_it(output):\n    pass\n"
+    )
+    table = '{harness = "command", name = "inline", options = {template = "true"}}'
+    (pytester.path / "pyproject.toml").write_text(
+        f"[tool.pytest.ini_options]\nharnessdrive_matrix = [{json.dumps(table)}]\n"
+    )
+
+    run = pytester.runpytest("evals", "--dry-run", "-q")
+
+    out = run.stdout.str()
+    assert run.ret == pytest.ExitCode.OK, out
+    assert "evals/eval_plain.py::eval_it[inline]" in out
+    assert "1 test collected" in out
+
+
+def test_a_store_with_the_old_ids_is_replayed_with_a_migration_note(
+    pytester: pytest.Pytester,
+) -> None:
+    write_skill(pytester.path, "north")
+    (pytester.path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    pytester.runpytest("skills").assert_outcomes(passed=1)
+    folder = session_folder(pytester.path)
+    # What a store written before case ids carried the path holds: the bare stem and function.
+    (path,) = (folder / "main" / "trials").rglob("result.json")
+    data = json.loads(path.read_text())
+    assert data["task"] == "skills-north-evals-eval_same.eval_it"
+    data["task"] = "eval_same.eval_it"
+    path.write_text(json.dumps(data))
+
+    again = pytester.runpytest_subprocess("skills", "--replay", str(folder))
+
+    again.assert_outcomes(passed=1)
+    out = again.stdout.str()
+    assert "StoreMigrationNote: eval_same.eval_it was recorded before case ids" in out
+    assert "read as skills-north-evals-eval_same.eval_it" in out

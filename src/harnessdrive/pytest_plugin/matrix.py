@@ -11,10 +11,11 @@ name a position on that ladder (:mod:`harnessdrive.matrix`). A treatment is the 
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from harnessdrive.errors import UserError
 from harnessdrive.harnesses.ladder import ALIASES
@@ -40,10 +41,24 @@ class Scope:
 def scope_for(case: EvalCase, ini_lines: Sequence[str]) -> Scope:
     if case.models is not None:
         return Scope("case", case.models)
-    lines = tuple(line.strip() for line in ini_lines if line.strip())
+    lines = tuple(ini_entry(line.strip()) for line in ini_lines if line.strip())
     if lines:
         return Scope("ini", lines)
     return Scope("default", DEFAULT_MATRIX)
+
+
+def ini_entry(line: str) -> MatrixEntry:
+    """A line of the ``harnessdrive_matrix`` ini key: ``harness/model[/effort]``, or a variant
+    table written as a TOML inline table (``{harness = "claude", name = "local", ...}``)."""
+    if not line.startswith("{"):
+        return line
+    try:
+        table = tomllib.loads(f"entry = {line}")["entry"]
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(
+            f"harnessdrive_matrix: {line!r} is not a TOML inline table ({exc})"
+        ) from None
+    return cast("MatrixEntry", table)
 
 
 @dataclass(frozen=True)
