@@ -234,6 +234,10 @@ def pytest_collection_modifyitems(
     """A dry run in one process forecasts the cells left after -k, -m and the narrowing
     options, then stops as ``--collect-only`` does: pytest lists the cells, nothing runs.
     (Under xdist each worker forecasts its cells as they are handed out.)"""
+    if config.getoption("record_goldens"):
+        from harnessdrive.pytest_plugin.hooks import golden_owners
+
+        golden_owners(items)
     if not config.getoption("eval_dry_run") or _distributed(config):
         return
     from harnessdrive.pytest_plugin.hooks import forecast_items

@@ -125,6 +125,11 @@ def test_bad_input_stops_collection_before_anything_runs(pytester: pytest.Pytest
         "rung": (["noop", "claude/claude-sonnet-4-5/minimal"], "claude has no effort 'minimal'"),
         "unpriced": (["noop", "claude/no-such-model-9"], "cannot price"),
         "unknown": (["noop", "nosuchharness/x"], "nosuchharness"),
+        "efftypo": (
+            ["noop", "claude/claude-sonnet-4-5/hihg"],
+            "'hihg' is not an effort of claude (did you mean 'high'?)",
+        ),
+        "modeltypo": (["noop", "claude/claude-sonet-4-5"], "(did you mean 'claude-sonnet-4-5'?)"),
         "uncapped": (
             ["claude/claude-sonnet-4-5"],
             "set a spend cap for the session with --max-usd",
@@ -161,12 +166,12 @@ def test_bad_input_stops_collection_before_anything_runs(pytester: pytest.Pytest
 
     run = pytester.runpytest("evals")
 
-    run.assert_outcomes(errors=5 + len(arguments))
+    run.assert_outcomes(errors=len(bad) + 1 + len(arguments))
     out = run.stdout.str()
     for name, (_, message) in {**bad, **arguments}.items():
         assert f"eval_{name}.py::eval_tidy: " in out and message in out, name
     assert "treatment 'treated' has no files for claude" in out
-    assert f"Interrupted: {5 + len(arguments)} errors during collection" in out
+    assert f"Interrupted: {len(bad) + 1 + len(arguments)} errors during collection" in out
     assert "Traceback" not in out
 
     for args, message in (

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harnessdrive.store.results import TrialResult
-from tests.plugin.test_one_truth import WRITER, command
+from tests.plugin.test_one_truth import WRITER, command, write_trio
 from tests.plugin.test_pytest_plugin import session_folder
 
 pytest_plugins = ["pytester"]
@@ -194,3 +194,15 @@ def test_a_store_with_the_old_ids_is_replayed_with_a_migration_note(
     out = again.stdout.str()
     assert "StoreMigrationNote: eval_same.eval_it was recorded before case ids" in out
     assert "read as skills-north-evals-eval_same.eval_it" in out
+
+
+def test_record_goldens_refuses_a_golden_two_cells_would_write(pytester: pytest.Pytester) -> None:
+    write_trio(pytester.path)  # six cells, all with the fixture's golden
+
+    run = pytester.runpytest("evals", "--record-goldens", "-k", "eval_one")
+
+    assert run.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--record-goldens: 2 cells would write the golden start" in run.stderr.str()
+    assert not (pytester.path / ".harnessdrive").exists()  # refused before any cell started
+    narrowed = pytester.runpytest("evals", "--record-goldens", "-k", "eval_one and writer")
+    narrowed.assert_outcomes(passed=1)

@@ -6,6 +6,7 @@ transcript.json, diff.patch, prompt.md, the session log) with a final workspace 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -226,7 +227,7 @@ CASES: list[tuple[Check, tuple[Any, ...], dict[str, Any], str]] = [
     (plugin.check_seconds_within, (300,), {}, "the agent took 900.0s > 300s"),
     (plugin.check_peak_context_within, (1_600,), {}, ""),
     (plugin.check_cache_reused, (0.8,), {}, ""),
-    (plugin.check_skill_invoked, (), {}, "the prompt does not start with '/greet'"),
+    (plugin.check_skill_invoked, (), {}, "the transcript shows no use of the skill 'greet'"),
     (plugin.check_skill_was_loaded, ("scripts/hello.sh",), {}, "(loaded: SKILL.md)"),
     (plugin.check_skill_scripts_ran, (), {}, "skill scripts not run: scripts/hello.sh"),
     (plugin.check_hidden_tests_passed, (), {}, "the task's grader says fail"),
@@ -340,3 +341,32 @@ def test_a_cut_patch_cannot_tell_what_was_added_or_deleted(
     ):
         with pytest.raises(CannotEvaluate, match="patch was cut"):
             check(cut)
+
+
+def test_count_compares_numbers_and_sizes() -> None:
+    from harnessdrive.pytest_plugin.goldens import Count
+
+    assert Count(1).compare(3, 4) is None
+    assert Count(1).compare(3, 5) == "3, want 5 ± 1"
+    assert Count(0).compare(2.5, 2.5) is None
+    assert Count(1).compare(["a", "b"], ["a"]) is None
+    assert Count(0).compare(["a", "b"], ["a"]) == "2, want 1 ± 0"
+    with pytest.raises(CannotEvaluate):
+        Count(0).compare(True, 1)
+
+
+def test_a_recorded_golden_keeps_its_owner_and_the_artifact(
+    runs: dict[str, CaseOutput], tmp_path: Path
+) -> None:
+    from harnessdrive.pytest_plugin.goldens import Facet, compare, record
+
+    good = runs["good"]
+    facets = [Facet("lines", lambda o: len(o.read("calc.py").splitlines()))]
+    path = record(good, facets, tmp_path / "golden")
+
+    stored = json.loads(path.read_text())
+    assert stored["_recorded_by"] == good.cell.id
+    assert (tmp_path / "golden" / "artifact" / "calc.py").read_text() == (
+        good.workspace / "calc.py"
+    ).read_text()
+    compare(good, facets, tmp_path / "golden")  # the owner key is no facet

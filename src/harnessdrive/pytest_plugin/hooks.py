@@ -86,3 +86,21 @@ def summarize(
         else:  # a replay records nothing of its own
             lines.append(f"  replayed from: {config.getoption('eval_replay')}")
     return lines
+
+
+def golden_owners(items: Sequence[pytest.Item]) -> None:
+    """``--record-goldens`` writes each golden from one cell: a selection in which several
+    cells would write the same golden is refused before anything runs."""
+    from harnessdrive.pytest_plugin.collection import EvalItem
+
+    writers: dict[Path, list[str]] = {}
+    for item in items:
+        if isinstance(item, EvalItem):
+            writers.setdefault(item.files.golden, []).append(item.nodeid)
+    for golden, nodes in writers.items():
+        if len(nodes) > 1:
+            shown = ", ".join(nodes[:3]) + (", ..." if len(nodes) > 3 else "")
+            raise pytest.UsageError(
+                f"--record-goldens: {len(nodes)} cells would write the golden {golden.name} "
+                f"({shown}); select the one it is taken from (-k, --harness, --model)"
+            )

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from harnessdrive.errors import UserError
+from harnessdrive.errors import UserError, did_you_mean
 from harnessdrive.harnesses.ladder import ALIASES
 from harnessdrive.harnesses.registry import harness_entry
 from harnessdrive.matrix.effort import resolve_effort
@@ -126,6 +126,8 @@ def parse_entry(entry: MatrixEntry, harness_of: Any) -> VariantSpec:
         # The last part is an effort when it names a rung or an alias; a model id may hold '/'.
         if last in ALIASES or last in ladder(name) or _looks_like_effort(last):
             model, effort = head, last
+        else:
+            _refuse_effort_typo(text, name, last)
     return resolve(VariantSpec(harness=name, model=model, effort=effort), text)
 
 
@@ -134,6 +136,18 @@ _EFFORT_WORDS = {"off", "none", "minimal", "low", "medium", "high", "xhigh", "ma
 
 def _looks_like_effort(word: str) -> bool:
     return word in _EFFORT_WORDS
+
+
+def _refuse_effort_typo(text: str, harness: str, last: str) -> None:
+    """``claude/claude-sonnet-4-5/hihg`` is an effort typo, not a model id with a '/': say so
+    (it would otherwise be refused as an unpriced model, with advice to add a price row)."""
+    rungs = [*ladder(harness), *ALIASES]
+    hint = did_you_mean(last, [*rungs, *_EFFORT_WORDS])
+    if hint:
+        raise UserError(
+            f"{text}: {last!r} is not an effort of {harness}{hint}; its rungs are "
+            f"{', '.join(ladder(harness)) or 'none'} (and the aliases {', '.join(ALIASES)})"
+        )
 
 
 def variant_name(variant: VariantSpec, treatment: str | None) -> str:

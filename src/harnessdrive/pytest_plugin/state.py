@@ -11,7 +11,7 @@ import pytest
 
 from harnessdrive.accounting import PriceBook
 from harnessdrive.accounting.plan_pricing import VariantPricing, price_variants, today
-from harnessdrive.errors import BudgetError, UserError
+from harnessdrive.errors import BudgetError, UserError, did_you_mean
 from harnessdrive.harnesses.base import Harness, HarnessInfo
 from harnessdrive.harnesses.cli.agent_cli import AgentCli
 from harnessdrive.harnesses.registry import check_options, get_harness
@@ -89,9 +89,11 @@ class EvalState:
             assert found is not None
             refusal = found.refusal()
             if refusal:
+                known = {record.model for record in self.book.records}
+                hint = did_you_mean(variant.model, known) if variant.model else ""
                 raise UserError(
-                    f"cannot price {refusal}; add a [[price]] row for it to a price file "
-                    "(--prices FILE or the harnessdrive_prices ini key)"
+                    f"cannot price {refusal}{hint}; if the model is right, add a [[price]] row "
+                    "for it to a price file (--prices FILE or the harnessdrive_prices ini key)"
                 )
             self.pricing[key] = found
         return self.pricing[key]
