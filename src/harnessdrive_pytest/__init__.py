@@ -19,10 +19,19 @@ FORECAST = "harnessdrive_forecast"
 UNAVAILABLE = "harnessdrive_unavailable"
 _SESSION = pytest.StashKey[str]()
 _SEEN = pytest.StashKey[list[tuple[str, dict[str, Any]]]]()
+_RUNNING = pytest.StashKey[pytest.Session]()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    # The summary may fail the session (a gate that does not hold): it needs the session.
+    session.config.stash[_RUNNING] = session
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     _keep_harnessdrive_unrewritten(pluginmanager)
+    from harnessdrive_pytest import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
     group = parser.getgroup("harnessdrive", "harnessdrive evals (eval_*.py cases)")
     add = group.addoption
     add(
@@ -315,8 +324,12 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         return
     from harnessdrive.pytest_plugin.hooks import summarize
 
-    for line in summarize(config, config.stash[_SESSION], seen):
+    summary = summarize(config, config.stash[_SESSION], seen)
+    for line in summary.lines:
         terminalreporter.write_line(line)
+    running = config.stash.get(_RUNNING, None)
+    if summary.failed and running is not None and running.exitstatus == pytest.ExitCode.OK:
+        running.exitstatus = pytest.ExitCode.TESTS_FAILED
     causes = _unavailable(config)
     if causes:
         cells = sum(causes.values())

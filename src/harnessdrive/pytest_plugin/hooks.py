@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,10 +52,18 @@ def session_folder(config: pytest.Config, session: str) -> Path:
     return (results if results.is_absolute() else root / results) / session
 
 
+@dataclass(frozen=True)
+class Summary:
+    lines: list[str]
+    failed: bool = False
+    """A gate did not hold (or could not be checked): the session fails."""
+
+
 def summarize(
     config: pytest.Config, session: str, seen: Sequence[tuple[str, dict[str, Any]]]
-) -> list[str]:
-    """The lines the terminal summary shows; the reports are written as a side effect."""
+) -> Summary:
+    """The lines the terminal summary shows; the reports are written as a side effect, and the
+    session's gates are checked on its report."""
     from harnessdrive.pytest_plugin.forecast_report import forecast_lines
 
     folder = session_folder(config, session)
@@ -75,7 +84,7 @@ def summarize(
             written = write_reports(folder, session, results)
         except HarnessdriveError as exc:
             lines.append(f"  report not written: {exc}")
-            return lines
+            return Summary(lines)
         lines.append(f"  report: {written.json_path}")
         if written.html_path is not None:
             lines.append(f"  html report: {written.html_path}")
@@ -85,7 +94,25 @@ def summarize(
             lines.append(f"  results: {folder}/<worker> (harnessdrive report --results <folder>)")
         else:  # a replay records nothing of its own
             lines.append(f"  replayed from: {config.getoption('eval_replay')}")
-    return lines
+        gate_lines, failed = gate_summary(config, folder, written)
+        return Summary(lines + gate_lines, failed)
+    return Summary(lines)
+
+
+def gate_summary(config: pytest.Config, folder: Path, written: Any) -> tuple[list[str], bool]:
+    """Check the gates the project declared (``pytest_harnessdrive_gates``) on the report."""
+    from harnessdrive.pytest_plugin.gates import Gate, check_gates
+
+    declared = [g for found in config.hook.pytest_harnessdrive_gates(config=config) for g in found]
+    gates = [g for g in declared if isinstance(g, Gate)]
+    if not gates:
+        return [], False
+    try:
+        results = check_gates(gates, written.report, written.trials, folder.parent)
+    except HarnessdriveError as exc:
+        return [f"  gates not checked, the session fails: {exc}"], True
+    lines = [f"  gate {'holds' if r.passed else 'FAILED'}: {r.gate}: {r.why}" for r in results]
+    return lines, not all(r.passed for r in results)
 
 
 def golden_owners(items: Sequence[pytest.Item]) -> None:

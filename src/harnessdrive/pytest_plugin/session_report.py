@@ -12,7 +12,7 @@ from typing import Any
 from harnessdrive.report.details import trial_details
 from harnessdrive.report.mix import describe_mix
 from harnessdrive.report.renderers import reporters
-from harnessdrive.report.scoreboard import build_report
+from harnessdrive.report.scoreboard import Report, build_report
 from harnessdrive.store.results import TrialResult
 
 HTML_REPORTER = "html"
@@ -25,6 +25,8 @@ class Written:
     html_path: Path | None
     missing: str | None
     """Why there is no HTML report (no reporter of that name is registered)."""
+    report: Report
+    trials: tuple[TrialResult, ...]
 
 
 def write_reports(folder: Path, session: str, properties: Sequence[dict[str, Any]]) -> Written:
@@ -47,10 +49,12 @@ def write_reports(folder: Path, session: str, properties: Sequence[dict[str, Any
     json_path.write_text(str(json_text) + "\n")
     html = found.get(HTML_REPORTER)
     if html is None:
-        return Written(json_path, None, f"no {HTML_REPORTER!r} reporter is registered")
+        return Written(
+            json_path, None, f"no {HTML_REPORTER!r} reporter is registered", report, tuple(trials)
+        )
     html_path = folder / "report.html"
     html_path.write_text(str(html.render(report)))
-    return Written(json_path, html_path, None)
+    return Written(json_path, html_path, None, report, tuple(trials))
 
 
 def session_mix(trials: Sequence[TrialResult]) -> tuple[str, ...]:
