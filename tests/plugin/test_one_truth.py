@@ -4,7 +4,10 @@ session report counts, whatever matrix each case has."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,6 +46,14 @@ def write_trio(root: Path) -> None:
         "    raise RuntimeError('the case itself is broken')\n"
     )
     (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+
+
+def harnessdrive(*args: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-m", "harnessdrive", *args], capture_output=True, text=True, check=True
+    )
+    found: dict[str, Any] = json.loads(done.stdout)
+    return found
 
 
 def stored(folder: Path) -> dict[tuple[str, str], TrialResult]:
@@ -102,6 +113,18 @@ def test_three_cases_with_their_own_matrices_are_all_reported_as_pytest_judged_t
     }
     assert shown == model
     assert report["headline"] == report["statistics"]["answer"]
+
+    # harnessdrive report and compare read the session folder as the session's report does.
+    again = harnessdrive("report", "--results", str(folder), "--json")
+    assert again["harnesses"] == report["harnesses"]
+    assert again["statistics"]["comparisons"] == report["statistics"]["comparisons"]
+    shown_pair = harnessdrive("compare", "writer", "lazy", "--results", str(folder), "--json")
+    (pair,) = [
+        c
+        for c in report["statistics"]["comparisons"]
+        if {c["first"], c["second"]} == {"writer", "lazy"}
+    ]
+    assert shown_pair["verdict"] == pair["verdict"]
 
 
 def test_a_replay_that_regrades_updates_the_store_and_its_report(

@@ -74,3 +74,54 @@ def _worker_folder(trial_folder: Path) -> Path:
         if parent.name == "trials":
             return parent.parent
     return trial_folder.parent
+
+
+def is_session(folder: Path) -> bool:
+    """A pytest session's folder: no results store itself, one per worker inside."""
+    return not (folder / "trials").is_dir() and any(folder.glob("*/trials"))
+
+
+def load_session_report(
+    folder: Path,
+    *,
+    details: bool = False,
+    margin: float | None = None,
+    confidence: float | None = None,
+    accepted_only: bool = False,
+) -> Report:
+    """The report of a pytest session read back from its stores (``harnessdrive report
+    --results <session>``), counted as the session's own report counts it."""
+    from harnessdrive.pytest_plugin.gates import session_trials
+
+    trials = session_trials(folder)
+    labels = list(dict.fromkeys(t.variant_label for t in trials))
+    extra: dict[str, Any] = {} if confidence is None else {"confidence": confidence}
+    report = build_report(
+        trials,
+        variants=labels,
+        run_id=folder.name,
+        suite=SUITE,
+        pooled=True,
+        margin=margin,
+        accepted_only=accepted_only,
+        **extra,
+    )
+    report = report.model_copy(update={"mixed": session_mix(trials)})
+    if not details:
+        return report
+    by_worker: dict[Path, list[TrialResult]] = {}
+    for worker in sorted(folder.glob("*/trials")):
+        wanted = {t.trial_id for t in session_trials_of(worker.parent)}
+        by_worker[worker.parent] = [t for t in trials if t.trial_id in wanted]
+    found = tuple(d for where, ts in by_worker.items() for d in trial_details(where, ts))
+    return report.model_copy(update={"details": found})
+
+
+def session_trials_of(results: Path) -> list[TrialResult]:
+    from harnessdrive.store.store import Store
+
+    store = Store(results)
+    try:
+        return store.all_latest()
+    finally:
+        store.close()
