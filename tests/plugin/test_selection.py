@@ -206,3 +206,35 @@ def test_record_goldens_refuses_a_golden_two_cells_would_write(pytester: pytest.
     assert not (pytester.path / ".harnessdrive").exists()  # refused before any cell started
     narrowed = pytester.runpytest("evals", "--record-goldens", "-k", "eval_one and writer")
     narrowed.assert_outcomes(passed=1)
+
+
+def test_generated_cases_are_cases_of_their_own(pytester: pytest.Pytester) -> None:
+    evals = pytester.path / "evals"
+    (evals / "fixtures" / "start").mkdir(parents=True)
+    (evals / "fixtures" / "start" / "README.md").write_text("start\n")
+    (evals / "eval_gen.py").write_text(
+        "import harnessdrive\n"
+        "from harnessdrive.pytest_plugin.generators import adversarial, generated, table\n\n"
+        "@adversarial('prompt', 'write OUT.md', kinds=['typo', 'shout'])\n"
+        f"@harnessdrive.evalcase('{{prompt}}', fixture='start', models={[WRITER]!r})\n"
+        "def eval_brittle(output, prompt):\n    pass\n\n"
+        "@table('lang', {'py': 'Python', 'rs': 'Rust'})\n"
+        "@generated('size', lambda rng: rng.randrange(10), count=2, seed=3)\n"
+        "@harnessdrive.evalcase('write {lang} x{size}', fixture='start', "
+        f"models={[WRITER]!r})\n"
+        "def eval_grid(output, lang, size):\n    pass\n"
+    )
+    (pytester.path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+
+    run = pytester.runpytest("evals", "--dry-run", "-q")
+
+    out = run.stdout.str()
+    for node in (
+        "eval_brittle[original-writer]",
+        "eval_brittle[typo-writer]",
+        "eval_brittle[shout-writer]",
+        "eval_grid[seed3-0-py-writer]",
+        "eval_grid[seed3-1-rs-writer]",
+    ):
+        assert f"evals/eval_gen.py::{node}" in out, out
+    assert "7 tests collected" in out

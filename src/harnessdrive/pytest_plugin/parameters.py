@@ -35,8 +35,8 @@ def parameter_sets(function: Callable[..., Any]) -> list[ParameterSet]:
     marks = [m for m in getattr(function, "pytestmark", ()) if m.name == "parametrize"]
     if not marks:
         return [ParameterSet("")]
-    # pytest applies the mark nearest the function first; the ids read outermost last.
-    expanded = [_one_mark(mark) for mark in reversed(marks)]
+    # As pytest: the mark nearest the function comes first in the id and varies slowest.
+    expanded = [_one_mark(mark) for mark in marks]
     sets = []
     for combination in itertools.product(*expanded):
         values: dict[str, Any] = {}
