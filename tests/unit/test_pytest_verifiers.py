@@ -234,6 +234,14 @@ CASES: list[tuple[Check, tuple[Any, ...], dict[str, Any], str]] = [
     (plugin.check_visible_tests_passed, (), {}, "visible tests: 1/3 passed"),
     (plugin.check_no_tampering, (), {}, "protected-path: tests/test_calc.py"),
     (plugin.check_final_message_contains, ("tests pass",), {}, "lacks 'tests pass'"),
+    (
+        plugin.check_all,
+        (plugin.check_exit_clean, plugin.check_no_errors),
+        {},
+        "2 of 2 checks failed: the agent exited 1: overloaded; 1 error(s)",
+    ),
+    (plugin.check_content_preserved, ("calc.py",), {"at_least": 0.7}, "calc.py kept 60% of its 5"),
+    (plugin.check_tool_under_test, ("Bash",), {}, "Bash was called 0 time(s)"),
 ]
 NEUTRAL = {
     # Runs that differ only elsewhere: the bad run passes these too.
@@ -248,7 +256,7 @@ NEUTRAL = {
 def test_every_bundled_verifier_is_covered() -> None:
     bundled = {name for name in plugin.__all__ if name.startswith("check_")} - {"check_golden"}
     assert bundled == {check.__name__ for check, *_ in CASES} | {"check_grader_failed"}
-    assert len(bundled) == 38
+    assert len(bundled) == 41
 
 
 @pytest.mark.parametrize(
