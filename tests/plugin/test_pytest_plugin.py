@@ -117,6 +117,7 @@ def test_dry_run_forecasts_every_cell_and_runs_nothing(pytester: pytest.Pytester
     assert "claude/claude-haiku-4-5/low" in cells and "codex/gpt-5.5/xhigh+terse" in cells
     assert "total forecast: $" in out and "across 100 cell(s)" in out
     assert "forecast computed in" in out
+    assert "x wide: 100 cell(s) from token assumptions" in out  # how wide, and why
     assert not (session_folder(pytester.path) / "main").exists()  # no trial started
 
 

@@ -78,6 +78,10 @@ class EvalState:
         if key not in self.pricing:
             harness = self.harness(variant.harness)
             past = [r for r in self.history if r.task == task]
+            # History by model and effort: a cell at 'max' is forecast from runs at 'max'
+            # once there are any (the range then stops being the same for every effort).
+            same_effort = [r for r in past if r.variant.effort == variant.effort]
+            past = same_effort or past
             found = price_variants(
                 [variant],
                 {variant.harness: harness},
