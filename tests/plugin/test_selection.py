@@ -238,3 +238,30 @@ def test_generated_cases_are_cases_of_their_own(pytester: pytest.Pytester) -> No
     ):
         assert f"evals/eval_gen.py::{node}" in out, out
     assert "7 tests collected" in out
+
+
+def test_past_failures_are_promoted_into_cases_of_their_own(pytester: pytest.Pytester) -> None:
+    evals = pytester.path / "evals"
+    (evals / "fixtures" / "start").mkdir(parents=True)
+    (evals / "fixtures" / "start" / "README.md").write_text("start\n")
+    (evals / "eval_words.py").write_text(
+        "import pytest\nimport harnessdrive\n\n"
+        "@pytest.mark.parametrize('word', ['alpha', 'beta', 'gamma'])\n"
+        f"@harnessdrive.evalcase('write {{word}}', fixture='start', models={[WRITER]!r})\n"
+        "def eval_words(output, word):\n    assert word != 'beta', 'beta is hard'\n"
+    )
+    (pytester.path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    pytester.runpytest("evals").assert_outcomes(passed=2, failed=1)
+    (evals / "eval_promoted.py").write_text(
+        "from pathlib import Path\nimport harnessdrive\n"
+        "from harnessdrive.pytest_plugin.generators import promoted\n\n"
+        "RESULTS = Path(__file__).parents[1] / '.harnessdrive' / 'evals'\n\n"
+        "@promoted('word', 'eval_words', RESULTS)\n"
+        f"@harnessdrive.evalcase('write {{word}}', fixture='start', models={[WRITER]!r})\n"
+        "def eval_again(output, word):\n    assert word == 'beta'\n"
+    )
+
+    again = pytester.runpytest("evals/eval_promoted.py", "-v")
+
+    again.assert_outcomes(passed=1)
+    assert "eval_promoted.py::eval_again[promoted-0-writer] PASSED" in again.stdout.str()

@@ -8,8 +8,10 @@ a case's trials line up across sessions and a regression gate can pair them.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -115,3 +117,36 @@ def adversarial(
     case that passed on the original and fails on a mutation is brittle in that way."""
     values = [text, *mutations(text, kinds=kinds, seed=seed)]
     return pytest.mark.parametrize(name, values, ids=["original", *kinds])
+
+
+def promoted(name: str, case: str, results: str | Path, *, limit: int = 20) -> pytest.MarkDecorator:
+    """The parameter ``name`` of every earlier cell of the case function ``case`` that did not
+    pass, under ``results`` (a session folder or the results root): past failures become cases
+    of their own, ids ``promoted-<n>``, newest first, at most ``limit``. With none, the mark
+    yields no case (pytest reports the function as skipped, as for an empty parametrize)."""
+    from harnessdrive.pytest_plugin.cell_file import CELL_FILE
+    from harnessdrive.store.results import TrialResult
+
+    root = Path(results)
+    found: list[tuple[str, Any]] = []
+    for cell in root.glob(f"**/trials/**/{CELL_FILE}") if root.is_dir() else ():
+        if "previous" in cell.parts:
+            continue
+        try:
+            data = json.loads(cell.read_text())
+            result = TrialResult.model_validate_json((cell.parent / "result.json").read_text())
+        except (OSError, ValueError):
+            continue
+        values = data.get("parameters")
+        if data.get("case") != case or not isinstance(values, dict) or name not in values:
+            continue
+        if result.outcome != "pass":
+            found.append((result.started, values[name]))
+    unique: list[Any] = []
+    for _, value in sorted(found, key=lambda f: str(f[0]), reverse=True):
+        if value not in unique:
+            unique.append(value)
+    chosen = unique[:limit]
+    return pytest.mark.parametrize(
+        name, chosen, ids=[f"promoted-{index}" for index in range(len(chosen))]
+    )

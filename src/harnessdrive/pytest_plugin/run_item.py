@@ -60,7 +60,7 @@ def _run(item: EvalItem, state: EvalState) -> None:
         pytest.skip(str(exc))
     result = run.result
     try:
-        write_cell_file(run.folder, suite.tasks[0])
+        write_cell_file(run.folder, suite.tasks[0], item.function.__name__, item.parameters)
         if result.status == "could_not_run":
             agent = result.agent
             unavailable(item, f"{cell.variant.harness} could not run: {agent.hint or agent.error}")
