@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -103,7 +102,7 @@ def main() -> None:
             pytest_seconds(root, "test_plain.py", "-q", "-p", "no:harnessdrive")[0]
             for _ in range(options.rounds)
         ]
-    median = statistics.median
+    median = _median
     print(f"dry run of {cells} cells, median of {options.rounds} (goal: under 1 s of pytest time)")
     print(f"  pytest session time          {median(sessions):7.3f} s")
     print(f"  session CPU time             {median(cpus):7.3f} s")
@@ -121,6 +120,16 @@ def main() -> None:
         # Then every interpreter compiles each module it imports from source, every time.
         print("PYTHONDONTWRITEBYTECODE is set: no bytecode is cached, so every session above")
         print("compiled its imports from source; unset it to measure what a usual install does")
+
+
+def _median(values: list[float]) -> float:
+    # Not statistics.median: benchmarks/statistics.py shadows the standard module when this
+    # script runs from its folder.
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
 
 
 if __name__ == "__main__":

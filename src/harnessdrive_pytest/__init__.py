@@ -16,12 +16,22 @@ import pytest
 
 PROPERTY = "harnessdrive"
 FORECAST = "harnessdrive_forecast"
+UNAVAILABLE = "harnessdrive_unavailable"
 _SESSION = pytest.StashKey[str]()
 _SEEN = pytest.StashKey[list[tuple[str, dict[str, Any]]]]()
+_RUNNING = pytest.StashKey[pytest.Session]()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    # The summary may fail the session (a gate that does not hold): it needs the session.
+    session.config.stash[_RUNNING] = session
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     _keep_harnessdrive_unrewritten(pluginmanager)
+    from harnessdrive_pytest import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
     group = parser.getgroup("harnessdrive", "harnessdrive evals (eval_*.py cases)")
     add = group.addoption
     add(
@@ -118,6 +128,14 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         help="The agents' network: host | loopback | none.",
     )
     add(
+        "--eval-allow-unavailable",
+        dest="eval_allow_unavailable",
+        action="store_true",
+        default=False,
+        help="Skip the cells that cannot run (a CLI missing, no login, an unreachable "
+        "endpoint) and still pass the session; without it such a session exits non-zero.",
+    )
+    add(
         "--record-goldens",
         dest="record_goldens",
         action="store_true",
@@ -196,6 +214,20 @@ def is_eval_file(file_path: Path, config: pytest.Config) -> bool:
     return file_path.absolute() in named
 
 
+_CASE_FOLDERS = frozenset({"fixtures", "goldens", "treatments"})
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """What an eval folder holds for its cases is never a test module of this run: its
+    fixtures, goldens and treatments, and a task folder (its hidden ``test_*.py`` belong to
+    the task's grader, and importing them would stop collection)."""
+    if "evals" not in collection_path.parts[:-1] or not collection_path.is_dir():
+        return None
+    if collection_path.name in _CASE_FOLDERS or (collection_path / "task.toml").is_file():
+        return True
+    return None
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if not is_eval_file(file_path, parent.config):
         return None
@@ -211,6 +243,10 @@ def pytest_collection_modifyitems(
     """A dry run in one process forecasts the cells left after -k, -m and the narrowing
     options, then stops as ``--collect-only`` does: pytest lists the cells, nothing runs.
     (Under xdist each worker forecasts its cells as they are handed out.)"""
+    if config.getoption("record_goldens"):
+        from harnessdrive.pytest_plugin.hooks import golden_owners
+
+        golden_owners(items)
     if not config.getoption("eval_dry_run") or _distributed(config):
         return
     from harnessdrive.pytest_plugin.hooks import forecast_items
@@ -233,7 +269,7 @@ class _Gatherer:
         if report.when != "call":
             return  # the setup and teardown reports carry the same properties again
         for name, value in report.user_properties:
-            if name in (PROPERTY, FORECAST) and isinstance(value, dict):
+            if name in (PROPERTY, FORECAST, UNAVAILABLE) and isinstance(value, dict):
                 self.seen.append((name, value))
 
 
@@ -241,8 +277,8 @@ def pytest_report_teststatus(
     report: pytest.TestReport, config: pytest.Config
 ) -> tuple[str, str, tuple[str, dict[str, bool]]] | None:
     """With ``-v``, a cell's line says its verdict, cost, tokens, seconds, turns and tools."""
-    if report.when != "call":
-        return None
+    if report.when != "call" or hasattr(report, "wasxfail"):
+        return None  # an xfail's word is pytest's own
     props = dict(report.user_properties).get(PROPERTY)
     if not isinstance(props, dict):
         return None
@@ -258,11 +294,49 @@ def pytest_report_teststatus(
     )
 
 
+def _unavailable(config: pytest.Config) -> dict[str, int]:
+    """Each cause of a cell that could not run, with how many cells it stopped."""
+    causes: dict[str, int] = {}
+    for name, value in config.stash.get(_SEEN, []):
+        if name == UNAVAILABLE:
+            cause = str(value.get("cause"))
+            causes[cause] = causes.get(cause, 0) + 1
+    return causes
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A session in which a selected cell could not run evaluated less than it was asked to:
+    it fails (CI must not go green on nothing) unless skipping was asked for."""
+    config = session.config
+    if getattr(config, "workerinput", None) or config.getoption("eval_allow_unavailable"):
+        return
+    if _unavailable(config) and exitstatus in (
+        pytest.ExitCode.OK,
+        pytest.ExitCode.NO_TESTS_COLLECTED,
+    ):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     seen = config.stash.get(_SEEN, [])
     if getattr(config, "workerinput", None) or not seen:
         return
     from harnessdrive.pytest_plugin.hooks import summarize
 
-    for line in summarize(config, config.stash[_SESSION], seen):
+    summary = summarize(config, config.stash[_SESSION], seen)
+    for line in summary.lines:
         terminalreporter.write_line(line)
+    running = config.stash.get(_RUNNING, None)
+    if summary.failed and running is not None and running.exitstatus == pytest.ExitCode.OK:
+        running.exitstatus = pytest.ExitCode.TESTS_FAILED
+    causes = _unavailable(config)
+    if causes:
+        cells = sum(causes.values())
+        if config.getoption("eval_allow_unavailable"):
+            verdict = "skipped (--eval-allow-unavailable)"
+        else:
+            verdict = "the session fails; pass --eval-allow-unavailable to skip them"
+        terminalreporter.write_line(f"  {cells} cell(s) could not run: {verdict}")
+        for cause, count in causes.items():
+            terminalreporter.write_line(f"    {cause} ({count} cell(s))", red=True)

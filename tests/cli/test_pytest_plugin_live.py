@@ -24,6 +24,9 @@ pytestmark = pytest.mark.cli
 pytest_plugins = ["pytester"]
 
 REAL = ("claude", "codex")
+HELLO_ID = "skills-greet-evals-eval_greet.eval_hello"
+ADD_ID = "skills-greet-evals.add"
+"""Case ids carry the eval file's folder from the root (a task folder's id goes under it)."""
 PRICES = "".join(
     f'[[price]]\nprovider = "scripted"\nmodel = "{model_for(h)}"\ninput = 1\noutput = 2\n\n'
     for h in REAL
@@ -36,8 +39,8 @@ def scripts(harness: str) -> dict[str, Script]:
     hello = Shell(command=f"sh {skill}/greet/scripts/hello.sh")
     fix = EditFile(path="calc.py", old="a - b", new="a + b")
     return {
-        "eval_greet.eval_hello": Script(turns=(Turn(actions=(hello,), usage=TURN_USAGE), done)),
-        "add": Script(turns=(Turn(actions=(fix,), usage=TURN_USAGE), done)),
+        HELLO_ID: Script(turns=(Turn(actions=(hello,), usage=TURN_USAGE), done)),
+        ADD_ID: Script(turns=(Turn(actions=(fix,), usage=TURN_USAGE), done)),
     }
 
 
@@ -106,10 +109,10 @@ def test_two_real_clis_and_a_scripted_agent(
     first, second = reports(root)
     expected = {
         (task, variant): "pass"
-        for task in ("eval_greet.eval_hello", "add")
+        for task in (HELLO_ID, ADD_ID)
         for variant in ("claude_claude-sonnet-4-5", "codex_gpt-5.5")
     }
-    expected |= {("eval_greet.eval_hello", "spy"): "pass", ("add", "reference"): "pass"}
+    expected |= {(HELLO_ID, "spy"): "pass", (ADD_ID, "reference"): "pass"}
     assert outcomes(first) == outcomes(second) == expected
     # Under xdist each worker recorded into its own folder of the one session.
     session = sorted((root / ".harnessdrive" / "evals").glob("2*"))[-1]
@@ -120,7 +123,7 @@ def test_two_real_clis_and_a_scripted_agent(
         (r, p.parent)
         for p in sorted(session.glob("*/trials/**/result.json"))
         if (r := TrialResult.model_validate_json(p.read_text())).harness == "claude"
-        and r.task == "add"
+        and r.task == ADD_ID
     ]
     ((result, folder),) = stored
     tripwires = root / "tripwires"

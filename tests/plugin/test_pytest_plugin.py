@@ -117,6 +117,7 @@ def test_dry_run_forecasts_every_cell_and_runs_nothing(pytester: pytest.Pytester
     assert "claude/claude-haiku-4-5/low" in cells and "codex/gpt-5.5/xhigh+terse" in cells
     assert "total forecast: $" in out and "across 100 cell(s)" in out
     assert "forecast computed in" in out
+    assert "x wide: 100 cell(s) from token assumptions" in out  # how wide, and why
     assert not (session_folder(pytester.path) / "main").exists()  # no trial started
 
 
@@ -125,6 +126,11 @@ def test_bad_input_stops_collection_before_anything_runs(pytester: pytest.Pytest
         "rung": (["noop", "claude/claude-sonnet-4-5/minimal"], "claude has no effort 'minimal'"),
         "unpriced": (["noop", "claude/no-such-model-9"], "cannot price"),
         "unknown": (["noop", "nosuchharness/x"], "nosuchharness"),
+        "efftypo": (
+            ["noop", "claude/claude-sonnet-4-5/hihg"],
+            "'hihg' is not an effort of claude (did you mean 'high'?)",
+        ),
+        "modeltypo": (["noop", "claude/claude-sonet-4-5"], "(did you mean 'claude-sonnet-4-5'?)"),
         "uncapped": (
             ["claude/claude-sonnet-4-5"],
             "set a spend cap for the session with --max-usd",
@@ -161,12 +167,12 @@ def test_bad_input_stops_collection_before_anything_runs(pytester: pytest.Pytest
 
     run = pytester.runpytest("evals")
 
-    run.assert_outcomes(errors=5 + len(arguments))
+    run.assert_outcomes(errors=len(bad) + 1 + len(arguments))
     out = run.stdout.str()
     for name, (_, message) in {**bad, **arguments}.items():
         assert f"eval_{name}.py::eval_tidy: " in out and message in out, name
     assert "treatment 'treated' has no files for claude" in out
-    assert f"Interrupted: {5 + len(arguments)} errors during collection" in out
+    assert f"Interrupted: {len(bad) + 1 + len(arguments)} errors during collection" in out
     assert "Traceback" not in out
 
     for args, message in (
@@ -178,18 +184,29 @@ def test_bad_input_stops_collection_before_anything_runs(pytester: pytest.Pytest
         assert f"ERROR: {message}" in refused.stderr.str()
 
 
-def test_a_missing_cli_is_a_skip_with_the_fix(
+def test_a_missing_cli_fails_the_session_unless_skipping_is_asked_for(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_matrix_case(pytester.path, ["claude/claude-sonnet-4-5"], treatment=["CLAUDE.md"])
     monkeypatch.setenv(binary_variable("claude"), str(pytester.path / "no-such-claude"))
 
-    run = pytester.runpytest("evals", "--max-usd", "1", "-rs")
+    run = pytester.runpytest("evals", "--max-usd", "1")
 
     run.assert_outcomes(skipped=2)
+    assert run.ret == pytest.ExitCode.TESTS_FAILED  # nothing was evaluated: CI must not pass
     out = run.stdout.str()
-    assert "claude is not installed: not found; point $HARNESSDRIVE_CLAUDE_BINARY at" in out
+    cause = "claude is not installed: not found; point $HARNESSDRIVE_CLAUDE_BINARY at"
+    # Said once for its two cells, without -rs.
+    assert out.count(cause) == 1, out
+    assert "2 cell(s) could not run: the session fails; pass --eval-allow-unavailable" in out
+    assert "(2 cell(s))" in out
     assert "FileNotFoundError" not in out
+
+    allowed = pytester.runpytest("evals", "--max-usd", "1", "--eval-allow-unavailable")
+
+    allowed.assert_outcomes(skipped=2)
+    assert allowed.ret == pytest.ExitCode.OK
+    assert "2 cell(s) could not run: skipped (--eval-allow-unavailable)" in allowed.stdout.str()
 
 
 def test_ordinary_runs_stay_inert(pytester: pytest.Pytester) -> None:

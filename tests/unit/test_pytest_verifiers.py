@@ -6,6 +6,7 @@ transcript.json, diff.patch, prompt.md, the session log) with a final workspace 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -226,13 +227,21 @@ CASES: list[tuple[Check, tuple[Any, ...], dict[str, Any], str]] = [
     (plugin.check_seconds_within, (300,), {}, "the agent took 900.0s > 300s"),
     (plugin.check_peak_context_within, (1_600,), {}, ""),
     (plugin.check_cache_reused, (0.8,), {}, ""),
-    (plugin.check_skill_invoked, (), {}, "the prompt does not start with '/greet'"),
+    (plugin.check_skill_invoked, (), {}, "the transcript shows no use of the skill 'greet'"),
     (plugin.check_skill_was_loaded, ("scripts/hello.sh",), {}, "(loaded: SKILL.md)"),
     (plugin.check_skill_scripts_ran, (), {}, "skill scripts not run: scripts/hello.sh"),
     (plugin.check_hidden_tests_passed, (), {}, "the task's grader says fail"),
     (plugin.check_visible_tests_passed, (), {}, "visible tests: 1/3 passed"),
     (plugin.check_no_tampering, (), {}, "protected-path: tests/test_calc.py"),
     (plugin.check_final_message_contains, ("tests pass",), {}, "lacks 'tests pass'"),
+    (
+        plugin.check_all,
+        (plugin.check_exit_clean, plugin.check_no_errors),
+        {},
+        "2 of 2 checks failed: the agent exited 1: overloaded; 1 error(s)",
+    ),
+    (plugin.check_content_preserved, ("calc.py",), {"at_least": 0.7}, "calc.py kept 60% of its 5"),
+    (plugin.check_tool_under_test, ("Bash",), {}, "Bash was called 0 time(s)"),
 ]
 NEUTRAL = {
     # Runs that differ only elsewhere: the bad run passes these too.
@@ -247,7 +256,7 @@ NEUTRAL = {
 def test_every_bundled_verifier_is_covered() -> None:
     bundled = {name for name in plugin.__all__ if name.startswith("check_")} - {"check_golden"}
     assert bundled == {check.__name__ for check, *_ in CASES} | {"check_grader_failed"}
-    assert len(bundled) == 38
+    assert len(bundled) == 41
 
 
 @pytest.mark.parametrize(
@@ -340,3 +349,32 @@ def test_a_cut_patch_cannot_tell_what_was_added_or_deleted(
     ):
         with pytest.raises(CannotEvaluate, match="patch was cut"):
             check(cut)
+
+
+def test_count_compares_numbers_and_sizes() -> None:
+    from harnessdrive.pytest_plugin.goldens import Count
+
+    assert Count(1).compare(3, 4) is None
+    assert Count(1).compare(3, 5) == "3, want 5 ± 1"
+    assert Count(0).compare(2.5, 2.5) is None
+    assert Count(1).compare(["a", "b"], ["a"]) is None
+    assert Count(0).compare(["a", "b"], ["a"]) == "2, want 1 ± 0"
+    with pytest.raises(CannotEvaluate):
+        Count(0).compare(True, 1)
+
+
+def test_a_recorded_golden_keeps_its_owner_and_the_artifact(
+    runs: dict[str, CaseOutput], tmp_path: Path
+) -> None:
+    from harnessdrive.pytest_plugin.goldens import Facet, compare, record
+
+    good = runs["good"]
+    facets = [Facet("lines", lambda o: len(o.read("calc.py").splitlines()))]
+    path = record(good, facets, tmp_path / "golden")
+
+    stored = json.loads(path.read_text())
+    assert stored["_recorded_by"] == good.cell.id
+    assert (tmp_path / "golden" / "artifact" / "calc.py").read_text() == (
+        good.workspace / "calc.py"
+    ).read_text()
+    compare(good, facets, tmp_path / "golden")  # the owner key is no facet

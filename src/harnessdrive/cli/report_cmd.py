@@ -10,6 +10,7 @@ import typer
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
 from harnessdrive.errors import UserError
+from harnessdrive.pytest_plugin.session_report import is_session, load_session_report
 from harnessdrive.report.loading import View, load_folder_report, load_report
 from harnessdrive.report.renderers import reporter
 from harnessdrive.report.writing import write_report
@@ -71,7 +72,15 @@ def report(
     chosen = reporter("json" if json_output else format_name)
     if output is None and chosen.default_file:
         output = results / chosen.default_file
-    if every_run:
+    if is_session(results):  # a pytest session: one store per worker, read together
+        loaded = load_session_report(
+            results,
+            details=chosen.details,
+            margin=margin,
+            confidence=confidence,
+            accepted_only=accepted_only,
+        )
+    elif every_run:
         loaded = load_folder_report(results, details=chosen.details, view=view)
     else:
         loaded = load_report(results, run, details=chosen.details, view=view)

@@ -9,13 +9,20 @@ the cell may spend only what is left.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
+import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harnessdrive.errors import UserError
 from harnessdrive.pytest_plugin.matrix import Cell
 from harnessdrive.sandbox.runner import Network, SandboxKind
+from harnessdrive.sandbox.scratch import PREFIX
+from harnessdrive.sandbox.scratch_place import MEMORY_FOLDER, scratch_place
 from harnessdrive.store.store import Store
 
 if TYPE_CHECKING:
@@ -64,6 +71,8 @@ class CellRun:
     """The agent's final workspace (kept until the case function has read it)."""
     capped: str | None = None
     """Why the cell did not run: the session's spend cap was reached."""
+    scratch: tuple[Path, ...] = ()
+    """The scratch roots this cell's run made (kept for the case, removed after it)."""
 
 
 def run_cell(
@@ -103,13 +112,22 @@ def run_cell(
         price_files=settings.price_files,
         hide=hide,
     )
-    summary = RunDriver(plan, options).run()
+    before = own_scratch_roots()
+    try:
+        summary = RunDriver(plan, options).run()
+    except BaseException:
+        remove_roots(own_scratch_roots() - before)
+        raise
+    made = tuple(sorted(own_scratch_roots() - before))
+    if not summary.trials:
+        remove_roots(made)
+        raise SpendCapReached("the run started no trial (the session's spend cap)")
     result = summary.trials[0]
     store = Store(settings.results)
     folder = store.trial_paths(result.trial_id).root
     store.close()
     workspace = Path(result.workspace) if result.workspace else None
-    return CellRun(result=result, folder=folder, workspace=workspace)
+    return CellRun(result=result, folder=folder, workspace=workspace, scratch=made)
 
 
 class SpendCapReached(Exception):
@@ -127,8 +145,29 @@ def _own_spend(results: Path) -> float:
         store.close()
 
 
+def own_scratch_roots() -> set[Path]:
+    """This process's scratch roots (``harnessdrive-p<pid>-...``, sandbox/scratch.py): the
+    run is kept for the case function, so the roots it made are marked never to be swept."""
+    folders = {Path(tempfile.gettempdir()), MEMORY_FOLDER}
+    with contextlib.suppress(UserError):
+        folders.add(scratch_place().folder)
+    mark = f"{PREFIX}p{os.getpid()}-"
+    found: set[Path] = set()
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            found.update(p for p in folder.iterdir() if p.name.startswith(mark) and p.is_dir())
+    return found
+
+
+def remove_roots(roots: Iterable[Path]) -> None:
+    for root in roots:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def discard_workspace(run: CellRun) -> None:
-    """The kept scratch of a cell, once the case has read it (the store keeps its diff)."""
+    """The kept scratch of a cell, once the case has read it (the store keeps its diff),
+    whichever way the cell ended."""
+    remove_roots(run.scratch)
     if run.workspace is not None:
         scratch = run.workspace
         while scratch.parent != scratch and not scratch.name.startswith("harnessdrive-"):

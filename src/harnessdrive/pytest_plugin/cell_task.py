@@ -18,7 +18,7 @@ import tomli_w
 
 from harnessdrive.errors import UserError
 from harnessdrive.pytest_plugin.case import EvalCase
-from harnessdrive.pytest_plugin.layout import CaseFiles
+from harnessdrive.pytest_plugin.layout import CaseFiles, inline_task_id
 from harnessdrive.pytest_plugin.matrix import Cell
 from harnessdrive.tasks.loading import Suite, Task, load_task
 from harnessdrive.tasks.models import RepoSpec, SuiteSpec
@@ -60,7 +60,10 @@ def cell_suite(case: EvalCase, files: CaseFiles, cell: Cell, build: Path) -> tup
 
 def _base_task(case: EvalCase, files: CaseFiles, build: Path) -> Task:
     if files.task_dir is not None:
-        return load_task(files.task_dir)
+        task = load_task(files.task_dir)
+        # Recorded under the case's id, which names where the case lives: the same task folder
+        # id in two skills' evals never shares trials.
+        return replace(task, spec=task.spec.model_copy(update={"id": files.task_id}))
     assert files.fixture is not None
     folder = build / files.name / "task"
     if not (folder / "task.toml").is_file():
@@ -78,4 +81,4 @@ def _base_task(case: EvalCase, files: CaseFiles, build: Path) -> Task:
 
 
 def _suite_name(name: str) -> str:
-    return name.replace("/", "-")[:100]
+    return inline_task_id(name)

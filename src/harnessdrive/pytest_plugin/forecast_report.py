@@ -14,4 +14,22 @@ def forecast_lines(forecasts: Sequence[dict[str, Any]]) -> list[str]:
         low += float(f["low"])
         high += float(f["high"])
     lines.append(f"  total forecast: ${low:.4f}-${high:.4f} across {len(forecasts)} cell(s)")
+    lines.append("  " + width_note(forecasts, low, high))
     return lines
+
+
+def width_note(forecasts: Sequence[dict[str, Any]], low: float, high: float) -> str:
+    """How wide the forecast is, and why: a range from assumptions spans a short run on the
+    cheapest model to a long one on the dearest; one from history spans what was measured."""
+    assumed = sum(1 for f in forecasts if f["basis"] == "assumption")
+    measured = sum(1 for f in forecasts if f["basis"] == "history")
+    ratio = f"{high / low:.1f}x wide" if low > 0 else "open-ended"
+    why = []
+    if assumed:
+        why.append(
+            f"{assumed} cell(s) from token assumptions (a short run to a long one, the same "
+            "for every effort until a cell of that model and effort has run)"
+        )
+    if measured:
+        why.append(f"{measured} cell(s) from the spend measured in earlier sessions")
+    return f"the total is {ratio}: " + ("; ".join(why) or "no priced cell")

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Callable, Collection
+import shutil
+from collections.abc import Callable, Collection, Sized
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,9 @@ from typing import Any
 from harnessdrive.pytest_plugin.output import CannotEvaluate, CaseOutput
 
 GOLDEN_FILE = "golden.json"
+ARTIFACT = "artifact"
+OWNER_KEY = "_recorded_by"
+"""The cell that recorded a golden: one cell owns each golden."""
 
 
 class GoldenMismatch(AssertionError):
@@ -59,11 +63,19 @@ class Ratio:
 
 @dataclass(frozen=True)
 class Count:
-    delta: int = 0
+    """A number (or a collection's size) within ``delta`` of the golden's."""
+
+    delta: float = 0
 
     def compare(self, got: Any, want: Any) -> str | None:
-        n, m = len(got), len(want)
-        return None if abs(n - m) <= self.delta else f"{n} items, want {m} ± {self.delta}"
+        n, m = _count(got), _count(want)
+        return None if abs(n - m) <= self.delta else f"{n:g}, want {m:g} ± {self.delta:g}"
+
+
+def _count(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | Sized):
+        raise CannotEvaluate(f"Count compares numbers or sizes, not {value!r}")
+    return float(value) if isinstance(value, int | float) else float(len(value))
 
 
 @dataclass(frozen=True)
@@ -91,11 +103,22 @@ def _as_json(value: Any) -> Any:
 
 
 def record(output: CaseOutput, facets: Collection[Facet], folder: Path) -> Path:
-    """Write the golden of these facets from this output (only ``--record-goldens`` calls it)."""
+    """Write the golden of these facets from this output (only ``--record-goldens`` calls it),
+    with the cell that owns it and the artifact itself: every file the agent's change left,
+    under ``artifact/``, so a person can see what the golden was taken from."""
     folder.mkdir(parents=True, exist_ok=True)
     values = {facet.name: _as_json(facet.extract(output)) for facet in facets}
+    values[OWNER_KEY] = output.cell.id
     path = folder / GOLDEN_FILE
     path.write_text(json.dumps(values, indent=2, sort_keys=True) + "\n")
+    artifact = folder / ARTIFACT
+    shutil.rmtree(artifact, ignore_errors=True)
+    for rel in output.files_written:
+        source = output.path(rel) if output.workspace is not None else None
+        if source is not None and source.is_file() and not source.is_symlink():
+            target = artifact / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
     return path
 
 

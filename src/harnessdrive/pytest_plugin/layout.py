@@ -3,6 +3,8 @@ one cache root every cell writes under (workspaces built, results, the report)."
 
 from __future__ import annotations
 
+import hashlib
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +29,12 @@ class CaseFiles:
     golden: Path
     """``goldens/<name>`` beside the eval file (it need not exist until recorded)."""
     task_id: str
-    """The id its trials are recorded under: the task folder's, or the case's name."""
+    """The id its trials are recorded under: the case's name (its eval file's path from the
+    root, its function and parameter set), or for a task folder that folder's id under the
+    eval file's folder, so two skills with the same eval names never share trials."""
+    legacy_task_id: str = ""
+    """The id the same case had before ids carried the path (``<file stem>.<function>``, or
+    the task folder's bare id): how trials recorded then are found."""
 
     @property
     def eval_dir(self) -> Path:
@@ -42,19 +49,34 @@ class CaseFiles:
         return [p.resolve() for p in paths]
 
 
-def case_files(case: EvalCase, eval_file: Path, function: str, skills_dir: Path) -> CaseFiles:
+def case_files(
+    case: EvalCase,
+    eval_file: Path,
+    function: str,
+    skills_dir: Path,
+    *,
+    root: Path | None = None,
+    parameters: str = "",
+) -> CaseFiles:
+    """``parameters``: the id of the case's parameter set (``@pytest.mark.parametrize``)."""
     eval_dir = eval_file.parent
-    name = f"{eval_file.stem}.{function}"
+    where = _from_root(eval_file, root)
+    suffix = f"[{parameters}]" if parameters else ""
+    name = f"{where}.{function}{suffix}"
+    legacy = f"{eval_file.stem}.{function}"
     if (case.task is None) == (case.task_dir is None) and case.skill is None:
         raise UserError(f"{name}: give exactly one of task= (with fixture=) and task_dir=")
     task_dir = None
     task_id = inline_task_id(name)
+    legacy_id = inline_task_id(legacy)
     starting: Path | None = None
     if case.task_dir is not None:
         task_dir = (eval_dir / case.task_dir).resolve()
         if not (task_dir / "task.toml").is_file():
             raise UserError(f"{name}: task_dir {case.task_dir!r}: no task.toml in {task_dir}")
-        task_id, starting = _task_heading(task_dir, name)
+        legacy_id, starting = _task_heading(task_dir, name)
+        folder = inline_task_id(_from_root(eval_dir, root, suffix=False))
+        task_id = inline_task_id(f"{folder}.{legacy_id}{suffix}")
     fixture = None
     if case.fixture is not None:
         for candidate in (eval_dir / FIXTURES / case.fixture, eval_dir / case.fixture):
@@ -82,6 +104,7 @@ def case_files(case: EvalCase, eval_file: Path, function: str, skills_dir: Path)
         skill=skill,
         golden=(eval_dir / GOLDENS / golden_name).resolve(),
         task_id=task_id,
+        legacy_task_id=legacy_id,
     )
     for copied in (fixture, starting):
         if copied is not None:
@@ -103,7 +126,24 @@ def case_files(case: EvalCase, eval_file: Path, function: str, skills_dir: Path)
 
 
 def inline_task_id(name: str) -> str:
-    return name.replace("/", "-")[:100]
+    """``name`` as a task id: letters, digits, ``.``, ``_`` and ``-``, at most 100 characters
+    (a longer one keeps its start and a digest of the whole, so ids stay unique)."""
+    text = re.sub(r"[^A-Za-z0-9._-]+", "_", name.replace("/", "-")).strip("_.-") or "case"
+    if len(text) <= 100:
+        return text
+    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+    return f"{text[:87]}-{digest}"
+
+
+def _from_root(path: Path, root: Path | None, *, suffix: bool = True) -> str:
+    """``path`` from the root (pytest's rootdir), without ``.py``: a case id's stem."""
+    stem = path.with_suffix("") if suffix else path
+    if root is not None:
+        try:
+            return stem.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            pass
+    return stem.name
 
 
 def _task_heading(task_dir: Path, name: str) -> tuple[str, Path | None]:

@@ -11,12 +11,13 @@ name a position on that ladder (:mod:`harnessdrive.matrix`). A treatment is the 
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from harnessdrive.errors import UserError
+from harnessdrive.errors import UserError, did_you_mean
 from harnessdrive.harnesses.ladder import ALIASES
 from harnessdrive.harnesses.registry import harness_entry
 from harnessdrive.matrix.effort import resolve_effort
@@ -40,10 +41,24 @@ class Scope:
 def scope_for(case: EvalCase, ini_lines: Sequence[str]) -> Scope:
     if case.models is not None:
         return Scope("case", case.models)
-    lines = tuple(line.strip() for line in ini_lines if line.strip())
+    lines = tuple(ini_entry(line.strip()) for line in ini_lines if line.strip())
     if lines:
         return Scope("ini", lines)
     return Scope("default", DEFAULT_MATRIX)
+
+
+def ini_entry(line: str) -> MatrixEntry:
+    """A line of the ``harnessdrive_matrix`` ini key: ``harness/model[/effort]``, or a variant
+    table written as a TOML inline table (``{harness = "claude", name = "local", ...}``)."""
+    if not line.startswith("{"):
+        return line
+    try:
+        table = tomllib.loads(f"entry = {line}")["entry"]
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(
+            f"harnessdrive_matrix: {line!r} is not a TOML inline table ({exc})"
+        ) from None
+    return cast("MatrixEntry", table)
 
 
 @dataclass(frozen=True)
@@ -111,6 +126,8 @@ def parse_entry(entry: MatrixEntry, harness_of: Any) -> VariantSpec:
         # The last part is an effort when it names a rung or an alias; a model id may hold '/'.
         if last in ALIASES or last in ladder(name) or _looks_like_effort(last):
             model, effort = head, last
+        else:
+            _refuse_effort_typo(text, name, last)
     return resolve(VariantSpec(harness=name, model=model, effort=effort), text)
 
 
@@ -119,6 +136,18 @@ _EFFORT_WORDS = {"off", "none", "minimal", "low", "medium", "high", "xhigh", "ma
 
 def _looks_like_effort(word: str) -> bool:
     return word in _EFFORT_WORDS
+
+
+def _refuse_effort_typo(text: str, harness: str, last: str) -> None:
+    """``claude/claude-sonnet-4-5/hihg`` is an effort typo, not a model id with a '/': say so
+    (it would otherwise be refused as an unpriced model, with advice to add a price row)."""
+    rungs = [*ladder(harness), *ALIASES]
+    hint = did_you_mean(last, [*rungs, *_EFFORT_WORDS])
+    if hint:
+        raise UserError(
+            f"{text}: {last!r} is not an effort of {harness}{hint}; its rungs are "
+            f"{', '.join(ladder(harness)) or 'none'} (and the aliases {', '.join(ALIASES)})"
+        )
 
 
 def variant_name(variant: VariantSpec, treatment: str | None) -> str:

@@ -6,6 +6,8 @@ The replayed results go into this session's report like a live run's."""
 
 from __future__ import annotations
 
+import json
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +21,7 @@ from harnessdrive.pytest_plugin.output import CaseOutput
 from harnessdrive.pytest_plugin.replay import final_workspace, replay
 from harnessdrive.pytest_plugin.run_item import call_case, events_of
 from harnessdrive.pytest_plugin.skills import coverage, dialect_for
+from harnessdrive.pytest_plugin.verdicts import CellVerdict, record_case_verdict, with_case_verdict
 from harnessdrive.store.results import TrialResult
 
 if TYPE_CHECKING:
@@ -65,6 +68,18 @@ def replay_item(item: EvalItem, state: EvalState) -> None:
     cell, files = item.cell, item.files
     key = (files.task_id, cell.variant.label, cell.repetition)
     trial = state.stored.get(key)
+    if trial is None and not item.parameters and files.legacy_task_id != files.task_id:
+        trial = state.stored.get((files.legacy_task_id, cell.variant.label, cell.repetition))
+        if trial is not None:
+            warnings.warn(
+                StoreMigrationNote(
+                    f"{files.legacy_task_id} was recorded before case ids carried the eval "
+                    f"file's path; it is read as {files.task_id} (cases of two skills with the "
+                    "same eval names shared that old id, so check it is this case's trial); a "
+                    "new run records under the new id",
+                ),
+                stacklevel=1,
+            )
     if trial is None:
         pytest.skip(f"replay: no stored trial of {cell.id} in {state.replay_from}")
     try:
@@ -89,8 +104,9 @@ def replay_item(item: EvalItem, state: EvalState) -> None:
             facts={"record_goldens": False, "replay": True},
             derived=replayed.transcript,
         )
-        verdict, _note, error = call_case(item, output)
-    props = output.properties()
+        verdict, note, error = call_case(item, output)
+    final, judged = regraded(trial, result, verdict, note)
+    props = {**output.properties(), "result": json.loads(final.to_json())}
     props["scope"] = state.scopes.get(files.name, "")
     props["case_verdict"] = verdict
     props["replay"] = {
@@ -101,6 +117,34 @@ def replay_item(item: EvalItem, state: EvalState) -> None:
     item.user_properties.append((PROPERTY, props))
     if error is not None:
         raise error
+    if judged.why is not None:
+        raise AssertionError(judged.why)
+
+
+def regraded(
+    trial: StoredTrial, replayed: TrialResult, case: str, note: str | None
+) -> tuple[TrialResult, CellVerdict]:
+    """The replayed cell with the case function's verdict of now. When that verdict differs
+    from the stored one, the stored trial's record is updated (a re-grade is the record's new
+    truth), so ``harnessdrive report`` on the stored session agrees with this replay."""
+    final, judged = with_case_verdict(replayed, case, note)
+    stored, _ = with_case_verdict(trial.result, case, note)
+    results = results_folder(trial.folder)
+    if stored != trial.result and results is not None:
+        record_case_verdict(results, trial.result, case, note)
+    return final, judged
+
+
+def results_folder(trial_folder: Path) -> Path | None:
+    """The results folder that holds ``trial_folder`` (``<results>/trials/...``)."""
+    for parent in trial_folder.parents:
+        if parent.name == "trials":
+            return parent.parent
+    return None
+
+
+class StoreMigrationNote(UserWarning):
+    """A stored trial was found under the id its case had before ids carried its path."""
 
 
 def stored_case_verdict(result: TrialResult) -> str:

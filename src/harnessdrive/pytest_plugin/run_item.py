@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
-from harnessdrive.pytest_plugin.collection import FORECAST, PROPERTY, forecast_property
+from harnessdrive.pytest_plugin.collection import (
+    FORECAST,
+    PROPERTY,
+    UNAVAILABLE,
+    forecast_property,
+)
 from harnessdrive.pytest_plugin.output import CannotEvaluate, CaseOutput
 
 if TYPE_CHECKING:
@@ -47,33 +52,35 @@ def _run(item: EvalItem, state: EvalState) -> None:
     info = harness.info()
     if not info.installed:
         fix = info.found or info.detail or f"install {info.name}"
-        pytest.skip(f"{cell.variant.harness} is not installed: {fix}")
+        unavailable(item, f"{cell.variant.harness} is not installed: {fix}")
     suite, installed = cell_suite(case, files, cell, state.build)
     try:
         run = run_cell(suite, cell, state.settings, tuple(files.secrets()), case.timeout)
     except SpendCapReached as exc:
         pytest.skip(str(exc))
     result = run.result
-    write_cell_file(run.folder, suite.tasks[0])
-    if result.status == "could_not_run":
-        agent = result.agent
-        pytest.skip(f"{cell.variant.harness} could not run: {agent.hint or agent.error}")
-    skill = None
-    if files.skill is not None:
-        found = events(run.folder)
-        skill = coverage(files.skill, cell.variant.harness, installed, found)
-    output = CaseOutput(
-        cell=cell,
-        result=result,
-        folder=run.folder,
-        workspace=run.workspace,
-        skill=skill,
-        golden=files.golden,
-        facts={"record_goldens": state.record_goldens},
-    )
-    verdict, note, error = call_case(item, output)
     try:
-        final = record_case_verdict(state.settings.results, run.folder, result, verdict, note)
+        write_cell_file(run.folder, suite.tasks[0], item.function.__name__, item.parameters)
+        if result.status == "could_not_run":
+            agent = result.agent
+            unavailable(item, f"{cell.variant.harness} could not run: {agent.hint or agent.error}")
+        if result.status == "skipped":
+            pytest.skip(f"{cell.id} did not start: {result.note or 'the spend cap was reached'}")
+        skill = None
+        if files.skill is not None:
+            found = events(run.folder)
+            skill = coverage(files.skill, cell.variant.harness, installed, found)
+        output = CaseOutput(
+            cell=cell,
+            result=result,
+            folder=run.folder,
+            workspace=run.workspace,
+            skill=skill,
+            golden=files.golden,
+            facts={"record_goldens": state.record_goldens},
+        )
+        verdict, note, error = call_case(item, output)
+        final, judged = record_case_verdict(state.settings.results, result, verdict, note)
         props = {**output.properties(), "result": json.loads(final.to_json())}
         props["scope"] = state.scopes.get(files.name, "")
         props["case_verdict"] = verdict
@@ -82,13 +89,22 @@ def _run(item: EvalItem, state: EvalState) -> None:
         discard_workspace(run)
     if error is not None:
         raise error
+    if judged.why is not None:
+        raise AssertionError(judged.why)
+
+
+def unavailable(item: EvalItem, cause: str) -> NoReturn:
+    """Skip a cell that could not run (its CLI missing, no login, its endpoint unreachable),
+    noting the cause: the session fails on it unless skipping was asked for."""
+    item.user_properties.append((UNAVAILABLE, {"cause": cause, "cell": item.cell.id}))
+    pytest.skip(cause)
 
 
 def call_case(item: EvalItem, output: CaseOutput) -> tuple[str, str | None, Exception | None]:
     """Call the case function: its verdict (pass, fail or error), why, and the exception to
     hand on to pytest once the verdict is recorded."""
     try:
-        item.function(output)
+        item.function(output, **item.parameters)
     except AssertionError as exc:
         return "fail", str(exc).splitlines()[0] if str(exc) else "AssertionError", exc
     except CannotEvaluate as exc:

@@ -11,7 +11,7 @@ import pytest
 
 from harnessdrive.accounting import PriceBook
 from harnessdrive.accounting.plan_pricing import VariantPricing, price_variants, today
-from harnessdrive.errors import BudgetError, UserError
+from harnessdrive.errors import BudgetError, UserError, did_you_mean
 from harnessdrive.harnesses.base import Harness, HarnessInfo
 from harnessdrive.harnesses.cli.agent_cli import AgentCli
 from harnessdrive.harnesses.registry import check_options, get_harness
@@ -78,6 +78,10 @@ class EvalState:
         if key not in self.pricing:
             harness = self.harness(variant.harness)
             past = [r for r in self.history if r.task == task]
+            # History by model and effort: a cell at 'max' is forecast from runs at 'max'
+            # once there are any (the range then stops being the same for every effort).
+            same_effort = [r for r in past if r.variant.effort == variant.effort]
+            past = same_effort or past
             found = price_variants(
                 [variant],
                 {variant.harness: harness},
@@ -89,9 +93,11 @@ class EvalState:
             assert found is not None
             refusal = found.refusal()
             if refusal:
+                known = {record.model for record in self.book.records}
+                hint = did_you_mean(variant.model, known) if variant.model else ""
                 raise UserError(
-                    f"cannot price {refusal}; add a [[price]] row for it to a price file "
-                    "(--prices FILE or the harnessdrive_prices ini key)"
+                    f"cannot price {refusal}{hint}; if the model is right, add a [[price]] row "
+                    "for it to a price file (--prices FILE or the harnessdrive_prices ini key)"
                 )
             self.pricing[key] = found
         return self.pricing[key]

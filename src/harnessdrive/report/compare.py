@@ -15,6 +15,8 @@ from rich.table import Table
 from rich.text import Text
 
 from harnessdrive.errors import Setting, UserError, did_you_mean
+from harnessdrive.pytest_plugin.gates import session_trials
+from harnessdrive.pytest_plugin.session_report import is_session
 from harnessdrive.report.arm_inputs import arm_inputs
 from harnessdrive.report.loading import folder_trials
 from harnessdrive.report.provenance import provenance_differences
@@ -56,8 +58,10 @@ def compare_arms(
             f"the margin is a difference of rates between 0 and 1, not {margin}",
             settings=(Setting("margin"),),
         )
-    trials = folder_trials(results, runs)
-    if len({t.suite for t in trials}) > 1:
+    # A pytest session's folder holds a store per worker: all of them are read.
+    session = is_session(results) and not runs
+    trials = session_trials(results) if session else folder_trials(results, runs)
+    if len({t.suite for t in trials}) > 1 and not session:  # a session's case ids are unique
         # Tasks of different suites may share a name: pair them by suite and task.
         trials = [t.model_copy(update={"task": f"{t.suite}/{t.task}"}) for t in trials]
     known = sorted({t.variant_label for t in trials if finished(t)})
@@ -76,6 +80,7 @@ def compare_arms(
         confidence=confidence,
         min_tasks=min_tasks,
         seed=seed,
+        pooled=session,  # as the session's own report counts its cases
     )
     found = report.statistics.between(first, second)
     if found is None:

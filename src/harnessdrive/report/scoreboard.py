@@ -201,18 +201,23 @@ def build_report(
     confidence: float = CONFIDENCE,
     min_tasks: int = MIN_TASKS,
     seed: int = 0,
+    pooled: bool = False,
 ) -> Report:
     """The scoreboard of ``results``; ``reviews`` (trial id to ``accepted`` or ``rejected``,
     store/review.py) adds the accepted passes beside the passes, and with ``accepted_only``
-    only accepted passes count as passes in the rates, ranks and verdicts."""
+    only accepted passes count as passes in the rates, ranks and verdicts. ``pooled`` (a
+    pytest session, whose cases each have a matrix of their own): every task an arm finished
+    counts for that arm, and each pair of arms is compared on the tasks both finished."""
     order = list(variants) if variants else list(dict.fromkeys(r.variant_label for r in results))
     tasks = list(dict.fromkeys(r.task for r in results))
     by_variant = {v: [r for r in results if r.variant_label == v] for v in order}
     active = [v for v in order if any(finished(r) for r in by_variant[v])]
+    by_every = any if pooled else all
     compared = [
         t
         for t in tasks
-        if active and all(any(finished(r) and r.task == t for r in by_variant[v]) for v in active)
+        if active
+        and by_every(any(finished(r) and r.task == t for r in by_variant[v]) for v in active)
     ]
     rows = [
         _reviewed(

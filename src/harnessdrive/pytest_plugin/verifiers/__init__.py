@@ -20,6 +20,11 @@ from harnessdrive.pytest_plugin.verifiers.answer import (
     check_no_tampering,
     check_visible_tests_passed,
 )
+from harnessdrive.pytest_plugin.verifiers.combined import (
+    check_all,
+    check_content_preserved,
+    check_tool_under_test,
+)
 from harnessdrive.pytest_plugin.verifiers.files import (
     check_block_preserved,
     check_changes_within,
@@ -56,11 +61,13 @@ from harnessdrive.pytest_plugin.verifiers.spend import (
 )
 
 __all__ = [
+    "check_all",
     "check_block_preserved",
     "check_cache_reused",
     "check_changes_within",
     "check_commands_not_run",
     "check_commands_ran",
+    "check_content_preserved",
     "check_cost_within",
     "check_diff_within",
     "check_exit_clean",
@@ -90,6 +97,7 @@ __all__ = [
     "check_subagents_spawned",
     "check_tokens_within",
     "check_tool_calls_within",
+    "check_tool_under_test",
     "check_tools_not_used",
     "check_tools_used",
     "check_turns_within",

@@ -3,8 +3,10 @@ of its files the agent loaded and which of its scripts ran."""
 
 from __future__ import annotations
 
+import json
+
 from harnessdrive.pytest_plugin.output import CannotEvaluate, CaseOutput
-from harnessdrive.pytest_plugin.skills import DIALECTS, SKILL_FILE, SkillCoverage
+from harnessdrive.pytest_plugin.skills import SKILL_FILE, SkillCoverage
 
 
 def _coverage(output: CaseOutput) -> SkillCoverage:
@@ -16,25 +18,26 @@ def _coverage(output: CaseOutput) -> SkillCoverage:
 
 
 def check_skill_invoked(output: CaseOutput) -> None:
-    """The prompt named the skill the way its harness's users do (``/skill`` for Claude Code,
-    ``$skill`` for Codex), or carried its SKILL.md where the harness has no skills."""
+    """The agent used the skill, as its transcript shows: a Skill tool call naming it (Claude
+    Code), or a read of one of its files or a run of one of its scripts where it was installed.
+    What harnessdrive put in the prompt proves nothing of the kind, so it is not read."""
     if output.skill is None:
         raise CannotEvaluate(f"{output.cell.id}: the case names no skill")
-    name = output.skill.installed_at.rsplit("/", 1)[-1]
-    dialect = DIALECTS.get(output.skill.dialect)
-    expected = (
-        dialect.invocation.format(skill=name, task="").strip()
-        if dialect is not None and dialect.invocation
-        else f"Use the skill {name!r}"
+    events = output.transcript.events
+    if not events:
+        raise CannotEvaluate(f"{output.cell.id}: the harness recorded no events to read")
+    installed = output.skill.installed_at
+    name = installed.rsplit("/", 1)[-1]
+    for event in events:
+        text = f"{event.text} {json.dumps(event.data, default=str)}"
+        if event.kind == "tool_call" and event.text == "Skill" and name in text:
+            return
+        if installed in text:
+            return
+    raise AssertionError(
+        f"{output.cell.id}: the transcript shows no use of the skill {name!r}: no Skill tool "
+        f"call naming it, no read of a file under {installed}, no run of its scripts"
     )
-    prompt_file = output.folder / "prompt.md"
-    if not prompt_file.is_file():
-        raise CannotEvaluate(f"{output.cell.id}: no prompt.md in {output.folder}")
-    prompt = prompt_file.read_text(encoding="utf-8", errors="replace")
-    if not prompt.startswith(expected):
-        raise AssertionError(
-            f"{output.cell.id}: the prompt does not start with {expected!r}: {prompt[:60]!r}"
-        )
 
 
 def check_skill_was_loaded(output: CaseOutput, *files: str) -> None:
