@@ -34,7 +34,11 @@ def apply_next_overlay(task: Task, workspace: Path) -> list[str]:
     following = placed[-1] + 1 if placed else 0
     if following >= len(folders):
         return []
-    folder = folders[following]
+    return lay_over(folders[following], workspace)
+
+
+def lay_over(folder: Path, workspace: Path) -> list[str]:
+    """Copy every file of ``folder`` into ``workspace``; the paths it wrote."""
     written = []
     for path in _files(folder):
         rel = path.relative_to(folder)

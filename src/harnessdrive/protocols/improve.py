@@ -9,7 +9,9 @@ that beats the best beyond the noise becomes the best checkpoint; with ``keep_be
 starts from a fresh copy of the base state with the best checkpoint's change written in, so
 nothing of a reverted round survives, ignored files included. With several samples the best is
 measured again before the verdict; the trial passes when that final state passes the gate and
-beats the baseline by more than ``min_improvement`` beyond the noise (improvement/acceptance.py).
+beats the baseline by more than ``min_improvement`` beyond the noise (improvement/acceptance.py),
+and a known-bad state measured right after it comes out worse (improvement/objective_witness.py;
+its logs in ``rounds/<R+3>/evaluations/1/``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 
 from harnessdrive.errors import HarnessdriveError, TaskFormatError
 from harnessdrive.grading.kinds.improve import KIND, RESULT, samples_of, without_measurement
-from harnessdrive.grading.verdict import Verdict
+from harnessdrive.grading.verdict import Finding, Verdict
 from harnessdrive.improvement.acceptance import improvement
 from harnessdrive.improvement.checkpoint_state import unusable
 from harnessdrive.improvement.evaluator import (
@@ -34,6 +36,7 @@ from harnessdrive.improvement.evaluator import (
 )
 from harnessdrive.improvement.history import RoundEntry, RoundState, round_section
 from harnessdrive.improvement.metrics import trial_score
+from harnessdrive.improvement.objective_witness import WitnessReading, read_witness
 from harnessdrive.improvement.resume import (
     entry_from,
     outcome_from,
@@ -388,10 +391,24 @@ class _Run:
         scored = trial_score(
             spec, baseline.samples, _value(best), final.samples, gate_ok, history, refused
         )
+        witness = None
+        if scored.passed:
+            # A claimed improvement only: a known-bad state measured right after must lose.
+            witness = read_witness(self.inputs, spec, final.samples, number + 2)
+            finding = witness.finding()
+            if finding is not None:
+                rounds[-1] = _with_finding(rounds[-1], finding)
+            if finding is not None and finding.tampers:
+                tampered = True
+                scored = trial_score(
+                    spec, baseline.samples, _value(best), final.samples, False, history, refused
+                )
         passed, metrics = scored.passed, scored.metrics
+        if witness is not None and witness.value is not None:
+            metrics["improve.witness"] = witness.value
         if tampered:
             metrics["improve.anytime"] = 0.0
-        self._write_record(baseline, best, final, history, metrics, passed)
+        self._write_record(baseline, best, final, history, metrics, passed, witness)
         return ProtocolOutcome(
             rounds=tuple(rounds),
             status=_trial_status(rounds),
@@ -409,6 +426,7 @@ class _Run:
         history: list[RoundEntry],
         metrics: dict[str, float],
         passed: bool,
+        witness: WitnessReading | None,
     ) -> None:
         spec = self.spec
         record = {
@@ -430,6 +448,7 @@ class _Run:
             "best": {"value": best.value, "samples": list(best.samples)},
             "final": {"value": final.value, "samples": list(final.samples), "gate": final.gate},
             "passed": passed,
+            "witness": witness.as_json() if witness is not None else None,
             "rounds": [entry.as_json() for entry in history],
             "evaluator": self._evaluator_record(),
             "metrics": metrics,
@@ -451,6 +470,14 @@ def _with_round(verdict: Verdict, entry: RoundEntry) -> Verdict:
     metrics["improve.best"] = entry.best
     metrics["improve.kept"] = 1.0 if entry.state == "kept" else 0.0
     return verdict.model_copy(update={"metrics": metrics})
+
+
+def _with_finding(outcome: RoundOutcome, finding: Finding) -> RoundOutcome:
+    verdict = outcome.verdict
+    update: dict[str, Any] = {"findings": (*verdict.findings, finding)}
+    if finding.tampers:
+        update["outcome"] = "tampered"
+    return replace(outcome, verdict=verdict.model_copy(update=update))
 
 
 def _objective_error(verdict: Verdict) -> str | None:

@@ -19,7 +19,7 @@ def check_improve_files(folder: Path, spec: TaskSpec, task_file: Path) -> None:
     for item in improve.objective.inject:
         if not (folder / item.source).is_file():
             raise TaskFormatError(f"{task_file}: objective file not found: {item.source}")
-    for overlay in improve.overlays:
+    for overlay in improve.reference_folders:
         if not (folder / overlay).is_dir():
             raise TaskFormatError(f"{task_file}: improve overlay folder not found: {overlay}")
 
@@ -31,7 +31,7 @@ def improve_sources(folder: Path, spec: TaskSpec) -> tuple[Path, ...]:
     if improve is None:
         return ()
     files = [(folder / item.source).resolve() for item in improve.objective.inject]
-    return (*files, *((folder / overlay).resolve() for overlay in improve.overlays))
+    return (*files, *((folder / overlay).resolve() for overlay in improve.reference_folders))
 
 
 def improve_digest(folder: Path, spec: TaskSpec) -> bytes:
@@ -44,7 +44,7 @@ def improve_digest(folder: Path, spec: TaskSpec) -> bytes:
     for item in improve.objective.inject:
         digest.update(f"\0objective\0{item.target}\0".encode())
         digest.update((folder / item.source).read_bytes())
-    for overlay in improve.overlays:
+    for overlay in improve.reference_folders:
         root = folder / overlay
         digest.update(f"\0overlay\0{overlay}\0".encode())
         for path in sorted(root.rglob("*")):

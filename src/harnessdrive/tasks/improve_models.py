@@ -86,6 +86,15 @@ class ImproveSpec(_Spec):
     overlays: tuple[str, ...] = ()
     """Reference overlays, folders relative to the task folder, applied one per round by the
     scripted improver and by ``check``: each must improve on the one before."""
+    known_bad: str | None = None
+    """A folder relative to the task folder whose files, laid over the base state, make a state
+    known to be worse than any improvement: measured beside a trial's final state when it claims
+    an improvement, it must come out worse (default: the untouched base state)."""
+
+    @property
+    def reference_folders(self) -> tuple[str, ...]:
+        """The overlays and the known-bad folder: task files no agent may see."""
+        return (*self.overlays, *((self.known_bad,) if self.known_bad is not None else ()))
 
 
 class ImproveOverrides(_Spec):
