@@ -116,6 +116,8 @@ class Aider(AgentCli):
     options_model = AiderOptions
     auth_env = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY")
     login_hint = "sign in: set the API key variable of the model's provider (OPENAI_API_KEY, ...)"
+    # litellm's OpenAI base; models of other providers (``anthropic/...``) bypass the proxy.
+    base_url_env = ("OPENAI_API_BASE", "https://api.openai.com/v1")
     supports = (
         "model (litellm id), effort (--reasoning-effort), endpoint (Chat Completions), "
         "auto_test; edits by answer text, never runs suggested shell commands"

@@ -214,8 +214,10 @@ class AgentCli:
             self._copy_login(run)
         launch = self.launch(run)
         if proxy is not None and run.endpoint is None and self.base_url_env is not None:
-            variable = self.base_url_env[0]
-            launch = dataclasses.replace(launch, env={**launch.env, variable: proxy.origin})
+            variable, default = self.base_url_env
+            # The vendor's URL may carry a path (``.../v1``): the CLI must keep calling it.
+            through = proxy.url_for(os.environ.get(variable) or default)
+            launch = dataclasses.replace(launch, env={**launch.env, variable: through})
         help_probe = probe(binary, self.help_args)
         if help_probe.exit_code != 0 and not help_probe.stdout.strip():
             # An npm install whose postinstall never ran leaves a stub like this.
