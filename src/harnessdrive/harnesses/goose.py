@@ -54,6 +54,8 @@ class Goose(AgentCli):
     flags = FLAGS
     auth_env = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GOOSE_PROVIDER")
     login_hint = "sign in: run `{binary} configure`, or set the provider's API key variable"
+    # goose's OpenAI provider; with another provider (GOOSE_PROVIDER) the run bypasses the proxy.
+    base_url_env = ("OPENAI_HOST", "https://api.openai.com")
     help_args = ("run", "--help")
     supports = "model, max_turns, endpoint (OpenAI provider); permissions: GOOSE_MODE=auto"
     untested = True
