@@ -38,6 +38,7 @@ from harnessdrive.harnesses.cli.recording import (
 )
 from harnessdrive.sandbox.commands import render
 from harnessdrive.sandbox.process import ProcessResult
+from harnessdrive.tasks.models import VariantSpec
 
 FLAGS = FlagTable(
     {
@@ -116,10 +117,15 @@ class Aider(AgentCli):
     options_model = AiderOptions
     auth_env = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY")
     login_hint = "sign in: set the API key variable of the model's provider (OPENAI_API_KEY, ...)"
+    base_url_env = ("OPENAI_API_BASE", "https://api.openai.com/v1")
     supports = (
         "model (litellm id), effort (--reasoning-effort), endpoint (Chat Completions), "
         "auto_test; edits by answer text, never runs suggested shell commands"
     )
+
+    def base_url_setting(self, variant: VariantSpec) -> tuple[str, str] | None:
+        # litellm's OpenAI base serves ``openai/...`` models only; the others bypass the proxy.
+        return self.base_url_env if (variant.model or "").startswith("openai/") else None
 
     def launch(self, run: CliRun) -> Launch:
         caches = run.home / ".aider" / "caches"

@@ -79,6 +79,7 @@ class GeminiCli(AgentCli):
         "variant the option login = true"
     )
     exit_kinds: ClassVar[dict[int, FatalKind]] = {41: "login"}
+    base_url_env = ("GOOGLE_GEMINI_BASE_URL", "https://generativelanguage.googleapis.com")
     supports = "model, max_turns, endpoint (Gemini API); permissions: auto_edit + shell allowed"
 
     def sets_max_turns(self) -> bool:

@@ -14,6 +14,7 @@ fix reported only the last turn there. An endpoint is used through goose's OpenA
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -30,6 +31,7 @@ from harnessdrive.harnesses.cli.recording import (
     mapping,
 )
 from harnessdrive.sandbox.process import ProcessResult
+from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Transcript, Usage
 
 FLAGS = FlagTable(
@@ -54,9 +56,15 @@ class Goose(AgentCli):
     flags = FLAGS
     auth_env = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GOOSE_PROVIDER")
     login_hint = "sign in: run `{binary} configure`, or set the provider's API key variable"
+    base_url_env = ("OPENAI_HOST", "https://api.openai.com")
     help_args = ("run", "--help")
     supports = "model, max_turns, endpoint (OpenAI provider); permissions: GOOSE_MODE=auto"
     untested = True
+
+    def base_url_setting(self, variant: VariantSpec) -> tuple[str, str] | None:
+        # OPENAI_HOST is read by goose's OpenAI provider only; another bypasses the proxy.
+        chosen = os.environ.get("GOOSE_PROVIDER")
+        return self.base_url_env if chosen == "openai" else None
 
     def launch(self, run: CliRun) -> Launch:
         root = run.home / ".goose"

@@ -173,7 +173,7 @@ class AgentCli:
             )
         except UserError as exc:
             return self._could_not_run(started, str(exc), f"{exc}", version)
-        upstream = self._upstream(endpoint, options)
+        upstream = self._upstream(endpoint, options, request.variant)
         with contextlib.ExitStack() as stack:
             proxy = None
             if upstream is not None:
@@ -192,14 +192,23 @@ class AgentCli:
             )
             return self._launch_and_finish(run, started, proxy)
 
-    def _upstream(self, endpoint: Endpoint | None, options: CliOptions) -> str | None:
+    def base_url_setting(self, variant: VariantSpec) -> tuple[str, str] | None:
+        """``base_url_env`` when this variant's calls go where that variable points; a CLI
+        whose other providers ignore it says None for them, or the proxy, seeing nothing,
+        would call a run that reached its model "could not run"."""
+        return self.base_url_env
+
+    def _upstream(
+        self, endpoint: Endpoint | None, options: CliOptions, variant: VariantSpec
+    ) -> str | None:
         """Where the proxy forwards this run's model calls; None when the run bypasses it
         (no base-URL setting, or a login whose servers the CLI picks itself)."""
         if endpoint is not None:
             return endpoint.url
-        if self.base_url_env is None or options.login:
+        setting = self.base_url_setting(variant)
+        if setting is None or options.login:
             return None
-        variable, default = self.base_url_env
+        variable, default = setting
         return os.environ.get(variable) or default
 
     def _launch_and_finish(self, run: CliRun, started: float, proxy: ModelProxy | None) -> AgentRun:
@@ -213,9 +222,12 @@ class AgentCli:
         if run.options.login:
             self._copy_login(run)
         launch = self.launch(run)
-        if proxy is not None and run.endpoint is None and self.base_url_env is not None:
-            variable = self.base_url_env[0]
-            launch = dataclasses.replace(launch, env={**launch.env, variable: proxy.origin})
+        base_url = self.base_url_setting(run.variant)
+        if proxy is not None and run.endpoint is None and base_url is not None:
+            variable, default = base_url
+            # The vendor's URL may carry a path (``.../v1``): the CLI must keep calling it.
+            through = proxy.url_for(os.environ.get(variable) or default)
+            launch = dataclasses.replace(launch, env={**launch.env, variable: through})
         help_probe = probe(binary, self.help_args)
         if help_probe.exit_code != 0 and not help_probe.stdout.strip():
             # An npm install whose postinstall never ran leaves a stub like this.
