@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +16,7 @@ from harnessdrive.grading.differential.oracle import Oracle
 from harnessdrive.grading.differential.oracle_process import OracleProcess, OracleRefused
 from harnessdrive.grading.differential.service import MAX_BODY, AgentRunWatch, oracle_server
 from harnessdrive.grading.differential.spec import OracleSpec
+from harnessdrive.sandbox.runner import get_sandbox, sandbox_problem
 
 ORACLE = """
 def answer(case, off):
@@ -98,3 +100,65 @@ def test_the_server_answers_hostile_requests_with_a_bare_400_and_prints_nothing(
     assert watch.served == 2
     printed = capfd.readouterr()
     assert "Traceback" not in printed.err + printed.out
+
+
+PRYING = """
+import os
+
+
+def answer(case, off):
+    verb, path = case
+    try:
+        if verb == "read":
+            with open(path) as f:
+                return f.read()
+        if verb == "list":
+            return sorted(os.listdir(path))
+        with open(path, "w") as f:
+            f.write("left behind")
+        return "written"
+    except OSError as error:
+        return f"denied: {type(error).__name__}"
+"""
+
+
+@pytest.mark.skipif(sandbox_problem() is not None, reason="bubblewrap does not work here")
+def test_under_bwrap_the_served_oracle_sees_its_folder_and_a_private_tmp_alone(
+    tmp_path: Path,
+) -> None:
+    task, results, beside = tmp_path / "task", tmp_path / "results", tmp_path / "beside"
+    for folder in (task, results, beside):
+        folder.mkdir()
+    (task / "oracle.py").write_text(PRYING)
+    (task / "data.txt").write_text("the oracle's own")
+    (results / "secret.txt").write_text("for the driver only")
+    (beside / "workspace.txt").write_text("the agent's")
+    home = Path.home() / ".harnessdrive-oracle-test"
+    sandbox = get_sandbox("bwrap", hidden=(results,), private=(Path.home(),))
+    spec = OracleSpec(function="oracle.py:answer", answer_timeout=30.0)
+    oracle = OracleProcess(task, spec, sandbox=sandbox)
+    try:
+        assert oracle.answer(["read", str(task / "data.txt")]) == "the oracle's own"
+        for hidden in (results / "secret.txt", beside / "workspace.txt"):
+            assert oracle.answer(["read", str(hidden)]).startswith("denied")
+        assert oracle.answer(["write", "/tmp/scratch.txt"]) == "written"
+        for outside in (task / "new.txt", results / "new.txt", home):
+            assert oracle.answer(["write", str(outside)]).startswith("denied")
+            assert not outside.exists()
+        assert oracle.answer(["list", str(Path.home())]) != sorted(os.listdir(Path.home()))
+    finally:
+        oracle.close()
+    assert not (task / "new.txt").exists()
+
+
+def test_without_a_sandbox_the_oracle_is_a_plain_process_that_sees_the_host(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "oracle.py").write_text(PRYING)
+    (tmp_path / "beside.txt").write_text("visible")
+    spec = OracleSpec(function="oracle.py:answer", answer_timeout=30.0)
+    oracle = OracleProcess(tmp_path / ".", spec, sandbox=get_sandbox("none"))
+    try:
+        assert oracle.answer(["read", str(tmp_path / "beside.txt")]) == "visible"
+    finally:
+        oracle.close()
