@@ -7,16 +7,25 @@ import http.client
 import json
 import os
 import threading
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from harnessdrive.demo import DEMO_SUITE
 from harnessdrive.grading.differential.oracle import Oracle
 from harnessdrive.grading.differential.oracle_process import OracleProcess, OracleRefused
-from harnessdrive.grading.differential.service import MAX_BODY, AgentRunWatch, oracle_server
+from harnessdrive.grading.differential.service import (
+    MAX_BODY,
+    URL_VARIABLE,
+    AgentRunWatch,
+    agent_run_watch,
+    oracle_server,
+)
 from harnessdrive.grading.differential.spec import OracleSpec
 from harnessdrive.sandbox.runner import get_sandbox, sandbox_problem
+from harnessdrive.tasks.loading import load_suite
 
 ORACLE = """
 def answer(case, off):
@@ -162,3 +171,20 @@ def test_without_a_sandbox_the_oracle_is_a_plain_process_that_sees_the_host(
         assert oracle.answer(["read", str(tmp_path / "beside.txt")]) == "visible"
     finally:
         oracle.close()
+
+
+@pytest.mark.skipif(sandbox_problem() is not None, reason="bubblewrap does not work here")
+def test_the_demo_tasks_served_oracle_answers_the_agents_run_from_the_sandbox(
+    tmp_path: Path,
+) -> None:
+    [task] = [t for t in load_suite(DEMO_SUITE).tasks if t.spec.id == "skiplist"]
+    # The suite is hidden from the run, as a run hides it; the oracle's own folder is shown.
+    sandbox = get_sandbox("bwrap", hidden=(DEMO_SUITE, tmp_path))
+    case = {"patterns": ["*.{LOG,md}"], "files": ["a.log", "b.md", "c.py"]}
+    with agent_run_watch(task, sandbox) as watch:
+        url = watch.env[URL_VARIABLE]
+        request = urllib.request.Request(url, data=json.dumps(case).encode())
+        with urllib.request.urlopen(request, timeout=60) as reply:
+            assert json.loads(reply.read()) == ["a.log", "b.md"]
+    assert watch.served == 1
+    assert watch.problem is None
