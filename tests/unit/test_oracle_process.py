@@ -51,6 +51,17 @@ def oracle(tmp_path: Path) -> Iterator[OracleProcess]:
     process.close()
 
 
+@pytest.fixture
+def sandboxed_oracle(tmp_path: Path) -> Iterator[OracleProcess]:
+    if sandbox_problem() is not None:
+        pytest.skip("bubblewrap does not work here")
+    (tmp_path / "oracle.py").write_text(ORACLE)
+    spec = OracleSpec(function="oracle.py:answer", answer_timeout=5.0)
+    process = OracleProcess(tmp_path, spec, memory_mb=512, sandbox=get_sandbox("bwrap"))
+    yield process
+    process.close()
+
+
 def test_a_case_that_breaks_a_limit_is_refused_and_the_next_is_answered(
     oracle: OracleProcess,
 ) -> None:
@@ -188,3 +199,12 @@ def test_the_demo_tasks_served_oracle_answers_the_agents_run_from_the_sandbox(
             assert json.loads(reply.read()) == ["a.log", "b.md"]
     assert watch.served == 1
     assert watch.problem is None
+
+
+def test_under_bwrap_the_limits_still_hold(sandboxed_oracle: OracleProcess) -> None:
+    assert sandboxed_oracle.answer([1]) == {"echo": [1]}
+    for breaking in ("hog", "loop"):
+        with pytest.raises(OracleRefused):
+            sandboxed_oracle.answer(breaking)
+        assert sandboxed_oracle.answer(2) == {"echo": 2}
+    assert sandboxed_oracle.starts == 3
