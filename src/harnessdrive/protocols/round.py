@@ -34,7 +34,7 @@ def run_round(
 ) -> RoundOutcome:
     """The agent's run on ``request``, its change against ``base`` (kept at ``diff_path``) and
     the verdict, unless the run never got to work or was stopped."""
-    with stage(f"harness {harness.name}"), agent_run_watch(request.task) as watch:
+    with stage(f"harness {harness.name}"), agent_run_watch(request.task, request.sandbox) as watch:
         agent = harness.run(replace(request, services={**request.services, **watch.env}))
     max_file_bytes = request.task.spec.limits.diff_file_mb * MIB
     with stage("change capture"):

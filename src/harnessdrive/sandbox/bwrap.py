@@ -213,6 +213,33 @@ class BwrapSandbox:
                 relay.close()
 
 
+def piped_command(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    isolation: Isolation,
+    settings: SandboxSettings,
+) -> list[str]:
+    """The whole command line that runs ``argv`` in a bwrap sandbox, for a long-lived process
+    the caller starts itself with pipes and ends by killing its process group (killing bwrap
+    takes the namespace down). It dies with the thread that starts it (``--die-with-parent``),
+    so a caller starts it from a thread that outlives it."""
+    binary = bwrap_binary()
+    if binary is None:
+        from harnessdrive.errors import SandboxError
+
+        raise SandboxError("bubblewrap (bwrap) is not installed")
+    options = build_argv(
+        isolation,
+        cwd=cwd,
+        env=env,
+        settings=settings,
+        tmpfs_size=_tmpfs_size(settings.limits),
+    )
+    return [binary, *options, "--", *argv]
+
+
 def build_argv(
     isolation: Isolation,
     *,

@@ -133,6 +133,25 @@ class PlainSandbox:
         )
 
 
+def piped_argv(
+    sandbox: Sandbox,
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    isolation: Isolation,
+) -> list[str]:
+    """The command line that runs ``argv`` under ``sandbox`` for a long-lived process the caller
+    starts itself with pipes (the served oracle): ``argv`` itself under ``none``, wrapped in
+    bubblewrap with the run's hidden paths and ``isolation`` under ``bwrap``. Limits (a memory
+    limit, a deadline) are the caller's to set, as the process is not :meth:`Sandbox.run`'s."""
+    if sandbox.name != "bwrap":
+        return list(argv)
+    from harnessdrive.sandbox.bwrap import piped_command
+
+    return piped_command(argv, cwd=cwd, env=env, isolation=isolation, settings=sandbox.settings)
+
+
 def get_sandbox(
     kind: SandboxKind = "auto",
     *,

@@ -7,12 +7,19 @@ environment, the task folder as its directory) with a memory limit, a time limit
 a cache bounded in bytes. A case that breaks any of them is answered as a bad request and the
 process is started again for the next one; nothing of it reaches the operator's console.
 
+Under the run's bubblewrap sandbox the child also runs sandboxed: the system read-only, the
+task folder and the interpreter with our package read-only, a private /tmp as HOME and TMPDIR,
+no network, and none of the run's hidden paths (the results folder, the agent's workspace, the
+real HOME). The process is started and spoken to from one thread of its own, which lives as
+long as the oracle: bubblewrap ends its sandbox when the thread that started it ends.
+
 Run as a module it is that child: one JSON line per case on stdin, one JSON line per answer on
 stdout (``{"answer": ...}``, or ``{"refused": true}`` when the oracle cannot answer the case).
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import json
 import os
@@ -25,9 +32,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import harnessdrive
 from harnessdrive.grading.differential.spec import OracleSpec
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
+from harnessdrive.sandbox.runner import Isolation, Sandbox, piped_argv
 
 MEMORY_MB = 1024
 """The child's address-space limit."""
@@ -57,20 +66,27 @@ class OracleProcess:
         python: str = sys.executable,
         memory_mb: int = MEMORY_MB,
         cache_bytes: int = CACHE_BYTES,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.folder = folder
         self.spec = spec
         self.python = python
         self.memory_mb = memory_mb
         self.cache_bytes = cache_bytes
+        self.sandbox = sandbox
+        """The run's sandbox; None or ``none``: a plain process with the limits alone."""
         self.timeout = spec.answer_timeout
         self.starts = 0
         """How many times the child was started (a failure ends one)."""
         self._process: subprocess.Popen[bytes] | None = None
         self._scratch = Path(tempfile.mkdtemp(prefix="harnessdrive-oracle-"))
+        self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="oracle")
 
     def answer(self, case: Any) -> Any:
         """The oracle's answer to ``case`` (every rule on), or :class:`OracleRefused`."""
+        return self._thread.submit(self._answer, case).result()
+
+    def _answer(self, case: Any) -> Any:
         process = self._running()
         assert process.stdin is not None
         try:
@@ -86,7 +102,8 @@ class OracleProcess:
         return reply["answer"]
 
     def close(self) -> None:
-        self._end()
+        self._thread.submit(self._end).result()
+        self._thread.shutdown()
         with contextlib.suppress(OSError):
             for leftover in self._scratch.iterdir():
                 leftover.unlink()
@@ -102,9 +119,21 @@ class OracleProcess:
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
-        env = base_environment(self._scratch, self._scratch)
+        argv = [self.python, "-I", "-m", __name__, str(self.folder), str(self.cache_bytes)]
+        if self.sandbox is not None and self.sandbox.name == "bwrap":
+            private = Path("/tmp")  # the sandbox's own tmpfs
+            env = base_environment(private, private)
+            argv = piped_argv(
+                self.sandbox,
+                argv,
+                cwd=self.folder,
+                env=env,
+                isolation=Isolation(readonly=(self.folder,), tools=_interpreter_folders()),
+            )
+        else:
+            env = base_environment(self._scratch, self._scratch)
         self._process = subprocess.Popen(
-            [self.python, "-I", "-m", __name__, str(self.folder), str(self.cache_bytes)],
+            argv,
             cwd=self.folder,
             env=env,
             stdin=subprocess.PIPE,
@@ -158,6 +187,12 @@ class OracleProcess:
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
+
+
+def _interpreter_folders() -> tuple[Path, ...]:
+    """What the child needs to start: the interpreter, its environment and our package."""
+    package = Path(harnessdrive.__file__).resolve().parent
+    return (Path(sys.prefix), Path(sys.base_prefix), package)
 
 
 def main(argv: list[str]) -> int:

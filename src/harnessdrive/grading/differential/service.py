@@ -34,6 +34,7 @@ from harnessdrive.grading.differential.task_server import TaskServer, start_task
 from harnessdrive.grading.hostile import load_json
 from harnessdrive.loopback import LoopbackHTTPServer
 from harnessdrive.sandbox.clock import now
+from harnessdrive.sandbox.runner import Sandbox
 from harnessdrive.tasks.loading import Task
 
 URL_VARIABLE = "HARNESSDRIVE_ORACLE_URL"
@@ -56,8 +57,9 @@ class AgentRunWatch:
 
 
 @contextmanager
-def agent_run_watch(task: Task) -> Iterator[AgentRunWatch]:
-    """Around the agent's run: the oracle server when the task has one, and the clocks."""
+def agent_run_watch(task: Task, sandbox: Sandbox | None = None) -> Iterator[AgentRunWatch]:
+    """Around the agent's run: the oracle server when the task has one, and the clocks. The
+    served oracle's process runs under ``sandbox``, the run's (oracle_process.py)."""
     watch = AgentRunWatch()
     wall, mono = time.time(), now()
     spec = task.spec.grade
@@ -70,7 +72,7 @@ def agent_run_watch(task: Task) -> Iterator[AgentRunWatch]:
         watch.env[URL_VARIABLE] = own.url
         watch.problem = own.problem  # a server that never served makes the trial invalid
     elif isinstance(spec, DifferentialGradeSpec) and spec.oracle.serve:
-        answering = OracleProcess(task.folder, spec.oracle)
+        answering = OracleProcess(task.folder, spec.oracle, sandbox=sandbox)
         server = oracle_server(answering, watch)
         thread = threading.Thread(target=server.serve_forever, name="oracle", daemon=True)
         thread.start()
