@@ -30,6 +30,7 @@ from harnessdrive.executors.base import (
 )
 from harnessdrive.executors.jobs import standalone_job
 from harnessdrive.executors.registry import create_executor
+from harnessdrive.grading import reference_outcomes
 from harnessdrive.grading.selftest.cases import CheckCase, TaskCheck
 from harnessdrive.grading.selftest.fixtures import FixtureAgent, disagreements, visible_word
 from harnessdrive.grading.selftest.improve import improve_cases, improve_report
@@ -238,6 +239,8 @@ def _report(task: Task, results: list[tuple[_Case, TrialResult]]) -> TaskCheck:
         changed = diff is not None and diff.files_changed > 0
         if case.name == "reference" and diff is not None:
             reference_lines = diff.lines_changed
+        if case.name == "reference":
+            _record_reference(task, verdict, report)
         report.cases.append(
             CheckCase(
                 case.name,
@@ -267,6 +270,27 @@ def _report(task: Task, results: list[tuple[_Case, TrialResult]]) -> TaskCheck:
                 f"{case.name} should {case.expected} but got {verdict.outcome}: {_detail(verdict)}"
             )
     return report
+
+
+def _record_reference(task: Task, verdict: Verdict, report: TaskCheck) -> None:
+    """Keep the reference's per-test outcomes in the task folder, for grading to compare with.
+
+    A reference that fails a hidden test records nothing: that would make the test neutral."""
+    run = verdict.hidden
+    outcomes = run.hidden_outcomes if run is not None else None
+    if not outcomes or "failed" in outcomes.values():
+        return
+    if reference_outcomes.fresh(task) == outcomes:
+        return
+    try:
+        path = reference_outcomes.write(task, outcomes)
+    except OSError as exc:
+        report.notes.append(f"could not record the reference's outcomes: {exc}")
+        return
+    report.notes.append(
+        f"recorded the reference's outcomes of {len(outcomes)} hidden tests in {path.name};"
+        " grading compares with them from now on"
+    )
 
 
 def _fixture_case(
