@@ -290,6 +290,7 @@ def _record_reference(task: Task, verdict: Verdict, report: TaskCheck) -> None:
     report.notes.append(
         f"recorded the reference's outcomes of {len(outcomes)} hidden tests in {path.name};"
         " grading compares with them from now on"
+        + ("" if verdict.outcome == "pass" else " (check again: this run was graded without it)")
     )
 
 
