@@ -58,6 +58,9 @@ def _checked(tmp_path: Path) -> Path:
     suite = load_suite(write_suite(tmp_path / "suite", [TASK]))
     (report,) = self_test(suite, logs=tmp_path / "check-logs", sandbox="none")
     assert any("reference-outcomes.json" in note for note in report.notes), report
+    # The reference failed without the record, and is graded again once it is written.
+    assert report.problems == [], report
+    assert [c.outcome for c in report.cases if c.name == "reference"] == ["pass"], report
     return suite.tasks[0].folder
 
 

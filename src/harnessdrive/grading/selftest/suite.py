@@ -34,6 +34,7 @@ from harnessdrive.grading import reference_outcomes
 from harnessdrive.grading.selftest.cases import CheckCase, TaskCheck
 from harnessdrive.grading.selftest.fixtures import FixtureAgent, disagreements, visible_word
 from harnessdrive.grading.selftest.improve import improve_cases, improve_report
+from harnessdrive.grading.selftest.recorded import record_reference
 from harnessdrive.grading.selftest.repeats import (
     RepeatedCases,
     flag_disagreements,
@@ -113,7 +114,13 @@ def check_suite(
         if not _unchanged(noop):
             logs_of = logs / task.id / UNTOUCHED
             noop = _submit(executor, suite.name, task, _UNTOUCHED, logs_of, (place, 0)).result()
+        recorded = None
+        if task.solution is not None:
+            results, recorded = _with_recorded_reference(
+                executor, suite.name, task, results, logs / task.id, place
+            )
         report = _report(task, [(_UNTOUCHED, noop), *results])
+        report.notes.extend(filter(None, [recorded]))
         first = {case.name: result for case, result in [(_UNTOUCHED, noop), *results]}
         flag_disagreements(report, first, further[place])
         reports.append(report)
@@ -216,6 +223,29 @@ def _submit(
     return _Submitted(case, executor.submit(job, priority=priority), logs)
 
 
+def _with_recorded_reference(
+    executor: Executor,
+    suite: str,
+    task: Task,
+    results: list[tuple[_Case, TrialResult]],
+    logs: Path,
+    place: int,
+) -> tuple[list[tuple[_Case, TrialResult]], str | None]:
+    """The reference's outcomes recorded in the task folder; a reference that failed before the
+    record existed (a test it skips for a reason its file does not declare) is graded again
+    with it. Returns the results and the note that says a record was written."""
+    at = next((i for i, (case, _) in enumerate(results) if case.name == "reference"), None)
+    if at is None:
+        return results, None
+    case, result = results[at]
+    verdict, _ = _graded(result)
+    note = record_reference(task, verdict)
+    if note is None or verdict.outcome == "pass" or reference_outcomes.fresh(task) is None:
+        return results, note
+    again = _submit(executor, suite, task, case, logs / f"{case.folder}-recorded", (place, 0))
+    return [*results[:at], (case, again.result()), *results[at + 1 :]], note
+
+
 def _unchanged(result: TrialResult) -> bool:
     """A graded run that left no change: the same input as the untouched repository."""
     _, diff = _graded(result)
@@ -239,8 +269,6 @@ def _report(task: Task, results: list[tuple[_Case, TrialResult]]) -> TaskCheck:
         changed = diff is not None and diff.files_changed > 0
         if case.name == "reference" and diff is not None:
             reference_lines = diff.lines_changed
-        if case.name == "reference":
-            _record_reference(task, verdict, report)
         report.cases.append(
             CheckCase(
                 case.name,
@@ -270,28 +298,6 @@ def _report(task: Task, results: list[tuple[_Case, TrialResult]]) -> TaskCheck:
                 f"{case.name} should {case.expected} but got {verdict.outcome}: {_detail(verdict)}"
             )
     return report
-
-
-def _record_reference(task: Task, verdict: Verdict, report: TaskCheck) -> None:
-    """Keep the reference's per-test outcomes in the task folder, for grading to compare with.
-
-    A reference that fails a hidden test records nothing: that would make the test neutral."""
-    run = verdict.hidden
-    outcomes = run.hidden_outcomes if run is not None else None
-    if not outcomes or "failed" in outcomes.values():
-        return
-    if reference_outcomes.fresh(task) == outcomes:
-        return
-    try:
-        path = reference_outcomes.write(task, outcomes)
-    except OSError as exc:
-        report.notes.append(f"could not record the reference's outcomes: {exc}")
-        return
-    report.notes.append(
-        f"recorded the reference's outcomes of {len(outcomes)} hidden tests in {path.name};"
-        " grading compares with them from now on"
-        + ("" if verdict.outcome == "pass" else " (check again: this run was graded without it)")
-    )
 
 
 def _fixture_case(
