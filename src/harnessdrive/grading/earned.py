@@ -14,16 +14,19 @@ the hidden files is looked up in the report, one by one:
   test stays neutral;
 - missing from the report (deselected, uncollected, a crashed run): not passed.
 
-The rule needs no record of the reference's outcomes: what the hidden file declares stands in
-for it. A test that a fixture defined elsewhere skips is therefore not passed, and the task's
-check (reference must pass) says so; the author marks it in the hidden file.
+When the task folder holds a fresh record of the reference's outcomes
+(grading/reference_outcomes.py, written by ``check`` and by mining), it decides instead of the
+declarations: a hidden test the reference passed must be reported passed; one the reference
+skipped or did not run stays neutral, whatever made it skip. Without a record, what the hidden
+file declares stands in for it: a test that a fixture defined elsewhere skips is then not
+passed, and the task's check records the reference's outcomes so that it no longer is.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from harnessdrive.grading.junit import JunitCase, JunitCounts
@@ -114,8 +117,11 @@ def unearned(
     *,
     selects: bool,
     skipped_whole: Iterable[str] = (),
+    reference: Mapping[str, str] | None = None,
 ) -> list[Unearned]:
-    """The hidden tests that did not earn their pass (failures are counted elsewhere)."""
+    """The hidden tests that did not earn their pass (failures are counted elsewhere).
+
+    ``reference``: the reference's recorded outcome of each test (``target::name``)."""
     whole = set(skipped_whole)
     by_name: dict[str, list[JunitCase]] = {}
     for case in real:  # looked up by name: a large suite has thousands of cases
@@ -126,6 +132,14 @@ def unearned(
         if test.target in whole:
             continue  # counted once, as the file
         cases = [c for c in by_name.get(test.name, ()) if _is_case_of(runner, c, test)]
+        if reference is not None:
+            if reference.get(f"{test.target}::{test.name}") != "passed":
+                continue  # the reference did not pass it either: neutral
+            if not cases:
+                found.append(Unearned(test, "missing"))
+            elif any(c.outcome == "skipped" for c in cases):
+                found.append(Unearned(test, "skipped"))
+            continue
         if not cases:
             if not (selects or test.may_be_absent):
                 found.append(Unearned(test, "missing"))

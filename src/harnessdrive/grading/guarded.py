@@ -7,6 +7,7 @@ turns the junit report into a :class:`GradingRun`, judged against the canaries.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import random
 from collections.abc import Mapping
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harnessdrive.errors import AgentDataError
-from harnessdrive.grading import runners, witness
+from harnessdrive.grading import reference_outcomes, runners, witness
 from harnessdrive.grading.junit import count_cases, read_cases
 from harnessdrive.grading.verdict import Finding, GradingRun
 from harnessdrive.sandbox.commands import render
@@ -47,6 +48,7 @@ def plant_canaries(
     plan, planted = witness.plant(runner, hidden, rng)
     if not plan.canaries:
         return Canaries(None, dict(hidden))
+    plan = dataclasses.replace(plan, reference=reference_outcomes.fresh(task))
     return Canaries(plan, {**dict(hidden), **planted})
 
 
@@ -148,6 +150,7 @@ def read_counts(
         fields["canaries"] = judged.canaries
         fields["twins"] = judged.twins
         fields["expected_exit"] = judged.expected_exit if prepared.passes_status else 0
+        fields["hidden_outcomes"] = judged.outcomes
     fields.update(
         passed=counts.passed,
         total=counts.total,

@@ -74,6 +74,9 @@ class GradingRun(_Model):
     beside these; they are not in the counts."""
     expected_exit: int = 0
     """The exit status of a run whose real tests all passed (1 when planted failures ran)."""
+    hidden_outcomes: dict[str, str] | None = None
+    """Each hidden test's outcome (``target::name`` → passed, skipped, failed, missing), when
+    the report was judged test by test; ``check`` and mining record the reference's."""
     output: StreamKept | None = None
     """What the command printed to its log (stdout and stderr together)."""
     started: float | None = None

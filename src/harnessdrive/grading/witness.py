@@ -22,12 +22,12 @@ import posixpath
 import random
 import re
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from harnessdrive.grading import earned
+from harnessdrive.grading import earned, reference_outcomes
 from harnessdrive.grading import twins as twins_of
 from harnessdrive.grading.earned import HiddenTest
 from harnessdrive.grading.junit import JunitCase, JunitCounts, count_cases
@@ -69,6 +69,8 @@ class WitnessPlan:
     """(hidden file, test name) pairs the report must hold (Python runners)."""
     expected: tuple[HiddenTest, ...] = ()
     """Every test of the hidden files, each of which must earn its pass (grading/earned.py)."""
+    reference: Mapping[str, str] | None = None
+    """The reference's recorded outcome of each hidden test (grading/reference_outcomes.py)."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,8 @@ class Judgement:
     note: str | None = None
     twins: int = 0
     """Report cases of the twins (not in ``canaries``, nor in the counts)."""
+    outcomes: dict[str, str] | None = None
+    """Each hidden test's outcome in this run (``target::name``), what a reference record holds."""
 
 
 def plant(
@@ -218,7 +222,12 @@ def judge(
     if skipped_whole:
         notes.append(f"hidden tests not run: {', '.join(skipped_whole)} skipped whole")
     not_earned = earned.unearned(
-        plan.runner, plan.expected, real, selects=selects, skipped_whole=skipped_whole
+        plan.runner,
+        plan.expected,
+        real,
+        selects=selects,
+        skipped_whole=skipped_whole,
+        reference=plan.reference,
     )
     if not_earned:
         counts = earned.counted_as_not_passed(plan.runner, counts, not_earned, real)
@@ -226,7 +235,13 @@ def judge(
     note = "; ".join(notes) or None
     planted = sum(len(v) for c, v in own.items() if not c.twin_of)
     twins = sum(len(v) for c, v in own.items() if c.twin_of)
-    return Judgement(counts, planted, expected_exit, tuple(findings), note, twins)
+    outcomes = {
+        reference_outcomes.key(t.target, t.name): reference_outcomes.outcome_of(
+            [c for c in real if earned.is_case_of(plan.runner, c, t)]
+        )
+        for t in plan.expected
+    }
+    return Judgement(counts, planted, expected_exit, tuple(findings), note, twins, outcomes)
 
 
 def _skipped_whole(

@@ -21,6 +21,7 @@ whole suite passes with it), and its repeat is the narrowed command with the cha
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import shutil
 from collections.abc import Callable, Mapping, Sequence
@@ -32,6 +33,7 @@ from typing import Literal, get_args
 
 from harnessdrive.errors import HarnessdriveError
 from harnessdrive.executors.base import JobResult
+from harnessdrive.grading import reference_outcomes
 from harnessdrive.grading.kinds.tests import tests_spec
 from harnessdrive.grading.verdict import Finding, Verdict
 from harnessdrive.mining.candidate import Candidate
@@ -235,6 +237,7 @@ class Checker:
                 ("focused_again", narrowed, empty),
                 ("focused_after", narrowed, gold),
             )
+        after: Verdict | None = None
         for label, outcome in self._whole_suite(snapshot, steps, logs, rank):
             check = check.model_copy(update={label: outcome.record})
             if outcome.setup_failed:
@@ -242,6 +245,9 @@ class Checker:
             reason = _judge(label, outcome)
             if reason is not None:
                 return rejected(reason, _detail(label, outcome, logs / label, self.logs.parent))
+            if label == "after":
+                after = outcome.verdict
+        _record_after(task, after)
         return CandidateResult(candidate, None, check, folder, environments)
 
     def _whole_suite(
@@ -319,6 +325,15 @@ class Checker:
             # The machinery failed (it says how in the job's note): never a pass.
             return TestOutcome(RunRecord(exit_code=None, seconds=0.0), False)
         return outcome_of(last.grading)
+
+
+def _record_after(task: Task, after: Verdict | None) -> None:
+    """The kept commit's per-test outcomes after the fix, recorded as the reference's."""
+    run = after.hidden if after is not None else None
+    if run is None or not run.hidden_outcomes or "failed" in run.hidden_outcomes.values():
+        return
+    with contextlib.suppress(OSError):  # without a record the declaration rule grades it
+        reference_outcomes.write(task, run.hidden_outcomes)
 
 
 def outcome_of(verdict: Verdict) -> TestOutcome:

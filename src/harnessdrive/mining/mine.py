@@ -15,6 +15,7 @@ from pathlib import Path
 from harnessdrive.errors import Setting, UserError
 from harnessdrive.executors.base import DEFAULT_EXECUTOR, WorkerSettings
 from harnessdrive.executors.registry import create_executor
+from harnessdrive.grading.reference_outcomes import RECORD_FILE
 from harnessdrive.mining.beside_head import validate_beside_head
 from harnessdrive.mining.checks import CandidateResult, Checker
 from harnessdrive.mining.drift import DEFAULT_SAMPLE_EVERY, DriftReport, sample_history
@@ -322,9 +323,13 @@ def _write_again(
                 errors.append(f"{candidate.id}: {found.error}")
         if request is None and settings == checker.settings:
             continue
+        record = folder / RECORD_FILE
+        kept_record = record.read_bytes() if record.is_file() else None
         shutil.rmtree(folder)
         notes = checker.notes.get(candidate.id)
         write_task_folder(folder, checker.repo, candidate, settings, request=request, notes=notes)
+        if kept_record is not None:  # the hidden files are the same; the record stays true
+            record.write_bytes(kept_record)
         if request is not None:
             rewritten.add(candidate.id)
     return rewritten, errors

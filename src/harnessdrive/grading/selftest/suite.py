@@ -30,9 +30,11 @@ from harnessdrive.executors.base import (
 )
 from harnessdrive.executors.jobs import standalone_job
 from harnessdrive.executors.registry import create_executor
+from harnessdrive.grading import reference_outcomes
 from harnessdrive.grading.selftest.cases import CheckCase, TaskCheck
 from harnessdrive.grading.selftest.fixtures import FixtureAgent, disagreements, visible_word
 from harnessdrive.grading.selftest.improve import improve_cases, improve_report
+from harnessdrive.grading.selftest.recorded import record_reference
 from harnessdrive.grading.selftest.repeats import (
     RepeatedCases,
     flag_disagreements,
@@ -112,7 +114,13 @@ def check_suite(
         if not _unchanged(noop):
             logs_of = logs / task.id / UNTOUCHED
             noop = _submit(executor, suite.name, task, _UNTOUCHED, logs_of, (place, 0)).result()
+        recorded = None
+        if task.solution is not None:
+            results, recorded = _with_recorded_reference(
+                executor, suite.name, task, results, logs / task.id, place
+            )
         report = _report(task, [(_UNTOUCHED, noop), *results])
+        report.notes.extend(filter(None, [recorded]))
         first = {case.name: result for case, result in [(_UNTOUCHED, noop), *results]}
         flag_disagreements(report, first, further[place])
         reports.append(report)
@@ -213,6 +221,29 @@ def _submit(
         settings=TrialSettings(network="none", run_visible=visible, record_folder=logs),
     )
     return _Submitted(case, executor.submit(job, priority=priority), logs)
+
+
+def _with_recorded_reference(
+    executor: Executor,
+    suite: str,
+    task: Task,
+    results: list[tuple[_Case, TrialResult]],
+    logs: Path,
+    place: int,
+) -> tuple[list[tuple[_Case, TrialResult]], str | None]:
+    """The reference's outcomes recorded in the task folder; a reference that failed before the
+    record existed (a test it skips for a reason its file does not declare) is graded again
+    with it. Returns the results and the note that says a record was written."""
+    at = next((i for i, (case, _) in enumerate(results) if case.name == "reference"), None)
+    if at is None:
+        return results, None
+    case, result = results[at]
+    verdict, _ = _graded(result)
+    note = record_reference(task, verdict)
+    if note is None or verdict.outcome == "pass" or reference_outcomes.fresh(task) is None:
+        return results, note
+    again = _submit(executor, suite, task, case, logs / f"{case.folder}-recorded", (place, 0))
+    return [*results[:at], (case, again.result()), *results[at + 1 :]], note
 
 
 def _unchanged(result: TrialResult) -> bool:
