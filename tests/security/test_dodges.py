@@ -232,3 +232,25 @@ def test_an_agent_that_never_reaches_the_model_could_not_run(
     assert "no model request reached" in (by_label["no-call"].result.agent.error or "")
     assert "refused the key (HTTP 401 x1)" in (by_label["bad-key"].result.agent.error or "")
     assert summary.trials
+
+
+def test_a_command_that_starts_a_missing_program_could_not_run_and_one_that_exits_127_is_graded(
+    tmp_path: Path,
+) -> None:
+    """Without the proxy, harnessdrive's own look for the program decides, past ``exec`` and
+    variable assignments; an exit status of 127 alone is the command's own word."""
+    variants = [
+        VariantSpec(harness="command", name=name, options={"template": template})
+        for name, template in (
+            ("exec-missing", "exec no-such-agent-binary-4711"),
+            ("assigned-missing", "MODE=fast no-such-agent-binary-4711 --go"),
+            ("says-127", "exec sh -c 'exit 127'"),
+        )
+    ]
+    _, records = run_trials(tmp_path, [add_task()], variants)
+    by_label = _by_label(records)
+    for label in ("exec-missing", "assigned-missing"):
+        result = by_label[label].result
+        assert (result.status, result.outcome) == ("could_not_run", "not_graded"), label
+    said = by_label["says-127"].result
+    assert said.status != "could_not_run" and said.outcome == "fail"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -208,10 +209,27 @@ def _version(command: str | None) -> str | None:
     return lines[0].strip() if lines else None
 
 
+_LAUNCHERS = frozenset({"exec", "command", "env", "nohup"})
+"""Words that only start the next word as the program (``exec agent ...``)."""
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _started_program(command: str) -> str:
+    """The program a command line really starts: past variable assignments and launchers."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    for word in words:
+        if not _ASSIGNMENT.match(word) and word not in _LAUNCHERS:
+            return word
+    return _binary(command)
+
+
 def _program_missing(command: str, env: dict[str, str]) -> bool:
-    """Whether the program the command line starts with is nowhere to be found (not a file,
-    not on the trial's PATH, not a shell builtin or keyword), as harnessdrive checks it."""
-    program = _binary(command)
+    """Whether the program the command line starts is nowhere to be found (not a file, not on
+    the trial's PATH, not a shell builtin or keyword), as harnessdrive checks it."""
+    program = _started_program(command)
     if "/" in program:
         return not os.access(program, os.X_OK)
     if shutil.which(program, path=env.get("PATH")) is not None:
