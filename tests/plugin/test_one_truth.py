@@ -160,7 +160,9 @@ def test_no_cell_leaves_a_temporary_folder_behind(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_trio(pytester.path)
-    missing = command("missing", "exec no-such-agent-binary-4711")
+    # The program itself is missing (harnessdrive looks for it): inside `sh -c` its 127 would
+    # be the shell's own word, and graded.
+    missing = {"harness": "command", "name": "missing", "options": {"template": "no-such-4711"}}
     evals = pytester.path / "evals" / "eval_trio.py"
     evals.write_text(
         evals.read_text()
