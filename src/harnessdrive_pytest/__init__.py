@@ -8,6 +8,7 @@ option definitions and nothing else. The plugin itself is :mod:`harnessdrive.pyt
 from __future__ import annotations
 
 import os
+import secrets
 import time
 from pathlib import Path
 from typing import Any
@@ -177,7 +178,8 @@ def pytest_configure(config: pytest.Config) -> None:
     workerinput = getattr(config, "workerinput", None)
     session = workerinput.get("harnessdrive_session") if workerinput else None
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    config.stash[_SESSION] = str(session or f"{stamp}-{os.getpid()}")
+    # Two sessions of one process in one second (pytester, an IDE) must not share a folder.
+    config.stash[_SESSION] = str(session or f"{stamp}-{os.getpid()}-{secrets.token_hex(2)}")
     config.stash[_SEEN] = []
     config.pluginmanager.register(_Gatherer(config.stash[_SEEN]), "harnessdrive-gatherer")
     config.addinivalue_line("markers", "eval: a harnessdrive eval cell")

@@ -20,7 +20,7 @@ def record_reference(task: Task, verdict: Verdict) -> str | None:
         return None
     try:
         path = reference_outcomes.write(task, outcomes)
-    except OSError as exc:
+    except (OSError, ValueError) as exc:  # a test name no UTF-8 holds, a read-only folder
         return f"could not record the reference's outcomes: {exc}"
     return (
         f"recorded the reference's outcomes of {len(outcomes)} hidden tests in {path.name};"
