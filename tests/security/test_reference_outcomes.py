@@ -7,21 +7,21 @@ agent that makes it skip is not passed. A record made against other hidden files
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from harnessdrive.grading import reference_outcomes
-from harnessdrive.grading.grader import GradingSetup, grade
 from harnessdrive.grading.selftest.suite import self_test
-from harnessdrive.grading.verdict import Verdict
-from harnessdrive.sandbox.runner import get_sandbox
 from harnessdrive.tasks import load_task
 from harnessdrive.tasks.loading import load_suite
 from harnessdrive.testing.suites import TaskFiles, write_suite
-from harnessdrive.workspace.changes import capture_changes
-from harnessdrive.workspace.materialize import copy_snapshot
-from harnessdrive.workspace.snapshot import build_snapshot
-from tests.security.test_verdict_forgery import COMMANDS, PY_BUGGY, PY_FIXED, _skip_in, graded
+from tests.security.test_verdict_forgery import (
+    COMMANDS,
+    PY_BUGGY,
+    PY_FIXED,
+    _skip_in,
+    graded,
+    graded_in,
+)
 
 # The repository's own conftest skips one hidden test where it runs (as a marker would for a
 # missing service); the hidden file itself declares nothing.
@@ -64,25 +64,6 @@ def _checked(tmp_path: Path) -> Path:
     return suite.tasks[0].folder
 
 
-def _graded_in(folder: Path, tmp_path: Path, files: dict[str, str]) -> Verdict:
-    """The task in ``folder`` (as ``check`` left it) graded after the agent wrote ``files``."""
-    loaded = load_task(folder)
-    snap = build_snapshot(loaded.repo_path, None, tmp_path / "snap")
-    ws = copy_snapshot(snap, tmp_path / "ws")
-    for rel, text in files.items():
-        (ws / rel).write_text(text)
-    (tmp_path / "scratch").mkdir()
-    setup = GradingSetup(
-        task=loaded,
-        snapshot=snap,
-        scratch=tmp_path / "scratch",
-        logs=tmp_path / "logs",
-        sandbox=get_sandbox("auto"),
-        python=sys.executable,
-    )
-    return grade(setup, capture_changes(snap, ws))
-
-
 def test_without_a_record_a_conftest_skip_fails_even_the_reference(tmp_path: Path) -> None:
     verdict = graded(tmp_path, TASK, {"calc.py": PY_FIXED})
     assert verdict.outcome == "fail"
@@ -98,11 +79,11 @@ def test_check_records_the_reference_and_grading_then_follows_it(tmp_path: Path)
     assert record is not None
     assert record["tests/test_hidden.py::test_against_the_service"] == "skipped"
 
-    reference = _graded_in(folder, tmp_path / "reference", {"calc.py": PY_FIXED})
+    reference = graded_in(folder, tmp_path / "reference", {"calc.py": PY_FIXED})
     assert reference.outcome == "pass", reference
 
     # The agent makes every test skip: test_more, which the reference passed, did not pass.
-    dodge = _graded_in(folder, tmp_path / "dodge", {"calc.py": _skip_in("pytest")})
+    dodge = graded_in(folder, tmp_path / "dodge", {"calc.py": _skip_in("pytest")})
     assert dodge.outcome == "fail", dodge
     assert dodge.hidden is not None and "test_more (skipped)" in (dodge.hidden.note or "")
 
@@ -112,5 +93,5 @@ def test_a_record_of_other_hidden_files_is_ignored(tmp_path: Path) -> None:
     hidden = folder / "hidden" / "tests" / "test_hidden.py"
     hidden.write_text(HIDDEN + "\n\ndef test_less():\n    assert add(3, 2) == 5\n")
     assert reference_outcomes.fresh(load_task(folder)) is None
-    verdict = _graded_in(folder, tmp_path / "after-edit", {"calc.py": PY_FIXED})
+    verdict = graded_in(folder, tmp_path / "after-edit", {"calc.py": PY_FIXED})
     assert verdict.outcome == "fail", verdict

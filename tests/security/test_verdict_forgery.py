@@ -118,7 +118,12 @@ def task_of(runner: str, hidden: str | None = None) -> TaskFiles:
 
 def graded(tmp_path: Path, task: TaskFiles, files: dict[str, str]) -> Verdict:
     """``task`` graded under the default sandbox after the agent wrote ``files``."""
-    loaded = load_task(write_task(tmp_path / "tasks", task))
+    return graded_in(write_task(tmp_path / "tasks", task), tmp_path, files)
+
+
+def graded_in(folder: Path, tmp_path: Path, files: dict[str, str]) -> Verdict:
+    """The task in ``folder`` graded under the default sandbox after the agent wrote ``files``."""
+    loaded = load_task(folder)
     snap = build_snapshot(loaded.repo_path, None, tmp_path / "snap")
     ws = copy_snapshot(snap, tmp_path / "ws")
     for rel, text in files.items():
