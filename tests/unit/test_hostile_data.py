@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -212,3 +214,56 @@ def test_an_answer_longer_than_any_expected_one_is_held_as_its_size_and_digest()
     assert got[0].error is not None and "5002 characters" in got[0].error
     assert "sha256:" in got[0].error
     assert answer_bound(()) == MIN_ANSWER_BOUND
+
+
+def test_an_answer_nested_past_the_answer_bound_is_a_garbled_line() -> None:
+    # Deeper than any expected answer, yet well inside what the interpreter parses: refused
+    # here, so no later comparison or stored counterexample meets it.
+    deep = hostile.ANSWER_DEPTH + 50
+    with pytest.raises(AgentDataError, match="deeper"):
+        _line_json('{"i": 0, "answer": ' + "[" * deep + "]" * deep + "}")
+    fits = hostile.ANSWER_DEPTH - 1
+    row = _line_json('{"i": 0, "answer": ' + "[" * fits + "]" * fits + "}")
+    assert row["i"] == 0
+
+
+def _reader_of(results: Path) -> _Worker:
+    worker = object.__new__(_Worker)  # only the reading half: no process is started
+    worker.results, worker.max_answer_bytes = results, 1000
+    worker._offset, worker._pending = 0, b""
+    worker._current, worker._begun, worker.load_error = None, set(), None
+    worker.forbidden = set()
+    return worker
+
+
+def _read_within(
+    worker: _Worker, waiting: set[int], seconds: float = 10.0
+) -> dict[int, CaseAnswer]:
+    got: dict[int, CaseAnswer] = {}
+    reading = threading.Thread(target=worker._read, args=(got, waiting), daemon=True)
+    reading.start()
+    reading.join(seconds)
+    assert not reading.is_alive(), "reading the results file never returned"
+    return got
+
+
+def test_a_results_file_the_candidate_replaced_by_a_pipe_is_never_waited_on(
+    tmp_path: Path,
+) -> None:
+    results = tmp_path / "results.txt"
+    os.mkfifo(results)  # no writer ever opens it
+    assert _read_within(_reader_of(results), {0}) == {}
+
+
+def test_a_results_file_the_candidate_replaced_by_a_link_is_not_followed(tmp_path: Path) -> None:
+    # A file outside the candidate's sight holding answers in the worker's own format (another
+    # worker's results, say) must never be read as the candidate's.
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text('R {"i": 0, "answer": [1, 2]}\n')
+    results = tmp_path / "results.txt"
+    results.symlink_to(elsewhere)
+    assert _read_within(_reader_of(results), {0}) == {}
+    # The same line in the file itself is read.
+    results.unlink()
+    results.write_text('R {"i": 0, "answer": [1, 2]}\n')
+    assert _read_within(_reader_of(results), {0})[0].answer == [1, 2]

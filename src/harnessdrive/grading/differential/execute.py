@@ -12,7 +12,9 @@ cases, never an answer.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import stat
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -285,9 +287,7 @@ class _Worker:
 
     def _read(self, got: dict[int, CaseAnswer], waiting: set[int]) -> None:
         try:
-            with self.results.open("rb") as handle:
-                handle.seek(self._offset)
-                chunk = handle.read(READ_BYTES)  # bounded: the candidate can write this file
+            chunk = _read_regular(self.results, self._offset, READ_BYTES)
         except OSError:
             return
         if not chunk:
@@ -333,6 +333,19 @@ class _Worker:
         got[number] = CaseAnswer(number, answer, None if error is None else str(error)[:300])
         waiting.discard(number)
         return True
+
+
+def _read_regular(path: Path, offset: int, limit: int) -> bytes:
+    """At most ``limit`` bytes of ``path`` from ``offset``. The candidate can replace the file:
+    a link is not followed (it could name another worker's answers) and anything but a regular
+    file reads as nothing (a pipe with no writer would block the grader for ever)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b""
+        return os.pread(fd, limit, offset)
+    finally:
+        os.close(fd)
 
 
 def _line_json(text: str) -> Any:
