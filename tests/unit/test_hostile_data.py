@@ -15,12 +15,14 @@ from hypothesis import strategies as st
 
 from harnessdrive.errors import AgentDataError
 from harnessdrive.grading import hostile
+from harnessdrive.grading.differential.command_candidate import _answer as _command_answer
 from harnessdrive.grading.differential.execute import CaseAnswer, _line_json, _Worker
 from harnessdrive.grading.differential.kind import MIN_ANSWER_BOUND, answer_bound
 from harnessdrive.grading.differential.results import KEPT_CHARS, Counterexample
 from harnessdrive.grading.hostile import REFUSED
 from harnessdrive.grading.junit import read_cases
 from harnessdrive.grading.tamper import find_tampering
+from harnessdrive.sandbox.process import ProcessResult
 from harnessdrive.workspace.changes import Changes, FileChange
 
 DEEP = 100_000
@@ -267,3 +269,32 @@ def test_a_results_file_the_candidate_replaced_by_a_link_is_not_followed(tmp_pat
     results.unlink()
     results.write_text('R {"i": 0, "answer": [1, 2]}\n')
     assert _read_within(_reader_of(results), {0})[0].answer == [1, 2]
+
+
+DID_NOT_PRINT = "did not print one JSON value"
+CLEAN_EXIT = ProcessResult(exit_code=0, timed_out=False, seconds=0.1)
+
+
+@HOSTILE
+@given(printed=hostile_bytes)
+def test_a_command_candidates_printed_answer_is_an_answer_or_its_cases_failure(
+    tmp_path: Path, printed: bytes
+) -> None:
+    out = tmp_path / "stdout"
+    out.write_bytes(printed)
+    answer, error = _command_answer(CLEAN_EXIT, out, 5.0)
+    assert error is None or (answer is None and error == DID_NOT_PRINT)
+
+
+def test_a_command_candidates_answer_nested_or_unreadable_is_its_cases_failure(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "stdout"
+    deep = hostile.ANSWER_DEPTH + 50  # inside the interpreter's stack, past the bound
+    out.write_bytes(b"[" * deep + b"]" * deep)
+    assert _command_answer(CLEAN_EXIT, out, 5.0) == (None, DID_NOT_PRINT)
+    out.write_bytes(b"9" * 5000)  # past the integer conversion limit
+    assert _command_answer(CLEAN_EXIT, out, 5.0) == (None, DID_NOT_PRINT)
+    out.unlink()
+    out.mkdir()  # a folder where the output was
+    assert _command_answer(CLEAN_EXIT, out, 5.0) == (None, DID_NOT_PRINT)
