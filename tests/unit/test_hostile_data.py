@@ -298,3 +298,21 @@ def test_a_command_candidates_answer_nested_or_unreadable_is_its_cases_failure(
     out.unlink()
     out.mkdir()  # a folder where the output was
     assert _command_answer(CLEAN_EXIT, out, 5.0) == (None, DID_NOT_PRINT)
+
+
+LONE_SURROGATE = '{"i": 0, "answer": ["\\udcff"], "error": null}'
+
+
+def test_an_answer_utf8_cannot_hold_is_garbled_not_a_result_that_cannot_be_stored(
+    tmp_path: Path,
+) -> None:
+    # A lone surrogate, escaped in valid JSON: kept, it would fail the writing of the verdict.
+    with pytest.raises(REFUSED):
+        _line_json(LONE_SURROGATE)
+    with pytest.raises(REFUSED):
+        _line_json('{"i": 0, "answer": null, "error": "\\ud800"}')
+    out = tmp_path / "stdout"
+    out.write_text('["\\udcff"]')
+    assert _command_answer(CLEAN_EXIT, out, 5.0) == (None, DID_NOT_PRINT)
+    # Escaped characters UTF-8 holds are answers as before.
+    assert _line_json('{"i": 0, "answer": ["\\u00e9\\ud83d\\ude00"]}')["answer"] == ["é😀"]

@@ -350,8 +350,11 @@ def _read_regular(path: Path, offset: int, limit: int) -> bytes:
 
 def _line_json(text: str) -> Any:
     """One value of a results line: the candidate can write this file, so it is read bounded
-    (a number that overflows, nesting past the stack, are a garbled line)."""
-    return load_json(text, "a worker's results line", max_bytes=MAX_LINE, depth=ANSWER_DEPTH)
+    (a number that overflows, nesting past the stack, a string UTF-8 cannot hold such as a
+    lone surrogate, which no stored result could be written with, are a garbled line)."""
+    value = load_json(text, "a worker's results line", max_bytes=MAX_LINE, depth=ANSWER_DEPTH)
+    canonical(value).encode("utf-8")  # UnicodeEncodeError is a ValueError: refused
+    return value
 
 
 def how_it_ended(result: ProcessResult | None) -> str:
