@@ -16,7 +16,12 @@ from hypothesis import strategies as st
 from harnessdrive.errors import AgentDataError
 from harnessdrive.grading import hostile
 from harnessdrive.grading.differential.command_candidate import _answer as _command_answer
-from harnessdrive.grading.differential.execute import CaseAnswer, _line_json, _Worker
+from harnessdrive.grading.differential.execute import (
+    MAX_FORBIDDEN,
+    CaseAnswer,
+    _line_json,
+    _Worker,
+)
 from harnessdrive.grading.differential.kind import MIN_ANSWER_BOUND, answer_bound
 from harnessdrive.grading.differential.results import KEPT_CHARS, Counterexample
 from harnessdrive.grading.hostile import REFUSED
@@ -316,3 +321,12 @@ def test_an_answer_utf8_cannot_hold_is_garbled_not_a_result_that_cannot_be_store
     assert _command_answer(CLEAN_EXIT, out, 5.0) == (None, DID_NOT_PRINT)
     # Escaped characters UTF-8 holds are answers as before.
     assert _line_json('{"i": 0, "answer": ["\\u00e9\\ud83d\\ude00"]}')["answer"] == ["é😀"]
+
+
+def test_refusals_the_candidate_writes_itself_are_kept_bounded(tmp_path: Path) -> None:
+    # Each kept refusal becomes a finding: a flood of distinct ones must not fill the verdict.
+    results = tmp_path / "results.txt"
+    results.write_text("".join(f'F "import module_{n}"\n' for n in range(10_000)))
+    worker = _reader_of(results)
+    _read_within(worker, {0})
+    assert 0 < len(worker.forbidden) <= MAX_FORBIDDEN

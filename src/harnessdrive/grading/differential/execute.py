@@ -34,6 +34,9 @@ _POLL_SECONDS = 0.001
 READ_BYTES = 16 * 1024 * 1024
 MAX_LINE = 32 * 1024 * 1024
 """Bytes of one results line; the worker keeps an answer well under it."""
+MAX_FORBIDDEN = 64
+"""Distinct refusals of the run-time guard kept per candidate: the candidate can write ``F``
+lines itself, and each kept one becomes a finding in the verdict."""
 STARTUP_SECONDS = 20.0
 """How long the worker may take to import the candidate (and between cases it is sent)."""
 WORKER_SECONDS = 24 * 3600.0
@@ -136,6 +139,8 @@ class CandidateSession:
             worker.send([(n, inputs[n - first]) for n in pending])
             pending = worker.collect(pending, got, self.candidate.case_timeout)
             self.forbidden |= worker.forbidden
+            if len(self.forbidden) > MAX_FORBIDDEN:
+                self.forbidden = set(sorted(self.forbidden)[:MAX_FORBIDDEN])
             self._load_error = worker.load_error
             if worker.finished:
                 self._worker = None
@@ -303,7 +308,7 @@ class _Worker:
                     self._began(int(rest), waiting)
                 elif kind == "R" and self._answered(_line_json(rest), got, waiting):
                     self._current, self._since = None, now()
-                elif kind == "F":
+                elif kind == "F" and len(self.forbidden) < MAX_FORBIDDEN:
                     self.forbidden.add(str(_line_json(rest))[:300])
                 elif kind == "L":
                     self.load_error = f"cannot load the candidate: {_line_json(rest)}"[:300]
