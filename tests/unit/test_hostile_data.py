@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -13,12 +15,19 @@ from hypothesis import strategies as st
 
 from harnessdrive.errors import AgentDataError
 from harnessdrive.grading import hostile
-from harnessdrive.grading.differential.execute import CaseAnswer, _line_json, _Worker
+from harnessdrive.grading.differential.command_candidate import _answer as _command_answer
+from harnessdrive.grading.differential.execute import (
+    MAX_FORBIDDEN,
+    CaseAnswer,
+    _line_json,
+    _Worker,
+)
 from harnessdrive.grading.differential.kind import MIN_ANSWER_BOUND, answer_bound
 from harnessdrive.grading.differential.results import KEPT_CHARS, Counterexample
 from harnessdrive.grading.hostile import REFUSED
 from harnessdrive.grading.junit import read_cases
 from harnessdrive.grading.tamper import find_tampering
+from harnessdrive.sandbox.process import ProcessResult
 from harnessdrive.workspace.changes import Changes, FileChange
 
 DEEP = 100_000
@@ -212,3 +221,112 @@ def test_an_answer_longer_than_any_expected_one_is_held_as_its_size_and_digest()
     assert got[0].error is not None and "5002 characters" in got[0].error
     assert "sha256:" in got[0].error
     assert answer_bound(()) == MIN_ANSWER_BOUND
+
+
+def test_an_answer_nested_past_the_answer_bound_is_a_garbled_line() -> None:
+    # Deeper than any expected answer, yet well inside what the interpreter parses: refused
+    # here, so no later comparison or stored counterexample meets it.
+    deep = hostile.ANSWER_DEPTH + 50
+    with pytest.raises(AgentDataError, match="deeper"):
+        _line_json('{"i": 0, "answer": ' + "[" * deep + "]" * deep + "}")
+    fits = hostile.ANSWER_DEPTH - 1
+    row = _line_json('{"i": 0, "answer": ' + "[" * fits + "]" * fits + "}")
+    assert row["i"] == 0
+
+
+def _reader_of(results: Path) -> _Worker:
+    worker = object.__new__(_Worker)  # only the reading half: no process is started
+    worker.results, worker.max_answer_bytes = results, 1000
+    worker._offset, worker._pending = 0, b""
+    worker._current, worker._begun, worker.load_error = None, set(), None
+    worker.forbidden = set()
+    return worker
+
+
+def _read_within(
+    worker: _Worker, waiting: set[int], seconds: float = 10.0
+) -> dict[int, CaseAnswer]:
+    got: dict[int, CaseAnswer] = {}
+    reading = threading.Thread(target=worker._read, args=(got, waiting), daemon=True)
+    reading.start()
+    reading.join(seconds)
+    assert not reading.is_alive(), "reading the results file never returned"
+    return got
+
+
+def test_a_results_file_the_candidate_replaced_by_a_pipe_is_never_waited_on(
+    tmp_path: Path,
+) -> None:
+    results = tmp_path / "results.txt"
+    os.mkfifo(results)  # no writer ever opens it
+    assert _read_within(_reader_of(results), {0}) == {}
+
+
+def test_a_results_file_the_candidate_replaced_by_a_link_is_not_followed(tmp_path: Path) -> None:
+    # A file outside the candidate's sight holding answers in the worker's own format (another
+    # worker's results, say) must never be read as the candidate's.
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text('R {"i": 0, "answer": [1, 2]}\n')
+    results = tmp_path / "results.txt"
+    results.symlink_to(elsewhere)
+    assert _read_within(_reader_of(results), {0}) == {}
+    # The same line in the file itself is read.
+    results.unlink()
+    results.write_text('R {"i": 0, "answer": [1, 2]}\n')
+    assert _read_within(_reader_of(results), {0})[0].answer == [1, 2]
+
+
+DID_NOT_PRINT = "did not print one JSON value"
+CLEAN_EXIT = ProcessResult(exit_code=0, timed_out=False, seconds=0.1)
+
+
+@HOSTILE
+@given(printed=hostile_bytes)
+def test_a_command_candidates_printed_answer_is_an_answer_or_its_cases_failure(
+    tmp_path: Path, printed: bytes
+) -> None:
+    out = tmp_path / "stdout"
+    out.write_bytes(printed)
+    answer, error = _command_answer(CLEAN_EXIT, out, 5.0)
+    assert error is None or (answer is None and error == DID_NOT_PRINT)
+
+
+def test_a_command_candidates_answer_nested_or_unreadable_is_its_cases_failure(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "stdout"
+    deep = hostile.ANSWER_DEPTH + 50  # inside the interpreter's stack, past the bound
+    out.write_bytes(b"[" * deep + b"]" * deep)
+    assert _command_answer(CLEAN_EXIT, out, 5.0) == (None, DID_NOT_PRINT)
+    out.write_bytes(b"9" * 5000)  # past the integer conversion limit
+    assert _command_answer(CLEAN_EXIT, out, 5.0) == (None, DID_NOT_PRINT)
+    out.unlink()
+    out.mkdir()  # a folder where the output was
+    assert _command_answer(CLEAN_EXIT, out, 5.0) == (None, DID_NOT_PRINT)
+
+
+LONE_SURROGATE = '{"i": 0, "answer": ["\\udcff"], "error": null}'
+
+
+def test_an_answer_utf8_cannot_hold_is_garbled_not_a_result_that_cannot_be_stored(
+    tmp_path: Path,
+) -> None:
+    # A lone surrogate, escaped in valid JSON: kept, it would fail the writing of the verdict.
+    with pytest.raises(REFUSED):
+        _line_json(LONE_SURROGATE)
+    with pytest.raises(REFUSED):
+        _line_json('{"i": 0, "answer": null, "error": "\\ud800"}')
+    out = tmp_path / "stdout"
+    out.write_text('["\\udcff"]')
+    assert _command_answer(CLEAN_EXIT, out, 5.0) == (None, DID_NOT_PRINT)
+    # Escaped characters UTF-8 holds are answers as before.
+    assert _line_json('{"i": 0, "answer": ["\\u00e9\\ud83d\\ude00"]}')["answer"] == ["é😀"]
+
+
+def test_refusals_the_candidate_writes_itself_are_kept_bounded(tmp_path: Path) -> None:
+    # Each kept refusal becomes a finding: a flood of distinct ones must not fill the verdict.
+    results = tmp_path / "results.txt"
+    results.write_text("".join(f'F "import module_{n}"\n' for n in range(10_000)))
+    worker = _reader_of(results)
+    _read_within(worker, {0})
+    assert 0 < len(worker.forbidden) <= MAX_FORBIDDEN

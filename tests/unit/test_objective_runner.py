@@ -128,3 +128,31 @@ def test_a_hostile_value_line_is_no_value_never_an_error(tmp_path: Path, line: s
     hostile = line.replace('"value"', f'"{REPORT_KEY}": "{TOKEN}", "value"')
     log.write_bytes(("$ c\n# run as: c\n" + hostile + "\n").encode("utf-8", "surrogateescape"))
     assert read_report(log, TOKEN) is None
+
+
+def test_a_json_line_over_the_bound_gives_no_value_even_when_it_is_valid(
+    tmp_path: Path,
+) -> None:
+    # A line longer than the bound is never parsed as JSON, however valid: the padding makes
+    # a report over 4 KiB, and its value is not read (neither as JSON nor as its last number).
+    padding = "x" * 5000
+    log = _log(tmp_path, json.dumps({"value": 5, "pad": padding}))
+    assert read_value(log) is None
+    report = json.dumps({REPORT_KEY: TOKEN, "value": 5, "pad": padding})
+    assert read_report(_log(tmp_path, report), TOKEN) is None
+    # Under the bound the same line is read.
+    short = json.dumps({REPORT_KEY: TOKEN, "value": 5, "pad": "x" * 100})
+    assert read_report(_log(tmp_path, short), TOKEN) == (5.0, None)
+
+
+@pytest.mark.parametrize("field", ["value", "result"])
+def test_an_integer_too_large_for_a_float_is_no_value_never_an_error(
+    tmp_path: Path, field: str
+) -> None:
+    # Under the line bound and the integer conversion limit, yet past any float.
+    huge = int("9" * 400)
+    values: dict[str, object] = {"value": 1, "result": 2, field: huge}
+    log = _log(tmp_path, json.dumps({REPORT_KEY: TOKEN, **values}))
+    expected = None if field == "value" else (1.0, None)
+    assert read_report(log, TOKEN) == expected
+    assert read_value(_log(tmp_path, json.dumps({"value": huge}))) is None

@@ -143,7 +143,7 @@ def _answer(result: ProcessResult, out: Path, timeout: float) -> tuple[Any, str 
         return None, "did not print one JSON value"
     try:
         answer = load_json(printed, "an answer", max_bytes=MAX_LINE, depth=ANSWER_DEPTH)
-        canonical(answer)
+        canonical(answer).encode("utf-8")  # a lone surrogate could never be stored
     except REFUSED:
         return None, "did not print one JSON value"
     return answer, None

@@ -12,7 +12,9 @@ cases, never an answer.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import stat
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -32,6 +34,9 @@ _POLL_SECONDS = 0.001
 READ_BYTES = 16 * 1024 * 1024
 MAX_LINE = 32 * 1024 * 1024
 """Bytes of one results line; the worker keeps an answer well under it."""
+MAX_FORBIDDEN = 64
+"""Distinct refusals of the run-time guard kept per candidate: the candidate can write ``F``
+lines itself, and each kept one becomes a finding in the verdict."""
 STARTUP_SECONDS = 20.0
 """How long the worker may take to import the candidate (and between cases it is sent)."""
 WORKER_SECONDS = 24 * 3600.0
@@ -134,6 +139,8 @@ class CandidateSession:
             worker.send([(n, inputs[n - first]) for n in pending])
             pending = worker.collect(pending, got, self.candidate.case_timeout)
             self.forbidden |= worker.forbidden
+            if len(self.forbidden) > MAX_FORBIDDEN:
+                self.forbidden = set(sorted(self.forbidden)[:MAX_FORBIDDEN])
             self._load_error = worker.load_error
             if worker.finished:
                 self._worker = None
@@ -285,9 +292,7 @@ class _Worker:
 
     def _read(self, got: dict[int, CaseAnswer], waiting: set[int]) -> None:
         try:
-            with self.results.open("rb") as handle:
-                handle.seek(self._offset)
-                chunk = handle.read(READ_BYTES)  # bounded: the candidate can write this file
+            chunk = _read_regular(self.results, self._offset, READ_BYTES)
         except OSError:
             return
         if not chunk:
@@ -303,7 +308,7 @@ class _Worker:
                     self._began(int(rest), waiting)
                 elif kind == "R" and self._answered(_line_json(rest), got, waiting):
                     self._current, self._since = None, now()
-                elif kind == "F":
+                elif kind == "F" and len(self.forbidden) < MAX_FORBIDDEN:
                     self.forbidden.add(str(_line_json(rest))[:300])
                 elif kind == "L":
                     self.load_error = f"cannot load the candidate: {_line_json(rest)}"[:300]
@@ -335,10 +340,26 @@ class _Worker:
         return True
 
 
+def _read_regular(path: Path, offset: int, limit: int) -> bytes:
+    """At most ``limit`` bytes of ``path`` from ``offset``. The candidate can replace the file:
+    a link is not followed (it could name another worker's answers) and anything but a regular
+    file reads as nothing (a pipe with no writer would block the grader for ever)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b""
+        return os.pread(fd, limit, offset)
+    finally:
+        os.close(fd)
+
+
 def _line_json(text: str) -> Any:
     """One value of a results line: the candidate can write this file, so it is read bounded
-    (a number that overflows, nesting past the stack, are a garbled line)."""
-    return load_json(text, "a worker's results line", max_bytes=MAX_LINE, depth=ANSWER_DEPTH)
+    (a number that overflows, nesting past the stack, a string UTF-8 cannot hold such as a
+    lone surrogate, which no stored result could be written with, are a garbled line)."""
+    value = load_json(text, "a worker's results line", max_bytes=MAX_LINE, depth=ANSWER_DEPTH)
+    canonical(value).encode("utf-8")  # UnicodeEncodeError is a ValueError: refused
+    return value
 
 
 def how_it_ended(result: ProcessResult | None) -> str:
