@@ -26,7 +26,7 @@ import pytest
 
 from harnessdrive.sandbox.runner import sandbox_problem
 from harnessdrive.testing.repo_builder import RepoBuilder
-from harnessdrive.testing.wheels import make_wheel, wheel_name
+from harnessdrive.testing.wheels import WHEEL_WRITER, make_wheel, wheel_name
 
 pytestmark = pytest.mark.slow  # builds environments and mines a history twice
 
@@ -34,9 +34,11 @@ TEST_COMMAND = ".venv/bin/python -m pytest -q -p no:cacheprovider tests"
 # pytest and what it imports on this interpreter, in one wheel: pip installs it from the folder.
 PYTEST_PARTS = ("pytest", "pluggy", "iniconfig", "packaging", "pygments", "exceptiongroup", "tomli")
 
-BACKEND = '''\
-"""A build backend in the tree: an editable wheel whose metadata names the extras."""
-import base64, hashlib, os, tomllib, zipfile
+BACKEND = (
+    WHEEL_WRITER
+    + """
+# A build backend in the tree: an editable wheel whose metadata names the extras.
+import tomllib
 
 
 def _metadata():
@@ -55,27 +57,14 @@ def get_requires_for_build_editable(config_settings=None):
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
     name, metadata = _metadata()
-    info = f"{name}-1.0.dist-info"
-    files = {
-        f"_{name}.pth": os.path.abspath("src") + "\\n",
-        f"{info}/METADATA": metadata,
-        f"{info}/WHEEL": "Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
-    }
-    record = []
-    for path, text in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=")
-        record.append(f"{path},sha256={digest.decode()},{len(text.encode())}")
-    files[f"{info}/RECORD"] = "\\n".join(record + [f"{info}/RECORD,,"]) + "\\n"
-    wheel = f"{name}-1.0-py3-none-any.whl"
-    with zipfile.ZipFile(os.path.join(wheel_directory, wheel), "w") as archive:
-        for path, text in files.items():
-            archive.writestr(path, text)
-    return wheel
+    files = {f"_{name}.pth": os.path.abspath("src") + "\\n"}
+    return write_wheel(wheel_directory, name, "1.0", files, metadata)
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     raise NotImplementedError
-'''
+"""
+)
 PYPROJECT = """\
 [build-system]
 requires = []

@@ -17,33 +17,21 @@ from pathlib import Path
 import pytest
 
 from harnessdrive.mining import envsetup, pymanifests
-from harnessdrive.testing.wheels import make_wheel, wheel_name
+from harnessdrive.testing.wheels import WHEEL_WRITER, make_wheel, wheel_name
 
 # Builds real environments; one worker runs the module, so its shared fixtures are built once.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("mining-envsetup")]
 
-BACKEND = """\
-import base64, hashlib, os, zipfile
-
+BACKEND = (
+    WHEEL_WRITER
+    + """
 NAME, VERSION = "calcpkg", "1.0"
+ENTRY_POINTS = "[console_scripts]\\ncalc-where = calcpkg:where\\n"
 
 
 def _wheel(directory, files):
-    info = f"{NAME}-{VERSION}.dist-info"
-    files = dict(files)
-    files[f"{info}/METADATA"] = f"Metadata-Version: 2.1\\nName: {NAME}\\nVersion: {VERSION}\\n"
-    files[f"{info}/WHEEL"] = "Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"
-    files[f"{info}/entry_points.txt"] = "[console_scripts]\\ncalc-where = calcpkg:where\\n"
-    record = []
-    for path, text in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=")
-        record.append(f"{path},sha256={digest.decode()},{len(text.encode())}")
-    files[f"{info}/RECORD"] = "\\n".join(record + [f"{info}/RECORD,,"]) + "\\n"
-    name = f"{NAME}-{VERSION}-py3-none-any.whl"
-    with zipfile.ZipFile(os.path.join(directory, name), "w") as archive:
-        for path, text in files.items():
-            archive.writestr(path, text)
-    return name
+    files = {**files, f"{NAME}-{VERSION}.dist-info/entry_points.txt": ENTRY_POINTS}
+    return write_wheel(directory, NAME, VERSION, files)
 
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
@@ -56,6 +44,7 @@ def build_editable(wheel_directory, config_settings=None, metadata_directory=Non
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     raise NotImplementedError
 """
+)
 PYPROJECT = """\
 [build-system]
 requires = []

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from harnessdrive.loopback import LoopbackHTTPServer
-from harnessdrive.proxy import CALLS_FILE, ModelProxy, ProxiedCall
+from harnessdrive.proxy import CALLS_FILE, ModelProxy, ProxiedCall, Traffic
 from harnessdrive.testing.model_server import ModelServer, Script, SideReply, Turn
 from harnessdrive.testing.model_server import Usage as ScriptUsage
 from harnessdrive.transcript.models import Usage
@@ -247,3 +247,22 @@ def test_the_client_cannot_choose_where_a_request_goes(server: ModelServer) -> N
     (call,) = proxy.calls()
     assert (call.path, call.generation) == ("/v1/models", False)
     assert not proxy.traffic().reached_model  # a model list is not a model answering
+
+
+def _call(status: int | None, usage: Usage | None = None) -> ProxiedCall:
+    return ProxiedCall(
+        method="POST", path="/v1/messages", generation=True, status=status, started=0, seconds=0
+    ).model_copy(update={"usage": usage})
+
+
+def test_rounds_traffic_is_summed_only_when_every_round_went_through_the_proxy() -> None:
+    first = Traffic.of("http://up", (_call(200, Usage(input=3, output=1)), _call(429)))
+    second = Traffic.of("http://up", (_call(200, Usage(input=2)), _call(200)))
+    both = Traffic.summed([first, second])
+    assert both is not None
+    assert (both.calls, both.generations, both.answered, both.unmetered) == (4, 4, 3, 1)
+    assert both.usage == Usage(input=5, output=1)
+    assert both.statuses == {"200": 3, "429": 1}
+    assert both.last_status == 200  # the last round's
+    assert Traffic.summed([first, None]) is None
+    assert Traffic.summed([]) is None

@@ -19,8 +19,6 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
-import tomli_w
-
 from harnessdrive.errors import HarnessdriveError
 from harnessdrive.executors.base import JobResult
 from harnessdrive.mining.candidate import Candidate
@@ -28,9 +26,9 @@ from harnessdrive.mining.checks import Checker, Stopped
 from harnessdrive.mining.failures import failing_tests
 from harnessdrive.mining.runs import grading_run, taken
 from harnessdrive.mining.slots import NotNeeded
-from harnessdrive.mining.taskfiles import setup_table
+from harnessdrive.mining.taskfiles import write_suite_task
 from harnessdrive.protocols.known_change import KnownChange, setup_failed
-from harnessdrive.tasks.loading import TASK_FILE, load_task
+from harnessdrive.tasks.loading import load_task
 from harnessdrive.workspace.materialize import copy_snapshot
 from harnessdrive.workspace.snapshot import build_snapshot
 
@@ -137,19 +135,14 @@ def _submit(checker: Checker, candidate: Candidate, order: int) -> Future[JobRes
     folder = checker.staging / name
     work = checker.scratch / name
     logs = _logs(checker, candidate)
-    folder.mkdir(parents=True)
-    data: dict[str, object] = {
-        "id": name,
-        "prompt": "history sample",
-        "repo": {"path": str(checker.repo), "ref": candidate.parent},
-        "grade": {
-            "command": checker.settings.test_command,
-            "timeout": checker.settings.test_timeout,
-        },
-    }
-    if checker.settings.setup_command:
-        data["setup"] = setup_table(checker.settings)
-    (folder / TASK_FILE).write_text(tomli_w.dumps(data), encoding="utf-8")
+    write_suite_task(
+        folder,
+        checker.settings,
+        name=name,
+        prompt="history sample",
+        repo=checker.repo,
+        ref=candidate.parent,
+    )
     try:
         task = load_task(folder)
         snapshot = build_snapshot(checker.repo, candidate.parent, work / "snapshot")

@@ -64,13 +64,7 @@ def finished_summary(run: Finished) -> MiningSummary:
             "drift": _drift_record(drift) if drift else None,
             "tasks": [_with_prompt(t, run.review, run.rewritten) for t in summary.tasks],
             "weak_tasks": [
-                RejectedTask(
-                    id=c.id,
-                    commit=c.commit,
-                    subject=c.subject,
-                    reason="weak prompt",
-                    detail=quality.reason(),
-                )
+                RejectedTask.of(c, "weak prompt", quality.reason())
                 for c, quality in run.review.aside
             ],
             "prompt_rewrite_errors": run.rewrite_errors,
@@ -117,27 +111,9 @@ def _validated(
         ),
         # HEAD's check ran beside the candidates': the outcome's time holds both.
         validation_seconds=outcome.seconds,
-        tasks=[
-            SummaryTask(
-                id=r.candidate.id,
-                commit=r.candidate.commit,
-                subject=r.candidate.subject,
-                hidden_tests=r.candidate.hidden_tests,
-                gold_files=r.candidate.gold_files,
-                gold_lines=r.candidate.gold_lines,
-                validated=True,
-                check=r.check,
-            )
-            for r in outcome.kept
-        ],
+        tasks=[SummaryTask.of(r.candidate, validated=True, check=r.check) for r in outcome.kept],
         rejected_tasks=[
-            RejectedTask(
-                id=r.candidate.id,
-                commit=r.candidate.commit,
-                subject=r.candidate.subject,
-                reason=r.reason,
-                detail=r.detail,
-            )
+            RejectedTask.of(r.candidate, r.reason, r.detail)
             for r in results
             if r.reason is not None
         ],

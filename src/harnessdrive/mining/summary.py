@@ -11,7 +11,7 @@ from datetime import date
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harnessdrive.mining.candidate import GitPath
+from harnessdrive.mining.candidate import Candidate, GitPath
 from harnessdrive.mining.history import ScanResult, SkipReason
 from harnessdrive.mining.markdown import code, safe_text
 from harnessdrive.mining.test_command import DetectedCommand
@@ -58,6 +58,16 @@ class RejectedTask(_Model):
     reason: str
     detail: str = ""
     """Which step decided, or the error that stopped the check."""
+
+    @classmethod
+    def of(cls, candidate: Candidate, reason: str, detail: str = "") -> RejectedTask:
+        return cls(
+            id=candidate.id,
+            commit=candidate.commit,
+            subject=candidate.subject,
+            reason=reason,
+            detail=detail,
+        )
 
 
 class SkipCount(_Model):
@@ -141,6 +151,21 @@ class SummaryTask(_Model):
     prompt_rewritten: bool = False
     """The prompt command gave it a new change request."""
 
+    @classmethod
+    def of(
+        cls, candidate: Candidate, *, validated: bool = False, check: CheckRecord | None = None
+    ) -> SummaryTask:
+        return cls(
+            id=candidate.id,
+            commit=candidate.commit,
+            subject=candidate.subject,
+            hidden_tests=candidate.hidden_tests,
+            gold_files=candidate.gold_files,
+            gold_lines=candidate.gold_lines,
+            validated=validated,
+            check=check,
+        )
+
 
 class MiningSummary(_Model):
     repo: GitPath
@@ -204,17 +229,7 @@ def summary_from_scan(
             candidates=scan.counts.candidates,
             skipped=dict(scan.counts.skipped),
         ),
-        tasks=[
-            SummaryTask(
-                id=c.id,
-                commit=c.commit,
-                subject=c.subject,
-                hidden_tests=c.hidden_tests,
-                gold_files=c.gold_files,
-                gold_lines=c.gold_lines,
-            )
-            for c in scan.candidates[:max_tasks]
-        ],
+        tasks=[SummaryTask.of(c) for c in scan.candidates[:max_tasks]],
         tasks_file=tasks_file,
         next_step=next_step,
         head_date=scan.head_date,

@@ -179,6 +179,22 @@ def setup_table(settings: TaskSettings) -> dict[str, Any]:
     return table
 
 
+def write_suite_task(
+    folder: Path, settings: TaskSettings, *, name: str, prompt: str, repo: Path, ref: str
+) -> None:
+    """A task in ``folder`` that only sets up and runs the suite at ``ref``: HEAD check, sample."""
+    data: dict[str, Any] = {
+        "id": name,
+        "prompt": prompt,
+        "repo": {"path": str(repo), "ref": ref},
+        "grade": {"command": settings.test_command, "timeout": settings.test_timeout},
+    }
+    if settings.setup_command:
+        data["setup"] = setup_table(settings)
+    folder.mkdir(parents=True)
+    (folder / TASK_FILE).write_text(tomli_w.dumps(data), encoding="utf-8")
+
+
 def _is_text(path: str) -> bool:
     try:
         path.encode("utf-8")

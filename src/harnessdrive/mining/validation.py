@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-import tomli_w
-
 from harnessdrive.errors import HarnessdriveError, Setting, UserError
 from harnessdrive.mining.candidate import Candidate
 from harnessdrive.mining.checks import (
@@ -33,11 +31,11 @@ from harnessdrive.mining.runs import grading_run, taken
 from harnessdrive.mining.skips import SkipReport, read_skips
 from harnessdrive.mining.slots import NotNeeded
 from harnessdrive.mining.summary import RunRecord
-from harnessdrive.mining.taskfiles import setup_table
+from harnessdrive.mining.taskfiles import write_suite_task
 from harnessdrive.protocols.known_change import KnownChange, setup_failed
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.process import StopToken
-from harnessdrive.tasks.loading import TASK_FILE, load_task
+from harnessdrive.tasks.loading import load_task
 from harnessdrive.workspace.materialize import copy_snapshot
 from harnessdrive.workspace.snapshot import build_snapshot
 
@@ -97,19 +95,9 @@ def check_head(checker: Checker, head: str) -> HeadCheck:
     environments: tuple[str, ...] = ()
     work = checker.scratch / "head"
     folder = checker.staging / "head"
-    folder.mkdir(parents=True)
-    data: dict[str, object] = {
-        "id": "head",
-        "prompt": "HEAD check",
-        "repo": {"path": str(checker.repo), "ref": head},
-        "grade": {
-            "command": checker.settings.test_command,
-            "timeout": checker.settings.test_timeout,
-        },
-    }
-    if checker.settings.setup_command:
-        data["setup"] = setup_table(checker.settings)
-    (folder / TASK_FILE).write_text(tomli_w.dumps(data), encoding="utf-8")
+    write_suite_task(
+        folder, checker.settings, name="head", prompt="HEAD check", repo=checker.repo, ref=head
+    )
     logs = checker.logs / "head"
     try:
         task = load_task(folder)

@@ -75,7 +75,10 @@ class ModelProxy:
         self.host = parts.hostname
         self.port = port
         self.upstream = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"
-        self._ssl = ssl_context
+        # Built once: a default context reads the system's CA store, too slow per connection.
+        self._ssl: ssl.SSLContext | None = None
+        if parts.scheme == "https":
+            self._ssl = ssl_context or ssl.create_default_context()
         self._lock = threading.Lock()
         self._calls: list[ProxiedCall] = []
         self._traffic = Traffic(upstream=self.upstream)
@@ -144,10 +147,9 @@ class ModelProxy:
     # Used by the handler --------------------------------------------------------------
 
     def connect(self) -> http.client.HTTPConnection:
-        if self.scheme == "https":
-            context = self._ssl or ssl.create_default_context()
+        if self._ssl is not None:
             return http.client.HTTPSConnection(
-                self.host, self.port, timeout=UPSTREAM_TIMEOUT, context=context
+                self.host, self.port, timeout=UPSTREAM_TIMEOUT, context=self._ssl
             )
         return http.client.HTTPConnection(self.host, self.port, timeout=UPSTREAM_TIMEOUT)
 

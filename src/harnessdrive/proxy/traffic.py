@@ -8,6 +8,8 @@ for load (status 429, 503, 529) so the try may be run again.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pydantic import BaseModel, ConfigDict
 
 from harnessdrive.transcript.models import Usage
@@ -69,6 +71,28 @@ class Traffic(_Model):
         for call in calls:
             traffic = traffic.with_call(call)
         return traffic
+
+    @staticmethod
+    def summed(each: Sequence[Traffic | None]) -> Traffic | None:
+        """Every round's proxied calls summed, when every round's went through the proxy."""
+        if not each or any(traffic is None for traffic in each):
+            return None
+        known = [traffic for traffic in each if traffic is not None]
+        first = known[0]
+        return first.model_copy(
+            update={
+                "calls": sum(t.calls for t in known),
+                "generations": sum(t.generations for t in known),
+                "answered": sum(t.answered for t in known),
+                "unmetered": sum(t.unmetered for t in known),
+                "usage": sum((t.usage for t in known[1:]), first.usage),
+                "last_status": known[-1].last_status,
+                "statuses": {
+                    key: sum(t.statuses.get(key, 0) for t in known)
+                    for key in sorted({key for t in known for key in t.statuses})
+                },
+            }
+        )
 
     def with_call(self, call: ProxiedCall) -> Traffic:
         """These sums with one more call."""

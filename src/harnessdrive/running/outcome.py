@@ -81,7 +81,7 @@ def priced_run(rounds: tuple[RoundOutcome, ...]) -> AgentRun:
         could_not_run=last.could_not_run,
         limit=last.limit,
         version=last.version,
-        traffic=_all_traffic([run.traffic for run in runs]),
+        traffic=Traffic.summed([run.traffic for run in runs]),
     )
 
 
@@ -100,26 +100,4 @@ def agent_summary(agent: AgentRun) -> AgentSummary:
         stdout=StreamKept.of(agent.stdout_record),
         stderr=StreamKept.of(agent.stderr_record),
         traffic=agent.traffic,
-    )
-
-
-def _all_traffic(each: list[Traffic | None]) -> Traffic | None:
-    """Every round's proxied calls summed, when every round's went through the proxy."""
-    if not each or any(traffic is None for traffic in each):
-        return None
-    known = [traffic for traffic in each if traffic is not None]
-    first = known[0]
-    return first.model_copy(
-        update={
-            "calls": sum(t.calls for t in known),
-            "generations": sum(t.generations for t in known),
-            "answered": sum(t.answered for t in known),
-            "unmetered": sum(t.unmetered for t in known),
-            "usage": sum((t.usage for t in known[1:]), first.usage),
-            "last_status": known[-1].last_status,
-            "statuses": {
-                key: sum(t.statuses.get(key, 0) for t in known)
-                for key in sorted({key for t in known for key in t.statuses})
-            },
-        }
     )

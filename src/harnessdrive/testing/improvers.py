@@ -53,6 +53,24 @@ class _ScriptedAgent:
         parse_options(self.options_model, variant, self.name)
 
 
+def _round_of(prompt: str) -> int | None:
+    """The round the prompt asks for, or None outside an improvement loop."""
+    found = _ROUND.search(prompt)
+    return int(found.group(1)) if found else None
+
+
+def _improved(started: float, touched: list[str], *, session_id: str | None = None) -> AgentRun:
+    """A finished run whose transcript names the files it changed."""
+    events = tuple(Event(kind="file_change", text=path) for path in touched)
+    return AgentRun(
+        exit_code=0,
+        timed_out=False,
+        seconds=now() - started,
+        transcript=Transcript(session_id=session_id, events=events),
+        version="scripted",
+    )
+
+
 class SlowImproverOptions(HarnessOptions):
     seconds: float = 0.0
     log: str | None = None
@@ -73,11 +91,10 @@ class SlowImprover(_ScriptedAgent):
         started = now()
         options = parse_options(SlowImproverOptions, request.variant, self.name)
         request.logs.mkdir(parents=True, exist_ok=True)
-        found = _ROUND.search(request.prompt)
+        number = _round_of(request.prompt)
         if options.log is not None:
             with Path(options.log).open("a", encoding="utf-8") as handle:
-                handle.write(f"{found.group(1) if found else '?'}\n")
-        number = int(found.group(1)) if found else None
+                handle.write(f"{number if number is not None else '?'}\n")
         if number is not None and number == options.fail_once_in_round and options.once:
             marker = Path(options.once)
             if not marker.exists():
@@ -95,13 +112,7 @@ class SlowImprover(_ScriptedAgent):
                 )
         touched = apply_next_overlay(request.task, request.workspace)
         request.stdout.write_text("improved\n")
-        return AgentRun(
-            exit_code=0,
-            timed_out=False,
-            seconds=now() - started,
-            transcript=Transcript(events=tuple(Event(kind="file_change", text=p) for p in touched)),
-            version="scripted",
-        )
+        return _improved(started, touched)
 
 
 _FAKE_JSON = "def dumps(*args, **kwargs):\n    return '{\"value\": 1}'\n"
@@ -148,13 +159,7 @@ class EvaluatorAbuser(_ScriptedAgent):
             json.dumps({"found": found, "answers": answers}), encoding="utf-8"
         )
         request.stdout.write_text("measured\n")
-        return AgentRun(
-            exit_code=0,
-            timed_out=False,
-            seconds=now() - started,
-            transcript=Transcript(events=tuple(Event(kind="file_change", text=p) for p in touched)),
-            version="scripted",
-        )
+        return _improved(started, touched)
 
 
 class MeasuringImproverOptions(HarnessOptions):
@@ -182,8 +187,7 @@ class MeasuringImprover(_ScriptedAgent):
         options = parse_options(MeasuringImproverOptions, request.variant, self.name)
         request.logs.mkdir(parents=True, exist_ok=True)
         answers: list[str] = []
-        found = _ROUND.search(request.prompt)
-        number = int(found.group(1)) if found else None
+        number = _round_of(request.prompt)
         if options.pattern == "before":
             answers.append(call_evaluator(request.home))
         touched = apply_next_overlay(request.task, request.workspace)
@@ -209,13 +213,7 @@ class MeasuringImprover(_ScriptedAgent):
             touched.append("json.py")
         (request.logs / "answers.json").write_text(json.dumps(answers), encoding="utf-8")
         request.stdout.write_text("improved\n")
-        return AgentRun(
-            exit_code=0,
-            timed_out=False,
-            seconds=now() - started,
-            transcript=Transcript(events=tuple(Event(kind="file_change", text=p) for p in touched)),
-            version="scripted",
-        )
+        return _improved(started, touched)
 
 
 class NoisyImproverOptions(HarnessOptions):
@@ -255,13 +253,7 @@ class NoisyImprover(_ScriptedAgent):
             _LITERAL.sub(lambda found: f"{float(found.group()) * factor:g}", text), encoding="utf-8"
         )
         request.stdout.write_text(f"nudged {options.path} by {options.step:g}\n")
-        return AgentRun(
-            exit_code=0,
-            timed_out=False,
-            seconds=now() - started,
-            transcript=Transcript(events=(Event(kind="file_change", text=options.path),)),
-            version="scripted",
-        )
+        return _improved(started, [options.path])
 
 
 class ResumingImproverOptions(HarnessOptions):
@@ -290,9 +282,8 @@ class ResumingImprover(_ScriptedAgent):
         sessions.mkdir(parents=True, exist_ok=True)
         with (sessions / session).open("a", encoding="utf-8") as state:
             state.write("turn\n")
-        round_seen = _ROUND.search(request.prompt)
         line = {
-            "round": int(round_seen.group(1)) if round_seen else None,
+            "round": _round_of(request.prompt),
             "session": session,
             "resumed": request.resume_session,
             "found": found,
@@ -301,13 +292,4 @@ class ResumingImprover(_ScriptedAgent):
             handle.write(json.dumps(line) + "\n")
         touched = apply_next_overlay(request.task, request.workspace)
         request.stdout.write_text("improved\n")
-        return AgentRun(
-            exit_code=0,
-            timed_out=False,
-            seconds=now() - started,
-            transcript=Transcript(
-                session_id=session,
-                events=tuple(Event(kind="file_change", text=p) for p in touched),
-            ),
-            version="scripted",
-        )
+        return _improved(started, touched, session_id=session)

@@ -46,5 +46,31 @@ def make_wheel(name: str, version: str, files: Mapping[str, str | bytes]) -> byt
     return buffer.getvalue()
 
 
+WHEEL_WRITER = """\
+import base64, hashlib, os, zipfile
+
+
+def write_wheel(directory, name, version, files, metadata=None):
+    info = f"{name}-{version}.dist-info"
+    files = dict(files)
+    plain = f"Metadata-Version: 2.1\\nName: {name}\\nVersion: {version}\\n"
+    files[f"{info}/METADATA"] = metadata or plain
+    files[f"{info}/WHEEL"] = "Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"
+    record = []
+    for path, text in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=")
+        record.append(f"{path},sha256={digest.decode()},{len(text.encode())}")
+    files[f"{info}/RECORD"] = "\\n".join(record + [f"{info}/RECORD,,"]) + "\\n"
+    wheel = f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(os.path.join(directory, wheel), "w") as archive:
+        for path, text in files.items():
+            archive.writestr(path, text)
+    return wheel
+"""
+"""Python source for a build backend kept in a test project's tree, which runs without
+harnessdrive: ``write_wheel(directory, name, version, files, metadata=None)`` writes a wheel of
+text ``files`` into ``directory`` and returns its name."""
+
+
 def _digest(data: bytes) -> str:
     return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()

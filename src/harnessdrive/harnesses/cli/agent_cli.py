@@ -176,11 +176,16 @@ class AgentCli:
         upstream = self._upstream(endpoint, options, request.variant)
         with contextlib.ExitStack() as stack:
             proxy = None
+            base_url: dict[str, str] = {}
             if upstream is not None:
+                url, variable = upstream
                 calls = request.logs / CALLS_FILE
-                proxy = stack.enter_context(ModelProxy(upstream, calls_file=calls))
+                proxy = stack.enter_context(ModelProxy(url, calls_file=calls))
                 if endpoint is not None:
                     endpoint = dataclasses.replace(endpoint, url=proxy.url_for(endpoint.url))
+                elif variable is not None:
+                    # The vendor's URL may carry a path (``.../v1``): the CLI must keep calling it.
+                    base_url = {variable: proxy.url_for(url)}
             run = CliRun(
                 request=request,
                 binary=binary,
@@ -190,7 +195,7 @@ class AgentCli:
                 session_id=str(uuid.uuid4()),
                 options=options,
             )
-            return self._launch_and_finish(run, started, proxy)
+            return self._launch_and_finish(run, started, proxy, base_url)
 
     def base_url_setting(self, variant: VariantSpec) -> tuple[str, str] | None:
         """``base_url_env`` when this variant's calls go where that variable points; a CLI
@@ -200,18 +205,21 @@ class AgentCli:
 
     def _upstream(
         self, endpoint: Endpoint | None, options: CliOptions, variant: VariantSpec
-    ) -> str | None:
-        """Where the proxy forwards this run's model calls; None when the run bypasses it
-        (no base-URL setting, or a login whose servers the CLI picks itself)."""
+    ) -> tuple[str, str | None] | None:
+        """Where the proxy forwards this run's model calls, and the variable that points the CLI
+        there (None for an endpoint's run); None when the run bypasses the proxy (no base-URL
+        setting, or a login whose servers the CLI picks itself)."""
         if endpoint is not None:
-            return endpoint.url
+            return endpoint.url, None
         setting = self.base_url_setting(variant)
         if setting is None or options.login:
             return None
         variable, default = setting
-        return os.environ.get(variable) or default
+        return os.environ.get(variable) or default, variable
 
-    def _launch_and_finish(self, run: CliRun, started: float, proxy: ModelProxy | None) -> AgentRun:
+    def _launch_and_finish(
+        self, run: CliRun, started: float, proxy: ModelProxy | None, base_url: dict[str, str]
+    ) -> AgentRun:
         request, binary, version = run.request, run.binary, run.version
         if request.resume_session is not None and can_resume(self):
             asked = dataclasses.replace(run, session_id=request.resume_session)
@@ -222,12 +230,8 @@ class AgentCli:
         if run.options.login:
             self._copy_login(run)
         launch = self.launch(run)
-        base_url = self.base_url_setting(run.variant)
-        if proxy is not None and run.endpoint is None and base_url is not None:
-            variable, default = base_url
-            # The vendor's URL may carry a path (``.../v1``): the CLI must keep calling it.
-            through = proxy.url_for(os.environ.get(variable) or default)
-            launch = dataclasses.replace(launch, env={**launch.env, variable: through})
+        if base_url:
+            launch = dataclasses.replace(launch, env={**launch.env, **base_url})
         help_probe = probe(binary, self.help_args)
         if help_probe.exit_code != 0 and not help_probe.stdout.strip():
             # An npm install whose postinstall never ran leaves a stub like this.
