@@ -9,7 +9,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from harnessdrive.stats.cost import mean_interval_t
+from harnessdrive.stats.cost import mean_interval_t, task_mean_differences
 from harnessdrive.stats.intervals import Interval
 from harnessdrive.stats.signflip import sign_flip_test
 
@@ -31,11 +31,7 @@ def paired_mean_difference(
     *,
     seed: int = 0,
 ) -> MeanDifference | None:
-    differences = [
-        statistics.fmean(first[t]) - statistics.fmean(second[t])
-        for t in first
-        if first[t] and second.get(t)
-    ]
+    differences = task_mean_differences(first, second)
     if not differences:
         return None
     return MeanDifference(
