@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from harnessdrive.stats.bootstrap import _quantile
 from harnessdrive.stats.intervals import Interval
+from harnessdrive.stats.pair_test import paired_tasks
 from harnessdrive.stats.student import t_quantile
 
 RESAMPLES = 2000
@@ -87,24 +88,13 @@ def _ratio_interval(
     return Interval(low, high) if high - low > 1e-12 else None
 
 
-def task_mean_differences(
-    first: Mapping[str, Sequence[float]], second: Mapping[str, Sequence[float]]
-) -> list[float]:
-    """Per task both have values for: first's mean minus second's, in first's task order."""
-    return [
-        statistics.fmean(first[t]) - statistics.fmean(second[t])
-        for t in first
-        if first[t] and second.get(t)
-    ]
-
-
 def cost_difference(
     first: Mapping[str, Sequence[float]],
     second: Mapping[str, Sequence[float]],
     confidence: float,
 ) -> tuple[float, Interval | None] | None:
     """Mean over the tasks both have costs for of first's mean cost minus second's."""
-    differences = task_mean_differences(first, second)
+    differences = [task.difference for task in paired_tasks(first, second)]
     if not differences:
         return None
     return statistics.fmean(differences), mean_interval_t(differences, confidence)

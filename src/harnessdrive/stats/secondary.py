@@ -9,8 +9,9 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from harnessdrive.stats.cost import mean_interval_t, task_mean_differences
+from harnessdrive.stats.cost import mean_interval_t
 from harnessdrive.stats.intervals import Interval
+from harnessdrive.stats.pair_test import paired_tasks
 from harnessdrive.stats.signflip import sign_flip_test
 
 
@@ -31,7 +32,7 @@ def paired_mean_difference(
     *,
     seed: int = 0,
 ) -> MeanDifference | None:
-    differences = task_mean_differences(first, second)
+    differences = [task.difference for task in paired_tasks(first, second)]
     if not differences:
         return None
     return MeanDifference(
