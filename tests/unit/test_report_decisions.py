@@ -158,6 +158,9 @@ def test_a_cheaper_noisier_arm_stays_on_the_frontier() -> None:
     assert set(report.statistics.frontier) == {"careful", "fast"}
     (c,) = report.statistics.comparisons
     assert c.cost_difference is not None and c.cost_interval is not None
+    saving = 0.5 - (6 * 0.01 + 4 * 0.9) / 10  # careful's mean cost a task minus fast's
+    assert c.cost_difference == pytest.approx(saving if c.first == "careful" else -saving, abs=1e-4)
+    assert c.cost_interval.low < c.cost_difference < c.cost_interval.high
 
 
 def test_accepted_only_counts_a_rejected_pass_as_no_pass() -> None:
