@@ -14,11 +14,9 @@ import pytest
 from scipy import stats as scipy_stats
 
 from harnessdrive.stats import (
-    FlakyTask,
     ParetoPoint,
     benjamini_hochberg,
     cluster_bootstrap,
-    flaky_tasks,
     holm,
     mcnemar,
     pareto_frontier,
@@ -154,21 +152,6 @@ def test_the_pareto_frontier_uses_the_bounds_given() -> None:
     ]
     assert pareto_frontier(points) == ["cheap", "middle", "tie", "dear"]
     assert pareto_frontier([]) == []
-
-
-def test_flaky_tasks_are_disagreeing_repeats_and_unreliable_references() -> None:
-    arms = {
-        "coin": {"t": [1.0, 0.0, 1.0, 1.0, 0.0], "u": [1.0] * 5},
-        "reference": {"t": [1.0, 1.0], "u": [1.0, 0.0]},
-        "steady": {"t": [0.0, 0.0, 0.0]},
-    }
-    assert flaky_tasks(arms, references={"reference"}) == [
-        FlakyTask("t", "coin", 3.0, 5, "repeats disagree"),
-        FlakyTask("u", "reference", 1.0, 2, "reference does not always pass"),
-    ]
-    assert flaky_tasks({"reference": {"t": [0.0]}}, references={"reference"})[0].reason == (
-        "reference does not always pass"
-    )
 
 
 def test_improvement_ratios_average_on_a_log_scale_and_rules_sum_over_trials() -> None:

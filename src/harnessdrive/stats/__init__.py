@@ -20,7 +20,6 @@ from harnessdrive.stats.decisions import (
     PairDecision,
     decide,
 )
-from harnessdrive.stats.flaky import FlakyTask, flaky_tasks
 from harnessdrive.stats.intervals import Interval, mean_interval, wilson
 from harnessdrive.stats.multiple import benjamini_hochberg, holm
 from harnessdrive.stats.paired import PairedTask
@@ -33,7 +32,6 @@ __all__ = [
     "ArmInput",
     "ArmSummary",
     "Decisions",
-    "FlakyTask",
     "Interval",
     "PairDecision",
     "PairedTask",
@@ -42,7 +40,6 @@ __all__ = [
     "benjamini_hochberg",
     "cluster_bootstrap",
     "decide",
-    "flaky_tasks",
     "holm",
     "mcnemar",
     "mean_interval",
