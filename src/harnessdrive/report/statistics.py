@@ -115,7 +115,7 @@ def analyse(
             FlakyRow(
                 task=f.task, variant=f.variant, passes=f.passes, trials=f.trials, reason=f.reason
             )
-            for f in flaky_rows(results, outcomes, inputs)
+            for f in flaky_rows(results, inputs)
         ),
         frontier=tuple(frontier),
     )
