@@ -28,7 +28,6 @@ from harnessdrive.stats import (
 )
 from harnessdrive.stats.binomial import binomial_two_sided
 from harnessdrive.stats.improvement import geometric_ratio, rule_rates
-from harnessdrive.stats.intervals import mean_interval
 
 
 @pytest.mark.parametrize(("k", "n"), [(0, 5), (3, 12), (9, 12), (12, 12), (1, 1), (50, 77)])
@@ -172,12 +171,6 @@ def test_improvement_ratios_average_on_a_log_scale_and_rules_sum_over_trials() -
     )
     assert [(r.rule, r.passed, r.cases) for r in rates] == [("base", 2, 2), ("dst", 4, 8)]
     assert rates[1].rate == 0.5 and rates[1].interval == wilson(4, 8)
-
-
-def test_a_mean_interval_needs_two_values() -> None:
-    assert mean_interval([1.0]) is None
-    found = mean_interval([1.0, 2.0, 3.0])
-    assert found is not None and found.low < 2 < found.high
 
 
 def test_the_statistics_need_neither_scipy_nor_numpy_at_run_time() -> None:

@@ -20,7 +20,7 @@ from harnessdrive.stats.decisions import (
     PairDecision,
     decide,
 )
-from harnessdrive.stats.intervals import Interval, mean_interval, wilson
+from harnessdrive.stats.intervals import Interval, wilson
 from harnessdrive.stats.multiple import benjamini_hochberg, holm
 from harnessdrive.stats.paired import PairedTask
 from harnessdrive.stats.pareto import ParetoPoint, pareto_frontier
@@ -42,7 +42,6 @@ __all__ = [
     "decide",
     "holm",
     "mcnemar",
-    "mean_interval",
     "pareto_frontier",
     "pass_at_k",
     "pass_hat_k",
