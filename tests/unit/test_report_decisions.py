@@ -20,7 +20,7 @@ from harnessdrive.report.markdown import escape, render_markdown
 from harnessdrive.report.render import render_report
 from harnessdrive.report.renderers import reporters
 from harnessdrive.report.scoreboard import Report, build_report
-from harnessdrive.store.results import Cost, TrialResult
+from harnessdrive.store.results import Cost, DiffStats, RoundRecord, TrialResult
 from harnessdrive.tasks.models import VariantSpec
 from tests.trial_results import trial_result
 
@@ -158,6 +158,9 @@ def test_a_cheaper_noisier_arm_stays_on_the_frontier() -> None:
     assert set(report.statistics.frontier) == {"careful", "fast"}
     (c,) = report.statistics.comparisons
     assert c.cost_difference is not None and c.cost_interval is not None
+    saving = 0.5 - (6 * 0.01 + 4 * 0.9) / 10  # careful's mean cost a task minus fast's
+    assert c.cost_difference == pytest.approx(saving if c.first == "careful" else -saving, abs=1e-4)
+    assert c.cost_interval.low < c.cost_difference < c.cost_interval.high
 
 
 def test_accepted_only_counts_a_rejected_pass_as_no_pass() -> None:
@@ -205,3 +208,33 @@ def test_improvement_and_rules_are_compared_paired_and_a_failed_gate_is_no_impro
     assert fast.improvement is not None and fast.improvement.tasks == 6
     assert fast.improvement.ratio == pytest.approx(math.exp((0 + 0.5 * 5) / 6), rel=1e-5)
     assert f"improvement x{math.exp(sum(expected) / 6):.3g} [x" in _text(report)
+
+
+def test_a_flaky_task_names_what_varied_the_grading_or_the_agent() -> None:
+    def trial(task: str, arm: str, repetition: int, passed: bool, lines: int) -> TrialResult:
+        change = DiffStats(files_changed=1, lines_added=lines, paths=("a.py",), patch_bytes=lines)
+        outcome = "pass" if passed else "fail"
+        record = RoundRecord(status="completed", outcome=outcome, diff=change)
+        return trial_result(
+            task,
+            arm,
+            trial_id=f"s/{task}/{arm}/r{repetition}",
+            repetition=repetition,
+            status="completed",
+            outcome=outcome,
+            rounds=(record,),
+        )
+
+    trials = [
+        *(trial("t00", "fast", 1, True, 1), trial("t00", "fast", 2, False, 2)),  # other changes
+        *(trial("t01", "fast", 1, True, 1), trial("t01", "fast", 2, False, 1)),  # the same one
+        *(trial("t00", "reference", 1, True, 1), trial("t00", "reference", 2, False, 2)),
+        *(trial("t00", "careful", 1, True, 1), trial("t00", "careful", 2, True, 2)),  # steady
+        *(trial("t01", arm, 1, True, 1) for arm in ("careful", "reference")),
+    ]
+    flaky = [(f.task, f.variant, f.reason) for f in build_report(trials).statistics.flaky]
+    assert flaky == [
+        ("t00", "fast", "agent's spread across repeats"),
+        ("t00", "reference", "grading is nondeterministic"),
+        ("t01", "fast", "grading is nondeterministic"),
+    ]

@@ -16,28 +16,9 @@ from harnessdrive.harnesses.mini_swe_agent import MiniSweAgent
 from harnessdrive.harnesses.opencode import OpenCode
 from harnessdrive.harnesses.pi import Pi
 from harnessdrive.harnesses.qwen import QwenCode
-from harnessdrive.harnesses.scripted import (
-    BreakerAgent,
-    CrasherAgent,
-    NaiveAgent,
-    NoopAgent,
-    ReadmeOnlyAgent,
-    ReferenceAgent,
-    SleeperAgent,
-    TampererAgent,
-)
+from harnessdrive.harnesses.scripted import SCRIPTED_AGENTS
 from harnessdrive.plugins.hookspecs import hookimpl
 
-_SCRIPTED = (
-    ReferenceAgent,
-    NoopAgent,
-    BreakerAgent,
-    TampererAgent,
-    CrasherAgent,
-    SleeperAgent,
-    ReadmeOnlyAgent,
-    NaiveAgent,
-)
 _CLIS: tuple[type[AgentCli], ...] = (
     ClaudeCode,
     Codex,
@@ -54,7 +35,7 @@ _CLIS: tuple[type[AgentCli], ...] = (
 
 @hookimpl
 def harnessdrive_harnesses() -> list[HarnessEntry]:
-    entries = [HarnessEntry(agent.name, agent) for agent in _SCRIPTED]
+    entries = [HarnessEntry(agent.name, agent) for agent in SCRIPTED_AGENTS]
     entries.append(HarnessEntry("command", CommandHarness, CommandOptions))
     entries += [
         HarnessEntry(

@@ -239,6 +239,19 @@ class SleeperAgent(_ScriptedAgent):
         )
 
 
+SCRIPTED_AGENTS: tuple[type[_ScriptedAgent], ...] = (
+    ReferenceAgent,
+    NoopAgent,
+    BreakerAgent,
+    TampererAgent,
+    CrasherAgent,
+    SleeperAgent,
+    ReadmeOnlyAgent,
+    NaiveAgent,
+)
+"""Every built-in scripted agent, in the order they are registered."""
+
+
 def run_as_agent(request: AgentRequest, argv: list[str]) -> ProcessResult:
     """Run a command in the trial's sandbox, as a real agent process would run."""
     return request.sandbox.run(

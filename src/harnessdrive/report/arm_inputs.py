@@ -5,32 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from harnessdrive.harnesses.scripted import (
-    BreakerAgent,
-    CrasherAgent,
-    NaiveAgent,
-    NoopAgent,
-    ReadmeOnlyAgent,
-    ReferenceAgent,
-    SleeperAgent,
-    TampererAgent,
-)
+from harnessdrive.harnesses.scripted import SCRIPTED_AGENTS
 from harnessdrive.stats.decisions import ArmInput
 from harnessdrive.store.results import TrialResult
 
-BASELINE_HARNESSES = frozenset(
-    agent.name
-    for agent in (
-        ReferenceAgent,
-        NoopAgent,
-        BreakerAgent,
-        TampererAgent,
-        CrasherAgent,
-        SleeperAgent,
-        ReadmeOnlyAgent,
-        NaiveAgent,
-    )
-)
+BASELINE_HARNESSES = frozenset(agent.name for agent in SCRIPTED_AGENTS)
 """The built-in scripted agents: they calibrate a suite, they are not a choice."""
 
 

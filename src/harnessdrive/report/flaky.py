@@ -4,7 +4,7 @@ repeats of a task made different changes and got different verdicts)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from harnessdrive.stats.decisions import ArmInput
@@ -24,17 +24,17 @@ class Flaky:
     reason: str
 
 
-def flaky_rows(
-    results: Sequence[TrialResult],
-    outcomes: Mapping[str, Mapping[str, Sequence[float]]],
-    arms: Sequence[ArmInput],
-) -> list[Flaky]:
+def flaky_rows(results: Sequence[TrialResult], arms: Sequence[ArmInput]) -> list[Flaky]:
+    """Each (task, arm) whose repeats got different outcomes, with what varied."""
+    by_cell: dict[tuple[str, str], list[TrialResult]] = {}
+    for result in results:
+        by_cell.setdefault((result.variant_label, result.task), []).append(result)
     found = []
     for arm in arms:
-        for task, values in outcomes[arm.name].items():
-            if len(values) < 2 or len(set(values)) < 2:
+        for task, values in arm.outcomes.items():
+            if len(set(values)) < 2:
                 continue
-            trials = [r for r in results if r.variant_label == arm.name and r.task == task]
+            trials = by_cell.get((arm.name, task), [])
             reason = GRADING if _graded_apart(trials) or _reference(trials) else AGENT
             found.append(Flaky(task, arm.name, sum(values), len(values), reason))
     return sorted(found, key=lambda f: (f.task, f.variant))

@@ -211,14 +211,10 @@ def build_report(
     order = list(variants) if variants else list(dict.fromkeys(r.variant_label for r in results))
     tasks = list(dict.fromkeys(r.task for r in results))
     by_variant = {v: [r for r in results if r.variant_label == v] for v in order}
-    active = [v for v in order if any(finished(r) for r in by_variant[v])]
+    done = {v: {r.task for r in by_variant[v] if finished(r)} for v in order}
+    active = [v for v in order if done[v]]
     by_every = any if pooled else all
-    compared = [
-        t
-        for t in tasks
-        if active
-        and by_every(any(finished(r) and r.task == t for r in by_variant[v]) for v in active)
-    ]
+    compared = [t for t in tasks if active and by_every(t in done[v] for v in active)]
     rows = [
         _reviewed(
             _harness_row(v, by_variant[v], set(compared)), by_variant[v], set(compared), reviews

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import statistics as pystats
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from harnessdrive.report.arm_inputs import arm_inputs
 from harnessdrive.report.flaky import flaky_rows
@@ -69,9 +70,10 @@ def analyse(
     inputs = arm_inputs(results, variants, reviews=reviews, accepted_only=accepted_only)
     decided = decide(inputs, confidence=confidence, margin=margin, min_tasks=min_tasks, seed=seed)
     by_arm = {v: [r for r in results if r.variant_label == v] for v in variants}
+    measured = {v: ArmMeasures.of(by_arm[v]) for v in variants}
     outcomes = {arm.name: arm.outcomes for arm in inputs}
     rows = [
-        _arm(summary, outcomes[summary.name], by_arm[summary.name], seed)
+        _arm(summary, outcomes[summary.name], by_arm[summary.name], measured[summary.name], seed)
         for summary in decided.arms
     ]
     points = [
@@ -105,7 +107,7 @@ def analyse(
         arms=tuple(rows),
         comparisons=tuple(
             comparison_row(c, decided).model_copy(
-                update={"measures": measures(by_arm[c.first], by_arm[c.second], c.level, seed)}
+                update={"measures": measures(measured[c.first], measured[c.second], c.level, seed)}
             )
             for c in decided.comparisons
         ),
@@ -113,7 +115,7 @@ def analyse(
             FlakyRow(
                 task=f.task, variant=f.variant, passes=f.passes, trials=f.trials, reason=f.reason
             )
-            for f in flaky_rows(results, outcomes, inputs)
+            for f in flaky_rows(results, inputs)
         ),
         frontier=tuple(frontier),
     )
@@ -168,6 +170,7 @@ def _arm(
     summary: ArmSummary,
     outcomes: Mapping[str, Sequence[float]],
     results: Sequence[TrialResult],
+    measured: ArmMeasures,
     seed: int,
 ) -> ArmStats:
     repeats = min((len(v) for v in outcomes.values() if v), default=0)
@@ -178,7 +181,7 @@ def _arm(
             at_k[str(k)] = _mean_over(outcomes, pass_at_k, k)
             hat_k[str(k)] = _mean_over(outcomes, pass_hat_k, k)
     cost = summary.cost
-    ratio = geometric_ratio(improvement_logs(results), seed=seed)
+    ratio = geometric_ratio(measured.improvement, seed=seed)
     return ArmStats(
         variant=summary.name,
         tasks=summary.tasks,
@@ -249,16 +252,28 @@ def rule_scores(results: Sequence[TrialResult]) -> dict[str, dict[str, list[floa
     return found
 
 
+@dataclass(frozen=True)
+class ArmMeasures:
+    """An arm's per-task measures besides the pass rate, read from its trials once (an arm
+    takes part in every comparison of the family)."""
+
+    improvement: dict[str, list[float]]
+    rules: dict[str, dict[str, list[float]]]
+
+    @classmethod
+    def of(cls, results: Sequence[TrialResult]) -> ArmMeasures:
+        return cls(improvement_logs(results), rule_scores(results))
+
+
 def measures(
-    first: Sequence[TrialResult], second: Sequence[TrialResult], level: float, seed: int
+    first: ArmMeasures, second: ArmMeasures, level: float, seed: int
 ) -> tuple[MeasureDifference, ...]:
     """The improvement ratio and each rule's pass rate of ``first`` against ``second``."""
-    pairs = [("improvement", improvement_logs(first), improvement_logs(second))]
-    first_rules, second_rules = rule_scores(first), rule_scores(second)
+    pairs = [("improvement", first.improvement, second.improvement)]
     pairs += [
-        (f"rule {rule}", first_rules[rule], second_rules[rule])
-        for rule in sorted(first_rules)
-        if rule in second_rules
+        (f"rule {rule}", first.rules[rule], second.rules[rule])
+        for rule in sorted(first.rules)
+        if rule in second.rules
     ]
     found = []
     for name, mine, theirs in pairs:

@@ -56,6 +56,7 @@ class AdaptiveSchedule(Schedule):
         slots: Slots | None = None,
         lookahead: int = 1,
     ) -> None:
+        self._standing: dict[str, TrialResult] = {}
         super().__init__(plan, store, gate, slots)
         self._record_to = store.paths.run_decisions(plan.run_id)
         self.plan = plan
@@ -69,11 +70,6 @@ class AdaptiveSchedule(Schedule):
         if any(repetition > plan.repeat for _, repetition in self.draws):
             raise ValueError("the plan must list every repeat the slots may take")
         self._cells = {(t.variant.label, t.task.id, t.repetition): t for t in plan.trials}
-        self._standing: dict[str, TrialResult] = {}
-        for trial in plan.trials:
-            result = store.recorded(trial.trial_id)
-            if result is not None and is_done(result, trial):
-                self._standing[trial.trial_id] = result
         self._in_flight: set[str] = set()
         self._fixed: dict[tuple[tuple[str, str], tuple[int, ...]], int | None] = {}
         self._unfinished: dict[str, str] = {}
@@ -84,6 +80,9 @@ class AdaptiveSchedule(Schedule):
         self.announced: set[tuple[str, str]] = set()
         """Pairs whose decision has been told (those decided before a resume are told once)."""
         self._refill()
+
+    def _stands(self, trial_id: str, result: TrialResult) -> None:
+        self._standing[trial_id] = result
 
     # What the driver calls.
 

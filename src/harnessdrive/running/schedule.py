@@ -48,12 +48,18 @@ class Schedule:
         self.already_done = 0
         self._queue: deque[PlannedTrial] = deque()
         for trial in plan.trials:
-            if is_done(store.recorded(trial.trial_id), trial):
+            result = store.recorded(trial.trial_id)
+            if result is not None and is_done(result, trial):
                 self.already_done += 1
+                self._stands(trial.trial_id, result)
             else:
                 self._queue.append(trial)
         self.skipped_harnesses: dict[str, str] = {}
         """Variant labels that cannot run here, each with the fix; their trials are skipped."""
+
+    def _stands(self, trial_id: str, result: TrialResult) -> None:
+        """A result recorded before the run began stands; a schedule that reads results keeps
+        it here rather than reading its file again."""
 
     @property
     def pending(self) -> bool:

@@ -6,7 +6,7 @@ deterministic; the bootstrap takes its seed as an argument.
 
 ``decide(arms)`` (stats/decisions.py) is the comparison model every report view uses: ranks,
 two-level intervals, paired tests with Holm, verdicts with their reasons; ``answer`` puts it in
-words. ``compare_paired`` is the older sign-test comparison, kept for callers of the library.
+words.
 """
 
 from harnessdrive.stats.answer import answer
@@ -20,47 +20,32 @@ from harnessdrive.stats.decisions import (
     PairDecision,
     decide,
 )
-from harnessdrive.stats.flaky import FlakyTask, flaky_tasks
-from harnessdrive.stats.intervals import Interval, mean_interval, wilson
+from harnessdrive.stats.intervals import Interval, wilson
 from harnessdrive.stats.multiple import benjamini_hochberg, holm
-from harnessdrive.stats.paired import (
-    MIN_PAIRED_TASKS,
-    PairedComparison,
-    PairedTask,
-    Verdict,
-    compare_paired,
-)
+from harnessdrive.stats.paired import PairedTask
 from harnessdrive.stats.pareto import ParetoPoint, pareto_frontier
 from harnessdrive.stats.passk import pass_at_k, pass_hat_k
-from harnessdrive.stats.power import repeats_needed, tasks_needed
+from harnessdrive.stats.power import repeats_needed
 
 __all__ = [
-    "MIN_PAIRED_TASKS",
     "VERDICTS",
     "ArmInput",
     "ArmSummary",
     "Decisions",
-    "FlakyTask",
     "Interval",
     "PairDecision",
-    "PairedComparison",
     "PairedTask",
     "ParetoPoint",
-    "Verdict",
     "answer",
     "benjamini_hochberg",
     "cluster_bootstrap",
-    "compare_paired",
     "decide",
-    "flaky_tasks",
     "holm",
     "mcnemar",
-    "mean_interval",
     "pareto_frontier",
     "pass_at_k",
     "pass_hat_k",
     "repeats_needed",
     "sign_test",
-    "tasks_needed",
     "wilson",
 ]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from harnessdrive.stats.bootstrap import _quantile
 from harnessdrive.stats.intervals import Interval
+from harnessdrive.stats.pair_test import paired_tasks
 from harnessdrive.stats.student import t_quantile
 
 RESAMPLES = 2000
@@ -93,11 +94,7 @@ def cost_difference(
     confidence: float,
 ) -> tuple[float, Interval | None] | None:
     """Mean over the tasks both have costs for of first's mean cost minus second's."""
-    differences = [
-        statistics.fmean(first[t]) - statistics.fmean(second[t])
-        for t in first
-        if first[t] and second.get(t)
-    ]
+    differences = [task.difference for task in paired_tasks(first, second)]
     if not differences:
         return None
     return statistics.fmean(differences), mean_interval_t(differences, confidence)

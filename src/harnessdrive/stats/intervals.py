@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -44,15 +43,6 @@ def wilson(successes: float, trials: int, confidence: float = 0.95) -> Interval:
     centre = (rate + z * z / (2 * trials)) / denominator
     half = z * math.sqrt(rate * (1 - rate) / trials + z * z / (4 * trials * trials)) / denominator
     return Interval(max(0.0, centre - half), min(1.0, centre + half))
-
-
-def mean_interval(values: Sequence[float], confidence: float = 0.95) -> Interval | None:
-    """A normal interval for the mean of ``values``; None for fewer than two values."""
-    if len(values) < 2:
-        return None
-    mean = statistics.fmean(values)
-    half = z_value(confidence) * statistics.stdev(values) / math.sqrt(len(values))
-    return Interval(mean - half, mean + half)
 
 
 def wilson_rate(rate: float, trials: float, confidence: float = 0.95) -> Interval:

@@ -1,22 +1,10 @@
-"""How much evidence a comparison needs: tasks for a paired difference, repeats for a rate."""
+"""How much evidence a comparison needs: repeats per arm to tell two pass rates apart."""
 
 from __future__ import annotations
 
 import math
 
 from harnessdrive.stats.intervals import z_value
-
-
-def tasks_needed(
-    difference: float, spread: float, *, alpha: float = 0.05, power: float = 0.8
-) -> int:
-    """Paired tasks for a two-sided test at ``alpha`` to detect a mean per-task difference of
-    ``difference`` with probability ``power``, when the per-task differences have standard
-    deviation ``spread`` (the normal approximation: n = ((z_a/2 + z_b) sd / d)^2)."""
-    if difference <= 0 or spread < 0:
-        raise ValueError("the difference must be positive and the spread not negative")
-    z_alpha, z_power = z_value(1 - alpha), one_sided_z(power)
-    return max(2, math.ceil(((z_alpha + z_power) * spread / difference) ** 2))
 
 
 def repeats_needed(

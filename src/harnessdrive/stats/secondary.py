@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from harnessdrive.stats.cost import mean_interval_t
 from harnessdrive.stats.intervals import Interval
+from harnessdrive.stats.pair_test import paired_tasks
 from harnessdrive.stats.signflip import sign_flip_test
 
 
@@ -31,11 +32,7 @@ def paired_mean_difference(
     *,
     seed: int = 0,
 ) -> MeanDifference | None:
-    differences = [
-        statistics.fmean(first[t]) - statistics.fmean(second[t])
-        for t in first
-        if first[t] and second.get(t)
-    ]
+    differences = [task.difference for task in paired_tasks(first, second)]
     if not differences:
         return None
     return MeanDifference(
