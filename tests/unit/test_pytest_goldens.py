@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from harnessdrive.pytest_plugin import (
     check_golden,
 )
 from harnessdrive.pytest_plugin.matrix import Cell
+from harnessdrive.store.results import DiffStats, RoundRecord
 from harnessdrive.tasks.models import VariantSpec
 from tests.trial_results import trial_result
 
@@ -63,13 +65,45 @@ def test_goldens_are_recorded_on_request_and_compared_facet_by_facet(tmp_path: P
 
     with pytest.raises(GoldenMismatch) as mismatch:
         check_golden(output(tmp_path, "# Other\nzeta\n"), FACETS)
-    rows = str(mismatch.value).splitlines()[1:]
-    assert [row.split(":")[0].strip() for row in rows] == ["title", "words", "must", "text"]
-    assert "must: missing ['Report', 'alpha', 'beta', 'delta', 'gamma']" in str(mismatch.value)
-    assert "(the same topics)" in str(mismatch.value)
+    text = str(mismatch.value)
+    verdicts = {
+        row.split(" [")[0].strip(): row.split("]: ", 1)[1]
+        for row in text.splitlines()[1:]
+        if row.startswith("  ") and not row.startswith("    ")
+    }
+    # Every facet is shown, those within tolerance too, each with its verdict.
+    assert list(verdicts) == ["title", "words", "must", "text", "lines", "size"]
+    assert [name for name, v in verdicts.items() if v.startswith("differs")] == [
+        "title",
+        "words",
+        "must",
+        "text",
+    ]
+    assert verdicts["lines"] == "within tolerance"
+    assert "must [Superset]: differs: missing ['Report', 'alpha', 'beta', 'delta', 'gamma']" in text
+    assert "(the same topics)" in text
+    # A text facet shows how it differs, line by line.
+    assert "    -# Report" in text and "    +# Other" in text
 
 
 def test_a_facet_the_golden_lacks_cannot_evaluate(tmp_path: Path) -> None:
     check_golden(output(tmp_path, "# Report\n", record=True), FACETS[:1])
     with pytest.raises(CannotEvaluate, match="no facet 'words'"):
         check_golden(output(tmp_path, "# Report\n"), FACETS)
+
+
+def test_a_mismatch_shows_how_the_files_differ_from_the_recorded_artifact(tmp_path: Path) -> None:
+    facets = [Facet("title", lambda o: o.read("OUTPUT.md").splitlines()[0], Exact())]
+    recorded = output(tmp_path, "# Report\nkept line\nold line\n", record=True)
+    changed_file = RoundRecord(status="completed", diff=DiffStats(paths=("OUTPUT.md",)))
+    written = trial_result("t", "noop", status="completed", outcome="pass", rounds=[changed_file])
+    check_golden(replace(recorded, result=written), facets)
+    assert (tmp_path / "goldens" / "basic" / "artifact" / "OUTPUT.md").is_file()
+
+    changed = output(tmp_path, "# Changed\nkept line\nnew line\n")
+    with pytest.raises(GoldenMismatch) as mismatch:
+        check_golden(replace(changed, result=written), facets)
+    text = str(mismatch.value)
+    assert "artifact (the files the golden was recorded from):" in text
+    assert "changed: OUTPUT.md" in text
+    assert "      -old line" in text and "      +new line" in text

@@ -123,19 +123,89 @@ def record(output: CaseOutput, facets: Collection[Facet], folder: Path) -> Path:
 
 
 def compare(output: CaseOutput, facets: Collection[Facet], folder: Path) -> None:
+    """Fail when any facet is out of tolerance, showing every facet: each one's verdict, how a
+    text or list facet differs from the golden (a bounded unified diff, even within tolerance),
+    and how the files the agent left differ from the recorded artifact."""
     path = folder / GOLDEN_FILE
     if not path.is_file():
         raise CannotEvaluate(f"no golden at {path}; record one with pytest --record-goldens")
     want = json.loads(path.read_text())
-    rows = []
+    rows: list[str] = []
+    failed = False
     for facet in facets:
         if facet.name not in want:
             raise CannotEvaluate(f"golden {path} has no facet {facet.name!r}; record it again")
-        problem = facet.tolerance.compare(_as_json(facet.extract(output)), want[facet.name])
-        if problem:
-            rows.append(f"  {facet.name}: {problem}" + (f" ({facet.why})" if facet.why else ""))
-    if rows:
+        got = _as_json(facet.extract(output))
+        problem = facet.tolerance.compare(got, want[facet.name])
+        failed = failed or problem is not None
+        mark = f"differs: {problem}" if problem else "within tolerance"
+        why = f" ({facet.why})" if facet.why else ""
+        rows.append(f"  {facet.name} [{type(facet.tolerance).__name__}]: {mark}{why}")
+        rows.extend(f"    {line}" for line in facet_diff(got, want[facet.name]))
+    if failed:
+        rows.extend(artifact_differences(output, folder / ARTIFACT))
         raise GoldenMismatch(f"{output.cell.id}: golden {path} differs:\n" + "\n".join(rows))
+
+
+DIFF_LINES = 40
+"""At most this many lines of one facet's or one file's diff are shown; the rest are counted."""
+
+
+def facet_diff(got: Any, want: Any) -> list[str]:
+    """How a value differs from the golden's: a unified diff of text or of list items; nothing
+    for equal values or for scalars (their verdict row already shows both)."""
+    if got == want:
+        return []
+    if isinstance(got, str) and isinstance(want, str):
+        return _bounded(_unified(want.splitlines(), got.splitlines(), "golden", "got"))
+    if isinstance(got, list) and isinstance(want, list):
+        return _bounded(_unified([repr(v) for v in want], [repr(v) for v in got], "golden", "got"))
+    return []
+
+
+def artifact_differences(output: CaseOutput, artifact: Path) -> list[str]:
+    """The files the golden was taken from against the files this run left: which are new,
+    which are gone, and a diff of each that changed."""
+    if not artifact.is_dir() or output.workspace is None:
+        return []
+    recorded = {
+        p.relative_to(artifact).as_posix() for p in artifact.rglob("*") if p.is_file()
+    }
+    now = set(output.files_written)
+    rows = ["  artifact (the files the golden was recorded from):"]
+    rows += [f"    only in the golden: {rel}" for rel in sorted(recorded - now)]
+    rows += [f"    new in this run: {rel}" for rel in sorted(now - recorded)]
+    for rel in sorted(recorded & now):
+        current = output.path(rel)
+        if not current.is_file():
+            rows.append(f"    not a file in this run: {rel}")
+            continue
+        old, new = _text(artifact / rel), _text(current)
+        if old is None or new is None:
+            if (artifact / rel).read_bytes() != current.read_bytes():
+                rows.append(f"    changed (not text): {rel}")
+        elif old != new:
+            rows.append(f"    changed: {rel}")
+            lines = _unified(old.splitlines(), new.splitlines(), f"golden/{rel}", rel)
+            rows += [f"      {line}" for line in _bounded(lines)]
+    return rows if len(rows) > 1 else []
+
+
+def _text(path: Path) -> str | None:
+    try:
+        return path.read_text()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _unified(a: list[str], b: list[str], left: str, right: str) -> list[str]:
+    return list(difflib.unified_diff(a, b, left, right, lineterm="", n=1))
+
+
+def _bounded(lines: list[str]) -> list[str]:
+    if len(lines) <= DIFF_LINES:
+        return lines
+    return [*lines[:DIFF_LINES], f"... {len(lines) - DIFF_LINES} more diff lines"]
 
 
 def check_golden(output: CaseOutput, facets: Collection[Facet]) -> None:
