@@ -94,9 +94,10 @@ def stored_run(folder: Path, good: bool) -> CaseOutput:
             Event(kind="command", text="sh .claude/skills/greet/scripts/hello.sh"),
             Event(kind="file_change", text="calc.py"),
         )
+        helper = ModelCall(model="m", usage=Usage(input=10, output=5), agent="agent-a1")
         transcript = Transcript(
             events=events,
-            calls=calls,
+            calls=(*calls, helper),
             session_id="s1",
             session_log="session-s1.jsonl",
             turns=3,
@@ -120,10 +121,13 @@ def stored_run(folder: Path, good: bool) -> CaseOutput:
             Event(kind="command", text="git push --force", data={"exit_code": 1}),
             Event(kind="error", text="API error 529: overloaded"),
             Event(kind="note", text="permission denied: WebFetch"),
+            Event(kind="note", text="context compacted (auto)", data={"compaction": "auto"}),
+            Event(kind="note", text="context compacted (auto)", data={"compaction": "auto"}),
         )
+        helper = ModelCall(model="m", usage=Usage(input=1_200, output=30), agent="agent-b1")
         transcript = Transcript(
             events=events,
-            calls=calls * 20,
+            calls=(*calls * 20, helper),
             session_id="s2",
             session_log="session-s2.jsonl",  # named, but not kept
             turns=40,
@@ -227,6 +231,19 @@ CASES: list[tuple[Check, tuple[Any, ...], dict[str, Any], str]] = [
     (plugin.check_seconds_within, (300,), {}, "the agent took 900.0s > 300s"),
     (plugin.check_peak_context_within, (1_600,), {}, ""),
     (plugin.check_cache_reused, (0.8,), {}, ""),
+    (plugin.check_compactions_within, (0,), {}, "context compacted 2 time(s), not within [0, 0]"),
+    (
+        plugin.check_long_context_calls_within,
+        (1,),
+        {"above": 1_500},
+        "20 call(s) read over 1,500 prompt tokens (largest 1,550), more than 1",
+    ),
+    (
+        plugin.check_subagent_spend_within,
+        (),
+        {"most_tokens": 100},
+        "all subagents billed 1,230 tokens > 100",
+    ),
     (plugin.check_skill_invoked, (), {}, "the transcript shows no use of the skill 'greet'"),
     (plugin.check_skill_was_loaded, ("scripts/hello.sh",), {}, "(loaded: SKILL.md)"),
     (plugin.check_skill_scripts_ran, (), {}, "skill scripts not run: scripts/hello.sh"),
@@ -256,7 +273,7 @@ NEUTRAL = {
 def test_every_bundled_verifier_is_covered() -> None:
     bundled = {name for name in plugin.__all__ if name.startswith("check_")} - {"check_golden"}
     assert bundled == {check.__name__ for check, *_ in CASES} | {"check_grader_failed"}
-    assert len(bundled) == 41
+    assert len(bundled) == 44
 
 
 @pytest.mark.parametrize(
@@ -378,3 +395,34 @@ def test_a_recorded_golden_keeps_its_owner_and_the_artifact(
         good.workspace / "calc.py"
     ).read_text()
     compare(good, facets, tmp_path / "golden")  # the owner key is no facet
+
+
+def test_subagent_spend_is_priced_per_call_at_each_model_s_own_rate(
+    runs: dict[str, CaseOutput],
+) -> None:
+    good = runs["good"]
+    calls = (
+        ModelCall(model="claude-sonnet-4-5", usage=Usage(input=1_000, output=1_000)),
+        # Two subagents on a cheaper model: 1,000,000 input tokens at $1/MTok each.
+        ModelCall(model="claude-haiku-4-5", usage=Usage(input=1_000_000), agent="agent-x"),
+        ModelCall(model="claude-haiku-4-5", usage=Usage(input=1_000_000), agent="agent-y"),
+    )
+    folder = good.folder.parent / "subagents"
+    folder.mkdir(exist_ok=True)
+    (folder / "transcript.json").write_text(Transcript(calls=calls).model_dump_json())
+    run = CaseOutput(good.cell, good.result, folder, good.workspace)
+    plugin.check_subagent_spend_within(run, most_usd=2.0)
+    plugin.check_subagent_spend_within(run, most_usd=1.0, each=True)
+    with pytest.raises(AssertionError, match=r"all subagents cost \$2\.0000 > \$1\.5000"):
+        plugin.check_subagent_spend_within(run, most_usd=1.5)
+    with pytest.raises(AssertionError, match=r"agent-x cost \$1\.0000 > \$0\.9000"):
+        plugin.check_subagent_spend_within(run, most_usd=0.9, each=True)
+    codex_cell = Cell(VariantSpec(harness="codex"), None, 1, 1, "codex")
+    codex = CaseOutput(codex_cell, good.result, folder, None)
+    for cannot in (
+        lambda: plugin.check_subagent_spend_within(codex, most_tokens=1),
+        lambda: plugin.check_compactions_within(codex, 0),
+        lambda: plugin.check_subagent_spend_within(run),
+    ):
+        with pytest.raises(CannotEvaluate):
+            cannot()

@@ -143,8 +143,11 @@ class ClaudeCode(AgentCli):
         )
         builder = TranscriptBuilder(run.workspace)
         reader = BlockReader(builder, TOOLS)
-        calls: dict[str, tuple[str, Usage]] = {}
+        calls: dict[str, tuple[str, Usage, str | None]] = {}
         main = lines if log is not None else stream
+        # Side logs are the subagents' own sessions: their calls are billed to the run and
+        # named by their log, so a budget can be held per subagent.
+        agents: list[str | None] = [None, *(p.stem for p in side_logs)]
         for index, source in enumerate((main, *(read_jsonl(p) for p in side_logs))):
             for line in source:
                 message = line.get("message")
@@ -157,16 +160,23 @@ class ClaudeCode(AgentCli):
                     if log is not None and message.get("model") != "<synthetic>":
                         key = str(message.get("id") or len(calls))
                         model = str(message.get("model") or "")
-                        calls[key] = (model, _usage(message.get("usage")))
+                        calls[key] = (model, _usage(message.get("usage")), agents[index])
                 elif line.get("type") == "user" and index == 0:
                     reader.user(message)
         provider = self.model_provider(run, "anthropic")
-        for model, usage in calls.values():
-            builder.call(model, usage, provider)
+        for model, usage, agent in calls.values():
+            builder.call(model, usage, provider, agent)
         outcome = _result(stream)
         for event in stream:
-            if event.get("type") == "system" and event.get("subtype") == "api_retry":
+            if event.get("type") != "system":
+                continue
+            if event.get("subtype") == "api_retry":
                 builder.retry(str(event.get("error", "")), attempt=event.get("attempt"))
+            elif event.get("subtype") == "compact_boundary":
+                meta = mapping(event.get("compact_metadata"))
+                builder.compaction(
+                    str(meta.get("trigger") or "auto"), prompt_tokens=as_int(meta.get("pre_tokens"))
+                )
         denials = outcome.get("permission_denials")
         error = None
         if outcome.get("is_error"):

@@ -99,6 +99,8 @@ class Pi(AgentCli):
             if event.get("type") == "auto_retry_start":
                 reason = str(event.get("errorMessage") or "retry")
                 builder.retry(reason, attempt=event.get("attempt"))
+            elif event.get("type") == "compaction_end" and not event.get("aborted"):
+                builder.compaction(str(event.get("reason") or "threshold"))
         return Collected(
             builder.build(
                 session_id=owner,

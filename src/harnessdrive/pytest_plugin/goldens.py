@@ -168,9 +168,7 @@ def artifact_differences(output: CaseOutput, artifact: Path) -> list[str]:
     which are gone, and a diff of each that changed."""
     if not artifact.is_dir() or output.workspace is None:
         return []
-    recorded = {
-        p.relative_to(artifact).as_posix() for p in artifact.rglob("*") if p.is_file()
-    }
+    recorded = {p.relative_to(artifact).as_posix() for p in artifact.rglob("*") if p.is_file()}
     now = set(output.files_written)
     rows = ["  artifact (the files the golden was recorded from):"]
     rows += [f"    only in the golden: {rel}" for rel in sorted(recorded - now)]

@@ -61,6 +61,8 @@ class ModelCall(_Model):
     usage: Usage
     provider: str | None = None
     """Provider id when the harness names one (``anthropic``, ``openai``, ``google``, ...)."""
+    agent: str | None = None
+    """The subagent that made the call (its own log's name); ``None`` for the main agent."""
 
 
 EventKind = Literal[

@@ -133,8 +133,14 @@ class TranscriptBuilder:
         self.permission_denials += 1
         self.event("note", f"permission denied: {text}", **data)
 
-    def call(self, model: str, usage: Usage, provider: str | None) -> None:
-        self.calls.append(ModelCall(model=model, usage=usage, provider=provider))
+    def call(
+        self, model: str, usage: Usage, provider: str | None, agent: str | None = None
+    ) -> None:
+        self.calls.append(ModelCall(model=model, usage=usage, provider=provider, agent=agent))
+
+    def compaction(self, trigger: str, **data: Any) -> None:
+        """The CLI compacted its context (``trigger``: ``auto`` or ``manual`` where it says)."""
+        self.event("note", f"context compacted ({trigger})", compaction=trigger, **data)
 
     def build(
         self,

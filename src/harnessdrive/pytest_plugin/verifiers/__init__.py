@@ -1,8 +1,9 @@
 """The verifiers a case calls on its :class:`~harnessdrive.pytest_plugin.CaseOutput`, by
 theme: the run (:mod:`.run`), the files it left (:mod:`.files`), what it did on the way
-(:mod:`.actions`), what it spent (:mod:`.spend`), the skill (:mod:`.skill`) and the answer
-(:mod:`.answer`). Each fails with an AssertionError saying what the agent did; one that cannot
-tell raises :class:`~harnessdrive.pytest_plugin.CannotEvaluate`, never passes."""
+(:mod:`.actions`), what it spent (:mod:`.spend`), its context and subagents (:mod:`.context`),
+the skill (:mod:`.skill`) and the answer (:mod:`.answer`). Each fails with an AssertionError
+saying what the agent did; one that cannot tell raises
+:class:`~harnessdrive.pytest_plugin.CannotEvaluate`, never passes."""
 
 from harnessdrive.pytest_plugin.verifiers.actions import (
     check_commands_not_run,
@@ -24,6 +25,11 @@ from harnessdrive.pytest_plugin.verifiers.combined import (
     check_all,
     check_content_preserved,
     check_tool_under_test,
+)
+from harnessdrive.pytest_plugin.verifiers.context import (
+    check_compactions_within,
+    check_long_context_calls_within,
+    check_subagent_spend_within,
 )
 from harnessdrive.pytest_plugin.verifiers.files import (
     check_block_preserved,
@@ -67,6 +73,7 @@ __all__ = [
     "check_changes_within",
     "check_commands_not_run",
     "check_commands_ran",
+    "check_compactions_within",
     "check_content_preserved",
     "check_cost_within",
     "check_diff_within",
@@ -80,6 +87,7 @@ __all__ = [
     "check_final_message_contains",
     "check_grader_failed",
     "check_hidden_tests_passed",
+    "check_long_context_calls_within",
     "check_no_errors",
     "check_no_files_added",
     "check_no_files_deleted",
@@ -94,6 +102,7 @@ __all__ = [
     "check_skill_invoked",
     "check_skill_scripts_ran",
     "check_skill_was_loaded",
+    "check_subagent_spend_within",
     "check_subagents_spawned",
     "check_tokens_within",
     "check_tool_calls_within",
