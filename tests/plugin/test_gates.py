@@ -3,13 +3,15 @@ comparison model gives the two sessions."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from harnessdrive.pytest_plugin.gates import compare_sessions, session_trials
 from harnessdrive.report.verdicts import describe
-from tests.plugin.test_one_truth import command
+from tests.plugin.test_one_truth import command, harnessdrive
 from tests.plugin.test_pytest_plugin import session_folders
 
 pytest_plugins = ["pytester"]
@@ -79,6 +81,28 @@ def test_a_session_worse_than_its_baseline_fails_with_the_comparison_s_verdict(
     ) in out
     assert "gate FAILED: expect_at_least('agent', 0.5): pass rate 0.00" in out
     assert "gate holds: expect_pareto_contains('agent')" in out
+    # The command line compares the two sessions the same way, with the same verdict.
+    where = ["--results", str(current), "--baseline", str(baseline), "--margin", "0.1"]
+    shown = harnessdrive("compare", "agent", *where, "--json")
+    assert (shown["verdict"], shown["wins"], shown["losses"]) == (
+        "worse",
+        found.wins,
+        found.losses,
+    )
+    text = subprocess.run(
+        [sys.executable, "-m", "harnessdrive", "compare", "agent", *where],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert describe(found) in " ".join(text.split())
+    refused = subprocess.run(
+        [sys.executable, "-m", "harnessdrive", "compare", "agent", "--results", str(current)],
+        capture_output=True,
+        text=True,
+    )
+    assert refused.returncode == 2
+    assert "one arm and --baseline EARLIER" in refused.stderr
 
 
 def test_a_session_as_good_as_its_baseline_passes_its_gates(

@@ -1,13 +1,16 @@
-"""``harnessdrive compare A B``."""
+"""``harnessdrive compare A B``, and ``compare A --baseline EARLIER`` across two results."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
+from harnessdrive.errors import UserError
+from harnessdrive.report.baseline import compare_to_baseline
 from harnessdrive.report.compare import compare_arms, render_comparison
 from harnessdrive.stats.decisions import MIN_TASKS
 from harnessdrive.workspace.names import model_json
@@ -15,7 +18,13 @@ from harnessdrive.workspace.names import model_json
 
 def compare(
     first: Annotated[str, typer.Argument(metavar="A", help="An arm (variant) name.")],
-    second: Annotated[str, typer.Argument(metavar="B", help="The arm to compare it with.")],
+    second: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[B]",
+            help="The arm to compare it with (with --baseline: its name there, default A).",
+        ),
+    ] = None,
     run: Annotated[
         list[str] | None,
         typer.Option(
@@ -39,23 +48,36 @@ def compare(
             "--margin", metavar="RATE", help="Call arms within this difference equivalent."
         ),
     ] = None,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            "--baseline",
+            metavar="EARLIER",
+            help="Compare A with itself in an earlier results folder or pytest session.",
+        ),
+    ] = None,
     accepted_only: Annotated[
         bool, typer.Option("--accepted-only", help="Only passes a person accepted count.")
     ] = False,
     json_output: opt.JsonOption = False,
 ) -> None:
     """Compare two arms paired by task: the table, the interval, the test and the verdict."""
-    found = compare_arms(
-        results,
-        first,
-        second,
-        runs=run or (),
-        min_tasks=min_tasks,
-        seed=seed,
-        confidence=confidence,
-        margin=margin,
-        accepted_only=accepted_only,
-    )
+    if baseline is not None:
+        found = compare_to_baseline(results, baseline, first, baseline_arm=second, margin=margin)
+    elif second is None:
+        raise UserError("compare needs two arms, or one arm and --baseline EARLIER")
+    else:
+        found = compare_arms(
+            results,
+            first,
+            second,
+            runs=run or (),
+            min_tasks=min_tasks,
+            seed=seed,
+            confidence=confidence,
+            margin=margin,
+            accepted_only=accepted_only,
+        )
     if json_output:
         print(model_json(found))
     else:
