@@ -117,7 +117,16 @@ def test_dry_run_forecasts_every_cell_and_runs_nothing(pytester: pytest.Pytester
     assert "claude/claude-haiku-4-5/low" in cells and "codex/gpt-5.5/xhigh+terse" in cells
     assert "total forecast: $" in out and "across 100 cell(s)" in out
     assert "forecast computed in" in out
-    assert "x wide: 100 cell(s) from token assumptions" in out  # how wide, and why
+    # How wide, and why: cells without an effort span the whole assumption; a cell with one
+    # takes its rung's part of it, so low and max no longer get the same range.
+    assert "x wide: 20 cell(s) from token assumptions (a short run to a long one" in out
+    assert "80 cell(s) from token assumptions narrowed by effort" in out
+    ranges = {f["cell"].split("#")[0]: (f["low"], f["high"], f["basis"]) for f in forecasts}
+    plain, high = ranges["claude/claude-sonnet-4-5"], ranges["claude/claude-sonnet-4-5/high"]
+    assert plain[2] == "assumption" and high[2] == "assumption, effort high"
+    assert plain[0] < high[0] < high[1] < plain[1]  # a narrower part of the same span
+    mid, top = ranges["codex/gpt-5.5/medium"], ranges["codex/gpt-5.5/xhigh"]
+    assert mid[0] < top[0] and mid[1] < top[1]  # a higher rung, a higher window
     assert not (session_folder(pytester.path) / "main").exists()  # no trial started
 
 

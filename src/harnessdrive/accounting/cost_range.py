@@ -25,7 +25,7 @@ run.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Literal
 
@@ -54,6 +54,9 @@ class CostRange:
     """For an ``assumption``: the record that prices the low end (the cheapest model)."""
     high_record: str | None = None
     """For an ``assumption``: the record that prices the high end (the dearest model)."""
+    effort: tuple[int, int] | None = None
+    """For an ``assumption`` narrowed by :func:`effort_window`: the rung (from 0) and how many
+    rungs its harness's ladder has."""
 
     @property
     def low_usd(self) -> float:
@@ -72,6 +75,12 @@ class CostRange:
         if self.basis == "history":
             noun = "trial" if self.samples == 1 else "trials"
             return f"from {self.samples} past {noun} of this harness and model"
+        if self.effort is not None:
+            rung, rungs = self.effort
+            return (
+                f"assumed, narrowed to effort rung {rung + 1} of {rungs} of the "
+                f"{SHORT_RUN.total:,}-to-{LONG_RUN.total:,}-token span"
+            )
         if self.low_record == self.high_record:
             return f"assumed {SHORT_RUN.total:,} to {LONG_RUN.total:,} tokens on {self.high_record}"
         return (
@@ -106,3 +115,22 @@ def observed_range(costs: Sequence[Decimal]) -> CostRange | None:
     if not costs:
         return None
     return CostRange(low=min(costs), high=max(costs), basis="history", samples=len(costs))
+
+
+def effort_window(full: CostRange, rung: int, rungs: int) -> CostRange:
+    """An assumed range narrowed to an effort's place on its harness's ladder, for a forecast.
+
+    With no run of that effort yet, the short-to-long span is split on a log scale into
+    overlapping windows, one per rung: the lowest rung takes the bottom two ``rungs + 1``-ths of
+    the span, the highest the top two. It is still an assumption (higher effort is taken to mean
+    longer runs), only narrower; the spend cap keeps reserving the whole span."""
+    if full.basis != "assumption" or rungs < 2 or full.low <= 0 or not 0 <= rung < rungs:
+        return full
+    ratio = full.high / full.low
+    parts = Decimal(rungs + 1)
+    return replace(
+        full,
+        low=full.low * ratio ** (Decimal(rung) / parts),
+        high=full.low * ratio ** (Decimal(rung + 2) / parts),
+        effort=(rung, rungs),
+    )

@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
+from harnessdrive.accounting.cost_range import effort_window
 from harnessdrive.errors import HarnessdriveError, UserError
 from harnessdrive.pytest_plugin.case import EvalCase, case_of
 from harnessdrive.pytest_plugin.layout import CaseFiles, case_files
-from harnessdrive.pytest_plugin.matrix import Cell
+from harnessdrive.pytest_plugin.matrix import Cell, ladder
 from harnessdrive.pytest_plugin.parameters import ParameterSet, parameter_sets
 from harnessdrive.pytest_plugin.state import STATE_KEY, EvalState, narrowing
 
@@ -145,11 +146,17 @@ class EvalItem(pytest.Item):
 
 def forecast_property(item: EvalItem, state: EvalState) -> dict[str, Any]:
     started = time.perf_counter()
-    pricing = state.price(item.cell.variant, task=item.files.task_id)
+    variant = item.cell.variant
+    pricing = state.price(variant, task=item.files.task_id)
     estimate = pricing.estimate
+    rungs = ladder(variant.harness)
+    if estimate is not None and variant.effort in rungs:
+        estimate = effort_window(estimate, rungs.index(variant.effort or ""), len(rungs))
     low = float(estimate.low) if estimate is not None else 0.0
     high = float(estimate.high) if estimate is not None else 0.0
-    basis = estimate.basis if estimate is not None else "no model"
+    basis: str = estimate.basis if estimate is not None else "no model"
+    if estimate is not None and estimate.effort is not None:
+        basis = f"assumption, effort {variant.effort}"
     return {
         "cell": item.cell.id,
         "node": item.nodeid,
