@@ -160,6 +160,12 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
     parser.addini(
         "harnessdrive_prices", "Price override files, one a line.", type="linelist", default=[]
     )
+    parser.addini(
+        "harnessdrive_models",
+        "Model catalogue lines, 'harness/model: line=L tier=N released=YYYY-MM-DD cutoff=YYYY-MM'.",
+        type="linelist",
+        default=[],
+    )
 
 
 def _keep_harnessdrive_unrewritten(pluginmanager: pytest.PytestPluginManager) -> None:

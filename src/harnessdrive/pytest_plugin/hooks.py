@@ -71,6 +71,9 @@ def summarize(
     forecasts = [props for name, props in seen if name == FORECAST]
     scopes = sorted({str(p.get("scope")) for p in (*results, *forecasts) if p.get("scope")})
     lines = ["", "harnessdrive evals: matrix scope = " + (", ".join(scopes) or "none")]
+    state = config.stash.get(STATE_KEY, None)
+    if state is not None and (models := state.model_lines()):
+        lines.append("  models: " + " | ".join(models))
     if forecasts:
         lines += forecast_lines(forecasts)
         seconds = sum(float(f["seconds"]) for f in forecasts)

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from harnessdrive.accounting.catalogue import Catalogue
 from harnessdrive.errors import UserError, did_you_mean
 from harnessdrive.harnesses.ladder import ALIASES
 from harnessdrive.harnesses.registry import harness_entry
@@ -26,8 +27,24 @@ from harnessdrive.tasks.matrix_models import TreatmentSpec
 from harnessdrive.tasks.models import VariantSpec
 
 DEFAULT_MATRIX: tuple[str, ...] = ("claude/claude-sonnet-4-5", "codex/gpt-5.5")
-"""The plugin's default: one current model per CLI with skills; a case or the ini key narrows
-or widens it (the forecast says what it costs before anything runs)."""
+"""The plugin's default when the catalogue has no model of a line: one model per CLI with
+skills; a case or the ini key narrows or widens it (the forecast says what it costs first)."""
+DEFAULT_LINES: tuple[tuple[str, str, int], ...] = (
+    ("claude", "anthropic", 2),
+    ("codex", "openai", 2),
+)
+"""The default matrix by catalogue: each CLI with skills on its provider's newest tier-2 model."""
+
+
+def default_matrix(catalogue: Catalogue, priced: Collection[str]) -> tuple[str, ...]:
+    """One current model per CLI with skills: the newest priced tier-2 model of the catalogue."""
+    entries = []
+    for (harness, provider, tier), fallback in zip(DEFAULT_LINES, DEFAULT_MATRIX, strict=True):
+        newest = catalogue.newest(provider, tier, among=priced)
+        entries.append(f"{harness}/{newest.model}" if newest is not None else fallback)
+    return tuple(entries)
+
+
 CONTROL = "control"
 
 
@@ -38,13 +55,15 @@ class Scope:
     entries: tuple[MatrixEntry, ...]
 
 
-def scope_for(case: EvalCase, ini_lines: Sequence[str]) -> Scope:
+def scope_for(
+    case: EvalCase, ini_lines: Sequence[str], default: tuple[str, ...] = DEFAULT_MATRIX
+) -> Scope:
     if case.models is not None:
         return Scope("case", case.models)
     lines = tuple(ini_entry(line.strip()) for line in ini_lines if line.strip())
     if lines:
         return Scope("ini", lines)
-    return Scope("default", DEFAULT_MATRIX)
+    return Scope("default", default)
 
 
 def ini_entry(line: str) -> MatrixEntry:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from harnessdrive.accounting import PriceBook
+from harnessdrive.accounting.catalogue import Catalogue
 from harnessdrive.accounting.plan_pricing import VariantPricing, price_variants, today
 from harnessdrive.errors import BudgetError, UserError, did_you_mean
 from harnessdrive.harnesses.base import Harness, HarnessInfo
@@ -19,7 +20,14 @@ from harnessdrive.matrix.resolve import resolve_matrix
 from harnessdrive.pytest_plugin.case import EvalCase
 from harnessdrive.pytest_plugin.cell_run import SessionSettings
 from harnessdrive.pytest_plugin.layout import TREATMENTS, CaseFiles
-from harnessdrive.pytest_plugin.matrix import Cell, expand, parse_entry, scope_for, selected
+from harnessdrive.pytest_plugin.matrix import (
+    Cell,
+    default_matrix,
+    expand,
+    parse_entry,
+    scope_for,
+    selected,
+)
 from harnessdrive.store.results import TrialResult
 from harnessdrive.store.store import Store
 from harnessdrive.tasks.models import VariantSpec
@@ -44,6 +52,7 @@ class EvalState:
     scopes: dict[str, str] = field(default_factory=dict)
     _book: PriceBook | None = None
     _history: list[TrialResult] | None = None
+    _catalogue: Catalogue | None = None
 
     def harness(self, name: str) -> Harness:
         if name not in self.harnesses:
@@ -55,6 +64,25 @@ class EvalState:
         if self._book is None:
             self._book = PriceBook.load(self.settings.price_files)
         return self._book
+
+    @property
+    def catalogue(self) -> Catalogue:
+        """The price book's models with their lines, tiers and published dates, and the
+        project's own ``harnessdrive_models`` lines over them."""
+        if self._catalogue is None:
+            models = ((r.model, r.provider) for r in self.book.records)
+            lines = self.config.getini("harnessdrive_models")
+            self._catalogue = Catalogue.of(models).with_lines(lines)
+        return self._catalogue
+
+    def model_lines(self) -> list[str]:
+        """What the catalogue knows of each model this session priced, one line each."""
+        models = sorted({p.variant.model for p in self.pricing.values() if p.variant.model})
+        lines = []
+        for model in models:
+            entry = self.catalogue.get(model)
+            lines.append(entry.describe() if entry else f"{model}: not in the catalogue")
+        return lines
 
     @property
     def history(self) -> list[TrialResult]:
@@ -93,7 +121,7 @@ class EvalState:
             assert found is not None
             refusal = found.refusal()
             if refusal:
-                known = {record.model for record in self.book.records}
+                known = self.catalogue.models()
                 hint = did_you_mean(variant.model, known) if variant.model else ""
                 raise UserError(
                     f"cannot price {refusal}{hint}; if the model is right, add a [[price]] row "
@@ -103,7 +131,8 @@ class EvalState:
         return self.pricing[key]
 
     def cells(self, case: EvalCase, files: CaseFiles, options: dict[str, Any]) -> list[Cell]:
-        scope = scope_for(case, self.config.getini("harnessdrive_matrix"))
+        default = default_matrix(self.catalogue, {r.model for r in self.book.records})
+        scope = scope_for(case, self.config.getini("harnessdrive_matrix"), default)
         self.scopes[files.name] = scope.name
         variants, spenders = [], []
         for entry in scope.entries:
