@@ -409,9 +409,19 @@ def test_subagent_spend_is_priced_per_call_at_each_model_s_own_rate(
     )
     folder = good.folder.parent / "subagents"
     folder.mkdir(exist_ok=True)
-    (folder / "transcript.json").write_text(Transcript(calls=calls).model_dump_json())
+    spans = tuple(
+        Event(kind="note", text=f"subagent {name}", data={"subagent": name, "seconds": seconds})
+        for name, seconds in (("agent-x", 40.0), ("agent-y", 50.0))
+    )
+    transcript = Transcript(calls=calls, events=spans)
+    (folder / "transcript.json").write_text(transcript.model_dump_json())
     run = CaseOutput(good.cell, good.result, folder, good.workspace)
-    plugin.check_subagent_spend_within(run, most_usd=2.0)
+    plugin.check_subagent_spend_within(run, most_usd=2.0, most_seconds=90)
+    plugin.check_subagent_spend_within(run, most_seconds=50, each=True)
+    with pytest.raises(AssertionError, match=r"all subagents took 90\.0s > 60s"):
+        plugin.check_subagent_spend_within(run, most_seconds=60)
+    with pytest.raises(AssertionError, match=r"agent-y took 50\.0s > 45s"):
+        plugin.check_subagent_spend_within(run, most_seconds=45, each=True)
     plugin.check_subagent_spend_within(run, most_usd=1.0, each=True)
     with pytest.raises(AssertionError, match=r"all subagents cost \$2\.0000 > \$1\.5000"):
         plugin.check_subagent_spend_within(run, most_usd=1.5)

@@ -14,6 +14,7 @@ logs written after the ones already there.
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -149,6 +150,8 @@ class ClaudeCode(AgentCli):
         # named by their log, so a budget can be held per subagent.
         agents: list[str | None] = [None, *(p.stem for p in side_logs)]
         for index, source in enumerate((main, *(read_jsonl(p) for p in side_logs))):
+            if index > 0:
+                _subagent_span(builder, str(agents[index]), source)
             for line in source:
                 message = line.get("message")
                 if not isinstance(message, dict):
@@ -197,6 +200,21 @@ class ClaudeCode(AgentCli):
             session_log=log,
             extra_logs=tuple(side_logs),
         )
+
+
+def _subagent_span(builder: TranscriptBuilder, name: str, lines: list[dict[str, Any]]) -> None:
+    """A subagent's time, from the first to the last timestamp of its own log."""
+    stamps = []
+    for line in lines:
+        try:
+            stamp = datetime.fromisoformat(str(line["timestamp"]).replace("Z", "+00:00"))
+        except (KeyError, ValueError):
+            continue
+        if stamp.tzinfo is not None:  # the log is the agent's to write: naive times are noise
+            stamps.append(stamp)
+    if stamps:
+        seconds = (max(stamps) - min(stamps)).total_seconds()
+        builder.event("note", f"subagent {name}", subagent=name, seconds=round(seconds, 3))
 
 
 def config_dir(run: CliRun) -> Path:

@@ -97,15 +97,18 @@ request = urllib.request.Request(
               "anthropic-version": "2023-06-01"}})
 urllib.request.urlopen(request, timeout=30).read()
 
-def call(key, model, tokens):
+def call(key, model, tokens, at="2026-12-01T10:00:00Z"):
     message = {{"id": key, "model": model, "content": [],
                "usage": {{"input_tokens": tokens, "output_tokens": 5}}}}
-    return json.dumps({{"type": "assistant", "sessionId": sid, "message": message}}) + "\\n"
+    line = {{"type": "assistant", "sessionId": sid, "message": message, "timestamp": at}}
+    return json.dumps(line) + "\\n"
 
 log = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects" / "-ws" / f"{{sid}}.jsonl"
 (log.parent / sid / "subagents").mkdir(parents=True)
 log.write_text(call("m1", "claude-sonnet-4-5", 100) + call("m2", "claude-sonnet-4-5", 200))
-(log.parent / sid / "subagents" / "agent-a1.jsonl").write_text(call("s1", "claude-haiku-4-5", 700))
+later = "2026-12-01T10:01:30Z"
+subagent = call("s1", "claude-haiku-4-5", 700) + call("s2", "claude-haiku-4-5", 1, at=later)
+(log.parent / sid / "subagents" / "agent-a1.jsonl").write_text(subagent)
 boundary = {{"trigger": "auto", "pre_tokens": 150000}}
 print(json.dumps({{"type": "system", "subtype": "compact_boundary", "compact_metadata": boundary}}))
 print(json.dumps({{"type": "result", "subtype": "success", "is_error": False, "num_turns": 2,
@@ -128,6 +131,9 @@ def test_claude_subagent_calls_and_compactions_are_recorded(
         ("claude-sonnet-4-5", 100, None),
         ("claude-sonnet-4-5", 200, None),
         ("claude-haiku-4-5", 700, "agent-a1"),
+        ("claude-haiku-4-5", 1, "agent-a1"),
     ]
+    [span] = [e for e in transcript.events if "subagent" in e.data]
+    assert span.data == {"subagent": "agent-a1", "seconds": 90.0}
     [compaction] = [e for e in transcript.events if "compaction" in e.data]
     assert compaction.data == {"compaction": "auto", "prompt_tokens": 150000}

@@ -58,21 +58,42 @@ def subagent_calls(output: CaseOutput) -> dict[str, list[ModelCall]]:
     return dict(by_agent)
 
 
+def subagent_seconds(output: CaseOutput) -> dict[str, float]:
+    """Each subagent's time, first to last entry of its own log."""
+    return {
+        str(e.data["subagent"]): float(e.data.get("seconds", 0.0))
+        for e in output.transcript.events
+        if e.kind == "note" and "subagent" in e.data
+    }
+
+
 def check_subagent_spend_within(
     output: CaseOutput,
     *,
     most_usd: float | None = None,
     most_tokens: int | None = None,
+    most_seconds: float | None = None,
     each: bool = False,
     prices: PriceBook | None = None,
 ) -> None:
     """The subagents together (or, with ``each``, every one of them) billed at most
-    ``most_tokens`` tokens and cost at most ``most_usd``, each call priced at its own model's
-    rate on the day the trial ran (``prices``: the session's price book; the bundled records by
-    default). A run without subagents spent nothing on them."""
-    if most_usd is None and most_tokens is None:
-        raise CannotEvaluate("check_subagent_spend_within needs most_usd or most_tokens")
+    ``most_tokens`` tokens, cost at most ``most_usd`` and took at most ``most_seconds`` (the
+    sum of their own logs' spans), each call priced at its own model's rate on the day the trial
+    ran (``prices``: the session's price book; the bundled records by default). A run without
+    subagents spent nothing on them."""
+    if most_usd is None and most_tokens is None and most_seconds is None:
+        raise CannotEvaluate(
+            "check_subagent_spend_within needs most_usd, most_tokens or most_seconds"
+        )
     groups = subagent_calls(output)
+    seconds = subagent_seconds(output)
+    if most_seconds is not None:
+        timed = seconds if each else {"all subagents": sum(seconds.values())}
+        for name, took in timed.items():
+            if took > most_seconds:
+                raise AssertionError(
+                    f"{output.cell.id}: {name} took {took:.1f}s > {most_seconds:g}s"
+                )
     spans = groups if each else {"all subagents": [c for calls in groups.values() for c in calls]}
     book = prices or PriceBook.bundled()
     day = output.result.cost.priced_on or date.fromisoformat(output.result.started[:10])
