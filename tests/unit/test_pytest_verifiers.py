@@ -18,7 +18,7 @@ from harnessdrive.accounting.result_cost import PriceUsed
 from harnessdrive.grading.verdict import Finding, GradingRun, Verdict
 from harnessdrive.pytest_plugin import CannotEvaluate, CaseOutput
 from harnessdrive.pytest_plugin.matrix import Cell
-from harnessdrive.pytest_plugin.skills import SkillCoverage
+from harnessdrive.pytest_plugin.skills import Skill, SkillCoverage, coverage
 from harnessdrive.store.results import (
     AgentSummary,
     Cost,
@@ -187,6 +187,7 @@ def stored_run(folder: Path, good: bool) -> CaseOutput:
         not_loaded=() if good else ("scripts/hello.sh",),
         ran=("scripts/hello.sh",) if good else (),
         not_run=() if good else ("scripts/hello.sh",),
+        loaded_bytes=1_200 if good else 48_000,
     )
     cell = Cell(variant=variant, treatment=None, repetition=1, repeats=1, base="claude/m")
     return CaseOutput(cell=cell, result=result, folder=folder, workspace=workspace, skill=skill)
@@ -247,6 +248,12 @@ CASES: list[tuple[Check, tuple[Any, ...], dict[str, Any], str]] = [
     (plugin.check_skill_invoked, (), {}, "the transcript shows no use of the skill 'greet'"),
     (plugin.check_skill_was_loaded, ("scripts/hello.sh",), {}, "(loaded: SKILL.md)"),
     (plugin.check_skill_scripts_ran, (), {}, "skill scripts not run: scripts/hello.sh"),
+    (
+        plugin.check_skill_context_within,
+        (4_000,),
+        {},
+        "the skill's loaded files come to 48,000 bytes > 4,000 (SKILL.md)",
+    ),
     (plugin.check_hidden_tests_passed, (), {}, "the task's grader says fail"),
     (plugin.check_visible_tests_passed, (), {}, "visible tests: 1/3 passed"),
     (plugin.check_no_tampering, (), {}, "protected-path: tests/test_calc.py"),
@@ -273,7 +280,7 @@ NEUTRAL = {
 def test_every_bundled_verifier_is_covered() -> None:
     bundled = {name for name in plugin.__all__ if name.startswith("check_")} - {"check_golden"}
     assert bundled == {check.__name__ for check, *_ in CASES} | {"check_grader_failed"}
-    assert len(bundled) == 44
+    assert len(bundled) == 45
 
 
 @pytest.mark.parametrize(
@@ -436,3 +443,15 @@ def test_subagent_spend_is_priced_per_call_at_each_model_s_own_rate(
     ):
         with pytest.raises(CannotEvaluate):
             cannot()
+
+
+def test_the_skill_s_loaded_bytes_come_from_its_own_folder(tmp_path: Path) -> None:
+    root = tmp_path / "greet"
+    (root / "references").mkdir(parents=True)
+    (root / "SKILL.md").write_text("s" * 100)
+    (root / "references" / "big.md").write_text("b" * 5_000)
+    (root / "references" / "other.md").write_text("o" * 7_000)
+    skill = Skill("greet", root)
+    read = coverage(skill, "claude", ".claude/skills/greet", [("tool_call", "references/big.md")])
+    # SKILL.md is injected by Claude Code on invocation; big.md was read; other.md never was.
+    assert (read.loaded, read.loaded_bytes) == (("SKILL.md", "references/big.md"), 5_100)

@@ -107,6 +107,9 @@ class SkillCoverage:
     not_run: tuple[str, ...]
     observed: bool = True
     """False when the harness recorded no events at all: coverage cannot be told."""
+    loaded_bytes: int = 0
+    """The size of the loaded files, as the skill's own folder holds them (not the copy the
+    agent could edit): what the skill put into the agent's context."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -117,6 +120,7 @@ class SkillCoverage:
             "ran": list(self.ran),
             "not_run": list(self.not_run),
             "observed": self.observed,
+            "loaded_bytes": self.loaded_bytes,
         }
 
 
@@ -145,6 +149,7 @@ def coverage(
         ran=tuple(ran),
         not_run=tuple(s for s in skill.scripts() if s not in ran),
         observed=bool(seen),
+        loaded_bytes=sum((skill.root / rel).stat().st_size for rel in loaded),
     )
 
 

@@ -54,6 +54,7 @@ from harnessdrive.pytest_plugin.verifiers.run import (
     check_run_is_real,
 )
 from harnessdrive.pytest_plugin.verifiers.skill import (
+    check_skill_context_within,
     check_skill_invoked,
     check_skill_scripts_ran,
     check_skill_was_loaded,
@@ -99,6 +100,7 @@ __all__ = [
     "check_run_is_priced",
     "check_run_is_real",
     "check_seconds_within",
+    "check_skill_context_within",
     "check_skill_invoked",
     "check_skill_scripts_ran",
     "check_skill_was_loaded",

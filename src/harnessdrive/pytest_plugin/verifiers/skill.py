@@ -1,5 +1,5 @@
 """Verifiers of the skill under test: that it was invoked in the harness's own dialect, which
-of its files the agent loaded and which of its scripts ran."""
+of its files the agent loaded, how much context they cost and which of its scripts ran."""
 
 from __future__ import annotations
 
@@ -67,4 +67,17 @@ def check_skill_scripts_ran(output: CaseOutput, *scripts: str) -> None:
         ran = ", ".join(coverage.ran) or "none"
         raise AssertionError(
             f"{output.cell.id}: skill scripts not run: {', '.join(missing)} (ran: {ran})"
+        )
+
+
+def check_skill_context_within(output: CaseOutput, most_bytes: int) -> None:
+    """The skill's files the agent loaded come to at most ``most_bytes`` (their size in the
+    skill's own folder): a skill meant to load its references on demand that gets read whole
+    fails."""
+    coverage = _coverage(output)
+    if coverage.loaded_bytes > most_bytes:
+        loaded = ", ".join(coverage.loaded)
+        raise AssertionError(
+            f"{output.cell.id}: the skill's loaded files come to {coverage.loaded_bytes:,} "
+            f"bytes > {most_bytes:,} ({loaded})"
         )
