@@ -229,7 +229,8 @@ def test_cases_build_says_in_one_line_that_the_oracle_failed(task_copy, capsys) 
     capsys.readouterr()
     assert run_cli(["cases", "build", str(task_copy), "--pool", "5", "--per-rule", "1"]) == 2
     err = capsys.readouterr().err
-    assert "case 0: the oracle failed on a case: KeyError" in err and "Traceback" not in err
+    assert "the oracle failed on a case: KeyError" in err and "Traceback" not in err
+    assert "build again to resume" in err
 
 
 def test_shrink_reaches_a_one_minimal_case_and_counts_tries() -> None:

@@ -24,14 +24,28 @@ def build(
         str | None, typer.Option("--profile", help="Generator profile (default: the task's).")
     ] = None,
     dev: Annotated[int, typer.Option("--dev", help="Also write N visible dev cases.")] = 0,
+    base: Annotated[
+        int | None,
+        typer.Option("--base", help="Cases in the base bucket (default: --per-rule; 0: none)."),
+    ] = None,
 ) -> None:
     """Generate cases, answer and tag them with the oracle, fill one bucket per rule and freeze
     them (JSONL and a meta file) into the task's hidden files."""
     frozen = freeze_task_cases(
-        load_task(task), pool=pool, per_rule=per_rule, seed=seed, profile=profile, dev=dev
+        load_task(task),
+        pool=pool,
+        per_rule=per_rule,
+        seed=seed,
+        profile=profile,
+        dev=dev,
+        base=base,
     )
     buckets = ", ".join(f"{name} {count}" for name, count in frozen.buckets.items())
     console = stdout()
+    if frozen.resumed:
+        console.print(f"resumed: {frozen.resumed} cases and answers from an unfinished build")
+    if frozen.composes is None:
+        console.print("switches: no case two rules change, so their composing was not checked")
     console.print(f"{frozen.cases} cases frozen into {frozen.path} ({buckets})")
     for name, count in frozen.buckets.items():
         alone = frozen.isolated.get(name, 0)

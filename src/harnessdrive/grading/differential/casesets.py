@@ -15,15 +15,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from harnessdrive.errors import GradingError, TaskFormatError, UserError
-from harnessdrive.grading.differential.compare import canonical
-from harnessdrive.grading.differential.loading import task_callable
-from harnessdrive.grading.differential.oracle import Oracle
+from harnessdrive.errors import TaskFormatError, UserError
+from harnessdrive.grading.differential.pool import answer_pool, journal_path, pool_generator
 from harnessdrive.grading.differential.spec import DifferentialGradeSpec, GeneratorSpec
-from harnessdrive.grading.differential.task_commands import TaskCommandError, run_json_command
 from harnessdrive.tasks.loading import Task
 
-GENERATOR_SECONDS = 30.0
 BASE_BUCKET = "base"
 """The bucket of cases no switchable rule changes: what the documented behaviour alone decides."""
 
@@ -54,12 +50,18 @@ class CaseSetMeta(BaseModel):
     buckets: dict[str, int]
     isolated: dict[str, int] = Field(default_factory=dict)
     """How many cases of each bucket measure its rule alone."""
+    base: int | None = None
+    """Cases in the base bucket (None: as many as per rule, sets frozen before it was kept)."""
+    composes: bool | None = None
+    """Whether the oracle's switches were seen to compose (None: no case two rules change)."""
 
 
 @dataclass(frozen=True)
 class CaseSet:
     rows: tuple[CaseRow, ...]
     meta: CaseSetMeta
+    resumed: int = 0
+    """Cases and answers taken from an unfinished build's journal."""
 
 
 class CaseBuildError(UserError):
@@ -78,86 +80,97 @@ def build_case_set(
     per_rule: int,
     seed: int,
     profile: str | None = None,
+    base: int | None = None,
 ) -> tuple[CaseSet, list[CaseRow]]:
     """``pool`` cases made from ``seed``, answered and tagged, and ``per_rule`` of them per rule
-    bucket (and the base bucket). Returns the set and the pool cases it left unused."""
-    if pool < 1 or per_rule < 1:
-        raise CaseBuildError("the pool and the cases per rule must be at least 1")
+    bucket (and ``base``, by default ``per_rule``, in the base bucket). Returns the set and the
+    pool cases it left unused. Answers are journalled as they come: see :mod:`.pool`."""
+    base_count = per_rule if base is None else base
+    if pool < 1 or per_rule < 1 or base_count < 0:
+        raise CaseBuildError(
+            "the pool and the cases per rule must be at least 1, the base cases at least 0"
+        )
     chosen_profile = profile or spec.generator.profile
-    generate = generator(folder, spec.generator)
-    oracle = Oracle(folder, spec.oracle)
-    tagged: list[CaseRow] = []
-    seen: set[str] = set()
-    for index in range(pool):
-        case = generate(index, seed, chosen_profile)
-        key = canonical(case)
-        if key in seen:  # the same case made twice is one case: never in two buckets
-            continue
-        seen.add(key)
-        try:
-            rules = oracle.rules_of(case)
-            row = CaseRow(
-                id=f"{chosen_profile}-{seed}-{index}",
-                input=case,
-                expected=oracle.answer(case),
-                rules=rules,
-                isolated=oracle.isolates(case, rules),
-            )
-        except GradingError as exc:  # the task's oracle is broken: say so, in one line
-            raise CaseBuildError(f"case {index}: {exc}") from None
-        tagged.append(row)
-    rows, unused = fill_buckets(tagged, spec.oracle.rules, per_rule)
-    buckets = (*spec.oracle.rules, BASE_BUCKET)
+    answered = answer_pool(
+        folder,
+        spec,
+        pool=pool,
+        seed=seed,
+        profile=chosen_profile,
+        journal=journal_path(folder / spec.cases),
+    )
+    if answered.composes is False and len(spec.oracle.rules) > 1:
+        raise CaseBuildError(
+            "the oracle's switches do not compose: on every case two rules change, switching "
+            "both off answers as switching one of them alone; make its switches combine (see "
+            "'switches' and '{off}' in the docs)"
+        )
+    tagged = [
+        CaseRow(
+            id=f"{chosen_profile}-{seed}-{t.index}",
+            input=t.case,
+            expected=t.expected,
+            rules=t.rules,
+            isolated=t.isolated,
+        )
+        for t in answered.cases
+    ]
+    rows, unused = fill_buckets(tagged, spec.oracle.rules, per_rule, base=base_count)
+    buckets = (*spec.oracle.rules, BASE_BUCKET) if base_count else spec.oracle.rules
+    sizes = {b: (base_count if b == BASE_BUCKET else per_rule) for b in buckets}
     meta = CaseSetMeta(
         seed=seed,
         profile=chosen_profile,
         oracle_version=spec.oracle.version,
         pool=pool,
         per_rule=per_rule,
-        buckets=dict.fromkeys(buckets, per_rule),
+        base=base_count,
+        buckets=sizes,
         isolated={b: sum(r.isolated for r in rows if r.bucket == b) for b in buckets},
+        composes=answered.composes,
     )
-    return CaseSet(rows=tuple(rows), meta=meta), unused
+    return CaseSet(rows=tuple(rows), meta=meta, resumed=answered.resumed), unused
 
 
 def generator(folder: Path, spec: GeneratorSpec) -> Callable[[int, int, str], Any]:
     """Case ``index`` from a seed and a profile, by the task's function or command."""
-    if spec.function is not None:
-        return task_callable(folder, spec.function, "generator")
-    words = spec.command or ()
 
     def make(index: int, seed: int, profile: str) -> Any:
-        fill = {"index": str(index), "seed": str(seed), "profile": profile}
+        one = pool_generator(folder, spec, seed, profile)
         try:
-            return run_json_command(folder, words, fill=fill, timeout=GENERATOR_SECONDS)
-        except TaskCommandError as exc:
-            raise CaseBuildError(f"the generator failed on case {index}: {exc}") from None
+            return one.many([index])[0]
+        finally:
+            one.close()
 
     return make
 
 
 def fill_buckets(
-    tagged: Sequence[CaseRow], rules: Sequence[str], per_rule: int
+    tagged: Sequence[CaseRow], rules: Sequence[str], per_rule: int, *, base: int | None = None
 ) -> tuple[list[CaseRow], list[CaseRow]]:
     """``per_rule`` cases for each rule's bucket (cases tagged with that rule: those that
-    measure it alone first, then those tagged with it alone, then the rest) and for the base
-    bucket (untagged cases, isolated ones first); no case is used twice."""
+    measure it alone first, then those tagged with it alone, then the rest) and ``base``
+    (default ``per_rule``; 0: no base bucket) for the base bucket (untagged cases, isolated
+    ones first); no case is used twice."""
+    base_count = per_rule if base is None else base
     taken: set[str] = set()
     chosen: list[CaseRow] = []
     # The rule with the fewest cases chooses first, so a plentiful rule never takes them.
     order = sorted(rules, key=lambda rule: _supply(tagged, rule))
-    for rule in (*order, BASE_BUCKET):
+    for rule in (*order, BASE_BUCKET) if base_count else order:
+        wanted = base_count if rule == BASE_BUCKET else per_rule
         if rule == BASE_BUCKET:
             fits = [row for row in tagged if not row.rules and row.id not in taken]
         else:
             fits = [row for row in tagged if rule in row.rules and row.id not in taken]
         fits.sort(key=lambda row: (not row.isolated, len(row.rules)))  # stable
-        if len(fits) < per_rule:
+        if len(fits) < wanted:
+            lower = "the base cases (0 allowed)" if rule == BASE_BUCKET else "the cases per rule"
             raise CaseBuildError(
-                f"the bucket {rule!r} has only {len(fits)} of the {per_rule} cases it needs in "
-                f"a pool of {len(tagged)}; raise the pool or lower the cases per rule"
+                f"the bucket {rule!r} has only {len(fits)} of the {wanted} cases it needs in "
+                f"a pool of {len(tagged)}; raise the pool or lower {lower}"
             )
-        for row in fits[:per_rule]:
+        for row in fits[:wanted]:
             taken.add(row.id)
             chosen.append(row.model_copy(update={"bucket": rule}))
     unused = [row for row in tagged if row.id not in taken]
@@ -220,6 +233,8 @@ class FrozenSet:
     isolated: dict[str, int]
     dev_path: Path | None
     dev_cases: int
+    resumed: int = 0
+    composes: bool | None = None
 
 
 def freeze_cases(
@@ -232,11 +247,12 @@ def freeze_cases(
     seed: int,
     profile: str | None = None,
     dev: int = 0,
+    base: int | None = None,
 ) -> FrozenSet:
     """Build the task's hidden case set (and, with ``dev``, a visible one of unused cases in
     the repository at ``dev_cases``) and write them with their meta files."""
     case_set, unused = build_case_set(
-        task_folder, spec, pool=pool, per_rule=per_rule, seed=seed, profile=profile
+        task_folder, spec, pool=pool, per_rule=per_rule, seed=seed, profile=profile, base=base
     )
     dev_path: Path | None = None
     if dev:
@@ -251,8 +267,18 @@ def freeze_cases(
         write_case_set(dev_path, dev_set)
     path = task_folder / spec.cases
     write_case_set(path, case_set)
+    journal_path(path).unlink(missing_ok=True)  # the build is done: nothing left to resume
     meta = case_set.meta
-    return FrozenSet(path, len(case_set.rows), meta.buckets, meta.isolated, dev_path, dev)
+    return FrozenSet(
+        path,
+        len(case_set.rows),
+        meta.buckets,
+        meta.isolated,
+        dev_path,
+        dev,
+        resumed=case_set.resumed,
+        composes=meta.composes,
+    )
 
 
 def freeze_task_cases(
@@ -263,6 +289,7 @@ def freeze_task_cases(
     seed: int,
     profile: str | None = None,
     dev: int = 0,
+    base: int | None = None,
 ) -> FrozenSet:
     """:func:`freeze_cases` for a loaded task; a task of another kind is refused."""
     spec = task.spec.grade
@@ -277,4 +304,5 @@ def freeze_task_cases(
         seed=seed,
         profile=profile,
         dev=dev,
+        base=base,
     )

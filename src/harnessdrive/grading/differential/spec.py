@@ -17,6 +17,7 @@ class _Table(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+Protocol = Literal["call", "lines"]
 Command = tuple[str, ...]
 """A command as its words: a TOML list, or a string split as a shell would (no shell runs)."""
 
@@ -47,11 +48,19 @@ class OracleSpec(_Table):
     command: Command | None = None
     """Or a command run in the task folder on the host: it gets the case as JSON on stdin (or,
     where a word is ``{case}``, in a file of that name) and prints the answer as JSON."""
+    protocol: Protocol = "call"
+    """``call``: the command runs once per answer; ``lines``: it runs once, long-lived, reading
+    one JSON request a line on stdin (``{"case": ..., "off": [rules]}``) and printing one JSON
+    reply a line on stdout (``{"answer": ...}``), in order."""
     switches: dict[str, str] = Field(default_factory=dict)
     """How the command switches each rule off: a word added to it (``--no-braces``), or
-    ``NAME=value`` set in its environment."""
+    ``NAME=value`` set in its environment; two rules that set one variable set it to both
+    values joined by commas (``OFF=a,b``). A word ``{off}`` of the command is replaced by the
+    rules switched off, joined by commas, instead."""
     answer_timeout: float = Field(default=30.0, gt=0)
     """Seconds the oracle's command may take on one case."""
+    retries: int = Field(default=2, ge=0)
+    """How many times a case build asks again after an answer took over ``answer_timeout``."""
     server: Command | None = None
     """A loopback server of the task's own for the agent's run, in place of the one
     harnessdrive serves: started in the task folder with ``{port}`` replaced by a free port,
@@ -74,7 +83,8 @@ class OracleSpec(_Table):
     @model_validator(mode="after")
     def _complete(self) -> Self:
         _one_of("oracle", self.function, self.command)
-        if self.command is not None:
+        takes_off = self.command is not None and any("{off}" in w for w in self.command)
+        if self.command is not None and self.protocol == "call" and not takes_off:
             missing = [rule for rule in self.rules if rule not in self.switches]
             if missing:
                 raise ValueError(f"the oracle's command has no switch for {', '.join(missing)}")
@@ -95,6 +105,10 @@ class GeneratorSpec(_Table):
     command: Command | None = None
     """Or a command run in the task folder on the host, its words ``{index}``, ``{seed}`` and
     ``{profile}`` replaced, that prints case ``index`` as JSON."""
+    protocol: Protocol = "call"
+    """``call``: the command runs once per case; ``lines``: once, long-lived, reading one JSON
+    request a line (``{"index": i, "seed": s, "profile": p}``) and printing one JSON reply a
+    line (``{"case": ...}``), in order."""
     profile: str = "realistic"
     """The default profile, e.g. ``realistic`` or ``hard``."""
 
@@ -147,6 +161,9 @@ class DifferentialGradeSpec(GradeSpec):
     """At most this many failing cases are shrunk (each rule's first ones)."""
     hide: tuple[str, ...] = ()
     """Host paths the candidate's sandbox must not show (an oracle's binary, say)."""
+    starter_score: float = Field(default=0.0, ge=0, le=1)
+    """The most ``check`` lets the untouched starter score (a partial implementation may score
+    some)."""
 
     _words = field_validator("candidate_command", mode="before")(_words)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -17,12 +18,18 @@ from typing import Any
 from harnessdrive.sandbox.env import base_environment
 
 CASE_WORD = "{case}"
+OFF_WORD = "{off}"
+PYTHON_WORD = "python"
 MAX_OUTPUT = 64 * 1024 * 1024
 """Bytes of an answer read from a task command (a larger one is a broken command)."""
 
 
 class TaskCommandError(Exception):
     """A task command failed: the caller says whose failure it is."""
+
+
+class TaskCommandTimeout(TaskCommandError):
+    """A task command took over its time limit (asking again may do)."""
 
 
 def run_json_command(
@@ -58,7 +65,7 @@ def run_json_command(
                 check=False,
             )
         except subprocess.TimeoutExpired:
-            raise TaskCommandError(f"{words[0]} took over {timeout:g}s") from None
+            raise TaskCommandTimeout(f"{words[0]} took over {timeout:g}s") from None
         except OSError as exc:
             raise TaskCommandError(f"{words[0]} cannot run: {exc.strerror}") from None
     if out.returncode != 0:
@@ -73,19 +80,33 @@ def run_json_command(
 
 
 def fill_words(word: str, fill: Mapping[str, str]) -> str:
-    for name, value in fill.items():
+    """``word`` with each ``{name}`` of ``fill`` replaced, and ``{python}`` by the interpreter
+    harnessdrive runs under (never a ``python3`` looked up on the host's PATH)."""
+    for name, value in {PYTHON_WORD: sys.executable, **fill}.items():
         word = word.replace("{" + name + "}", value)
     return word
 
 
+def switched_off(
+    words: Sequence[str], switches: Mapping[str, str], off: Sequence[str]
+) -> tuple[list[str], dict[str, str]]:
+    """The command with the rules ``off`` switched off: ``{off}`` words get them joined by
+    commas, and each rule's switch is added (see :func:`switched`)."""
+    joined = ",".join(sorted(off))
+    argv = [word.replace(OFF_WORD, joined) for word in words]
+    return switched(argv, [switches[rule] for rule in sorted(off) if rule in switches])
+
+
 def switched(words: Sequence[str], switches: Sequence[str]) -> tuple[list[str], dict[str, str]]:
     """The command and the environment with each switch on: ``NAME=value`` is a variable,
-    anything else a word added to the command."""
-    argv, env = list(words), {}
+    anything else a word added to the command; switches setting one variable join their
+    values with commas."""
+    argv, env = list(words), dict[str, str]()
     for switch in switches:
         name, equals, value = switch.partition("=")
         if equals and name and not name.startswith("-") and name.replace("_", "").isalnum():
-            env[name] = value
+            # Two rules switched by one variable compose: the values joined by commas.
+            env[name] = f"{env[name]},{value}" if name in env else value
         else:
             argv.append(switch)
     return argv, env
