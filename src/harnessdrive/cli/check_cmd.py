@@ -60,11 +60,7 @@ def check(
     console = stdout()
     if baselines:
         console.print(_baseline_table(baselines))
-    for line in wrong:
-        console.print(line)
-    if wrong and not broken:
-        raise typer.Exit(1)
-    console.print(_builtin_table(loaded.name, checks))
+    console.print(_builtin_table(loaded.name, checks))  # printed whatever a baseline scored
     if any(item.fixtures for item in checks):
         console.print(_fixture_table(checks))
     for item in checks:
@@ -78,6 +74,9 @@ def check(
             f"{len(broken)} of {_tasks(len(checks))} broken: {', '.join(i.task for i in broken)}"
         )
         console.print(f"Logs of every case: {logs}")
+    for line in wrong:
+        console.print(line)
+    if broken or wrong:
         raise typer.Exit(1)
     fixtures = sum(len(item.fixtures) for item in checks)
     every = "The task grades" if len(checks) == 1 else f"All {len(checks)} tasks grade"

@@ -63,11 +63,12 @@ def _counterexample_lines(trials: list[TrialRow]) -> list[RenderableType]:
         for example in trial.counterexamples:
             shown = json.dumps(example.input, sort_keys=True)
             said = example.error or json.dumps(example.actual)
-            groups["+".join(example.rules) or "documented"].append(
+            rules = "+".join(example.rules) or "documented"
+            groups[f"{example.label} {rules}"].append(
                 f"{shown} -> expected {json.dumps(example.expected)}, got {said}"
             )
         for rule, examples in sorted(groups.items()):
-            head = f"{trial.task}/{trial.variant}: breaks {rule} ({len(examples)} shrunk)"
+            head = f"{trial.task}/{trial.variant}: {rule} ({len(examples)} shrunk)"
             lines.append(Text(head))
             lines.extend(Text(f"    {e}", style="dim") for e in examples[:EXAMPLES_SHOWN])
     return lines

@@ -5,7 +5,7 @@
   sandbox with no server (the no-oracle rule holds);
 - ``rule-off:<rule>``: the oracle with one rule switched off scores 0 on that rule's bucket
   (the tags and frozen answers agree with the oracle);
-- ``starter``: the untouched repository scores 0;
+- ``starter``: the untouched repository scores at most ``starter_score`` (default 0);
 - ``naive``: the task's naive attempt (``agents/naive/``), when it ships one, scores low.
 """
 
@@ -173,7 +173,9 @@ def _attempt(
     score = verdict.score or 0.0
     if name == "naive":
         return Baseline(name, f"at most {NAIVE_AT_MOST:.0%}", score, score <= NAIVE_AT_MOST)
-    return Baseline(name, "0%", score, score == 0.0)
+    ceiling = spec.starter_score  # a starter may be a partial implementation
+    expected = f"at most {ceiling:.0%}" if ceiling else "0%"
+    return Baseline(name, expected, score, score <= ceiling)
 
 
 def _score(

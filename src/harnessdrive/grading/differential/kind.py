@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from harnessdrive.errors import GradingError, TaskFormatError
+from harnessdrive.grading.differential.attribution import explain, explain_all
 from harnessdrive.grading.differential.casesets import CaseRow, read_case_set
 from harnessdrive.grading.differential.command_candidate import (
     CommandCandidate,
@@ -104,22 +105,18 @@ def grade_candidate(
         run = _answered(session, [row.input for row in cases])
         answers = {a.index: a for a in run.answers}
         passed = [_agrees(row, answers[i], spec) for i, row in enumerate(cases)]
-        metrics = _metrics(cases, passed)
-        metrics["case_seconds"] = round(run.seconds, 3)
-        counterexamples: tuple[Counterexample, ...] = ()
         refused = bool(findings) or bool(session.forbidden)
-        # A candidate the static check or the run-time guard refuses scores 0 whatever it
-        # answers: nothing to shrink.
-        if (
-            spec.minimise
-            and spec.parts
-            and not all(passed)
-            and not (refused and spec.static == "fail")
-        ):
-            oracle = Oracle(task_folder, spec.oracle)
-            counterexamples = _counterexamples(spec, cases, passed, session, oracle)
-            metrics["counterexamples"] = float(len(counterexamples))
-            metrics["minimiser_oracle_calls"] = float(oracle.calls)
+        oracle = Oracle(task_folder, spec.oracle)
+        try:
+            blamed = _blamed(spec, cases, passed, answers, None if refused else oracle)
+            metrics = _metrics(cases, passed, blamed)
+            metrics["case_seconds"] = round(run.seconds, 3)
+            counterexamples = _shrunk(spec, cases, passed, session, oracle, refused)
+            if counterexamples:
+                metrics["counterexamples"] = float(len(counterexamples))
+                metrics["minimiser_oracle_calls"] = float(oracle.calls)
+        finally:
+            oracle.close()
         metrics["workers"] = float(session.workers)
         findings += tuple(
             Finding(
@@ -221,11 +218,58 @@ def _agrees(row: CaseRow, answer: CaseAnswer, spec: DifferentialGradeSpec) -> bo
     return answer.error is None and same(row.expected, answer.answer, spec.comparator)
 
 
-def _metrics(cases: tuple[CaseRow, ...], passed: list[bool]) -> dict[str, float]:
+def _shrunk(
+    spec: DifferentialGradeSpec,
+    cases: tuple[CaseRow, ...],
+    passed: list[bool],
+    session: Session,
+    oracle: Oracle,
+    refused: bool,
+) -> tuple[Counterexample, ...]:
+    # A candidate the static check or the run-time guard refuses scores 0 whatever it
+    # answers: nothing to shrink.
+    if not spec.minimise or not spec.parts or all(passed) or (refused and spec.static == "fail"):
+        return ()
+    return _counterexamples(spec, cases, passed, session, oracle)
+
+
+def _blamed(
+    spec: DifferentialGradeSpec,
+    cases: tuple[CaseRow, ...],
+    passed: list[bool],
+    answers: dict[int, CaseAnswer],
+    oracle: Oracle | None,
+) -> list[tuple[str, ...] | None]:
+    """For each case, the rules its failure is attributed to by switching (None: passed, or
+    not explained, so it counts against its own bucket)."""
+    blamed: list[tuple[str, ...] | None] = [None] * len(cases)
+    if oracle is None:
+        return blamed
+    failing = [
+        i for i, ok in enumerate(passed) if not ok and cases[i].rules and answers[i].error is None
+    ]
+    found = explain_all(
+        oracle,
+        [(cases[i].input, cases[i].rules, answers[i].answer) for i in failing],
+        spec.comparator,
+    )
+    for i, rules in zip(failing, found, strict=True):
+        blamed[i] = rules
+    return blamed
+
+
+def _metrics(
+    cases: tuple[CaseRow, ...],
+    passed: list[bool],
+    blamed: Sequence[tuple[str, ...] | None] | None = None,
+) -> dict[str, float]:
+    """Pass rates overall and per bucket; a failing case whose answer switching explains by
+    other rules than its bucket's does not count against its bucket."""
     total, good = Counter[str](), Counter[str]()
-    for row, ok in zip(cases, passed, strict=True):
+    for i, (row, ok) in enumerate(zip(cases, passed, strict=True)):
+        rules = blamed[i] if blamed is not None else None
         total[row.bucket] += 1
-        good[row.bucket] += ok
+        good[row.bucket] += ok or (rules is not None and row.bucket not in rules)
     metrics = {
         "cases": float(len(cases)),
         "cases_passed": float(sum(passed)),
@@ -272,11 +316,16 @@ def _counterexamples(
         row = cases[index]
         shrunk = shrink(row.input, spec.parts, disagrees)
         final = _answered(session, [shrunk.case]).answers[0]
+        involved = oracle.rules_of(shrunk.case)
+        breaks = None
+        if final.error is None:
+            breaks = explain(oracle, shrunk.case, involved, final.answer, spec.comparator)
         found.append(
             Counterexample.bounded(
                 case=row.id,
                 bucket=row.bucket,
-                rules=oracle.rules_of(shrunk.case),
+                rules=breaks if breaks is not None else involved,
+                label="breaks" if breaks is not None or not involved else "involves",
                 input=shrunk.case,
                 expected=oracle.answer(shrunk.case),
                 actual=final.answer,

@@ -24,8 +24,11 @@ class Counterexample(BaseModel):
     bucket: str
     """The rule bucket the case was frozen in."""
     rules: tuple[str, ...]
-    """The rules whose switching-off changes the oracle's answer to the shrunk case: what it
-    is a counterexample of (empty: the documented behaviour)."""
+    """With ``label`` ``breaks``: the rules the candidate gets wrong on the shrunk case (its
+    answer is the oracle's with them switched off; empty: the documented behaviour). With
+    ``involves``: the rules whose switching-off changes the oracle's answer to it, none of
+    which explains the candidate's answer."""
+    label: Literal["breaks", "involves"] = "breaks"
     input: Any
     expected: Any
     actual: Any = None

@@ -7,6 +7,7 @@ or in a file where a word of the command is ``{case}``; the answer comes back as
 
 from __future__ import annotations
 
+import errno
 import json
 import subprocess
 import sys
@@ -54,6 +55,7 @@ def run_json_command(
             argv = [word.replace(CASE_WORD, str(case_file)) for word in argv]
             stdin = None
         environment = base_environment(home, home, extra=env)
+        name = Path(argv[0]).name if argv else "the command"
         try:
             out = subprocess.run(
                 argv,
@@ -65,18 +67,20 @@ def run_json_command(
                 check=False,
             )
         except subprocess.TimeoutExpired:
-            raise TaskCommandTimeout(f"{words[0]} took over {timeout:g}s") from None
+            raise TaskCommandTimeout(f"{name} took over {timeout:g}s") from None
         except OSError as exc:
-            raise TaskCommandError(f"{words[0]} cannot run: {exc.strerror}") from None
+            if exc.errno == errno.EAGAIN:  # the machine is out of processes for now
+                raise TaskCommandTimeout(f"{name} cannot start now: {exc.strerror}") from None
+            raise TaskCommandError(f"{name} cannot run: {exc.strerror}") from None
     if out.returncode != 0:
         tail = out.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
-        raise TaskCommandError(f"{words[0]} exited {out.returncode}: {tail[0][:200]}")
+        raise TaskCommandError(f"{name} exited {out.returncode}: {tail[0][:200]}")
     if len(out.stdout) > MAX_OUTPUT:
-        raise TaskCommandError(f"{words[0]} printed over {MAX_OUTPUT} bytes")
+        raise TaskCommandError(f"{name} printed over {MAX_OUTPUT} bytes")
     try:
         return json.loads(out.stdout)
     except ValueError:
-        raise TaskCommandError(f"{words[0]} did not print one JSON value") from None
+        raise TaskCommandError(f"{name} did not print one JSON value") from None
 
 
 def fill_words(word: str, fill: Mapping[str, str]) -> str:
