@@ -132,8 +132,15 @@ def _requests(path: str) -> "Iterator[Any]":
             yield json.loads(line)
 
 
+def _own_failure(kind: "type[BaseException]", value: BaseException, tb: object) -> None:
+    """The worker's own crash, said without source lines: rendering them compiles the
+    worker's files, which the guard would record as the candidate loading them."""
+    sys.stderr.write(f"the grading worker failed: {kind.__name__}: {value}\n")
+
+
 def main(argv: list[str]) -> int:
     root, module_name, function_name, inputs, results_path, allowed = argv
+    sys.excepthook = _own_failure
     # Kept open for the worker's whole life, line-buffered so each line is seen at once.
     results = open(results_path, "a", buffering=1, encoding="utf-8")  # noqa: SIM115
     sys.stdout = sys.stderr  # the candidate's prints go to the log, never into the results
