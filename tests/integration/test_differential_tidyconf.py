@@ -153,3 +153,27 @@ def test_check_holds_a_partial_starter_to_its_ceiling(built: Task, tmp_path: Pat
     strict = cli("check", str(suite), "--sandbox", "none")
     assert strict.returncode == 1
     assert "Self-test of" in strict.stdout and "starter scored" in strict.stdout
+
+
+def test_the_grading_time_limit_fails_the_trial_with_what_was_graded(
+    built: Task, tmp_path: Path
+) -> None:
+    spec = spec_of(built).model_copy(update={"timeout": 3.0, "case_timeout": 0.5})
+    cases = read_case_set(built.folder / spec.cases, spec).rows
+    root = tmp_path / "repo"
+    shutil.copytree(built.repo_path, root)
+    (root / "tidy" / "norm.py").write_text("def tidy(case):\n    while True:\n        pass\n")
+    verdict = grade_candidate(
+        spec,
+        cases,
+        task_folder=built.folder,
+        root=root,
+        work=tmp_path / "work",
+        sandbox=sandbox_of("none"),
+        python=sys.executable,
+    )
+    graded = verdict.metrics["cases_graded"]
+    assert 0 < graded < len(cases)
+    assert verdict.outcome == "fail" and verdict.score == 0.0
+    assert verdict.error is not None and verdict.error.startswith("grading time limit: ")
+    assert f"{graded:.0f} of {len(cases)} cases graded" in verdict.error

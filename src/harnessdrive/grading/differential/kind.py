@@ -7,6 +7,7 @@ import os
 import shutil
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from itertools import zip_longest
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from harnessdrive.grading.differential.spec import KIND, DifferentialGradeSpec
 from harnessdrive.grading.differential.static_check import DEFAULT_ALLOWED, check_candidate
 from harnessdrive.grading.kinds.base import GradingCopy
 from harnessdrive.grading.verdict import Finding, Verdict
+from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.sandbox.runner import Sandbox
 
@@ -102,7 +104,7 @@ def grade_candidate(
         max_answer_bytes=answer_bound(cases),
     )
     with session:
-        run = _answered(session, [row.input for row in cases])
+        run, graded = _answered_within(session, [row.input for row in cases], spec.timeout)
         answers = {a.index: a for a in run.answers}
         passed = [_agrees(row, answers[i], spec) for i, row in enumerate(cases)]
         refused = bool(findings) or bool(session.forbidden)
@@ -111,7 +113,11 @@ def grade_candidate(
             blamed = _blamed(spec, cases, passed, answers, None if refused else oracle)
             metrics = _metrics(cases, passed, blamed)
             metrics["case_seconds"] = round(run.seconds, 3)
-            counterexamples = _shrunk(spec, cases, passed, session, oracle, refused)
+            metrics["cases_graded"] = float(graded)
+            timed_out = graded < len(cases)
+            counterexamples = (
+                () if timed_out else _shrunk(spec, cases, passed, session, oracle, refused)
+            )
             if counterexamples:
                 metrics["counterexamples"] = float(len(counterexamples))
                 metrics["minimiser_oracle_calls"] = float(oracle.calls)
@@ -131,13 +137,19 @@ def grade_candidate(
     score = metrics["pass_rate"]
     if blocked:
         score = 0.0
-    outcome = "pass" if score >= spec.threshold and not blocked else "fail"
+    outcome = "pass" if score >= spec.threshold and not blocked and not timed_out else "fail"
     verdict = Verdict(
         outcome=outcome,
         score=score,
         metrics=metrics,
         findings=findings,
         counterexamples=counterexamples,
+        error=(
+            f"grading time limit: {graded} of {len(cases)} cases graded within "
+            f"{spec.timeout:g}s (grade.timeout); the rest fail"
+            if timed_out
+            else None
+        ),
     )
     if logs is not None:
         _write_report(logs / "differential.json", cases, passed, answers, counterexamples)
@@ -281,6 +293,35 @@ def _metrics(
         metrics[f"rule.{bucket}.passed"] = float(good[bucket])
         metrics[f"rule.{bucket}.rate"] = round(good[bucket] / total[bucket], 6)
     return metrics
+
+
+TIME_LIMITED = "not graded within the grading time limit"
+MAX_CHUNK = 256
+
+
+def _answered_within(
+    session: Session, inputs: list[Any], seconds: float
+) -> tuple[CandidateRun, int]:
+    """The candidate's answers to ``inputs``, asked in chunks small enough that even cases
+    that each take their whole limit end by the overall limit; the cases not reached by then
+    fail with :data:`TIME_LIMITED`. Returns the run and how many cases were graded."""
+    deadline = now() + seconds
+    per_case = max(session.candidate.case_timeout, 0.001)
+    answers: list[CaseAnswer] = []
+    spent, workers = 0.0, 0
+    while len(answers) < len(inputs):
+        left = deadline - now()
+        if left <= 0:
+            break
+        size = max(1, min(MAX_CHUNK, int(left / per_case)))
+        start = len(answers)
+        run = _answered(session, inputs[start : start + size])
+        answers += [replace(a, index=a.index + start) for a in run.answers]
+        spent += run.seconds
+        workers = run.workers
+    graded = len(answers)
+    answers += [CaseAnswer(i, error=TIME_LIMITED) for i in range(graded, len(inputs))]
+    return CandidateRun(tuple(answers), workers, spent), graded
 
 
 def _answered(session: Session, inputs: list[Any]) -> CandidateRun:
