@@ -79,12 +79,13 @@ def _claims_table(trials: list[TrialRow]) -> Table:
     for name in ("Task", "Harness", "Made", "True", "False", "False claims"):
         table.add_column(name, justify="right" if name in ("Made", "True", "False") else "left")
     for trial in trials:
-        false = [c for c in trial.claims if not c.holds]
+        judged = [c for c in trial.claims if c.holds is not None]  # unmapped: not judged
+        false = [c for c in judged if not c.holds]
         table.add_row(
             trial.task,
             trial.variant,
-            str(len(trial.claims)),
-            str(len(trial.claims) - len(false)),
+            str(len(judged)),
+            str(len(judged) - len(false)),
             str(len(false)),
             "; ".join(f"{c.kind}: {c.text}" for c in false)[:200],
         )
