@@ -356,7 +356,7 @@ def _counterexamples(
     found = []
     for index in failing[: spec.max_counterexamples]:
         row = cases[index]
-        shrunk = shrink(row.input, spec.parts, disagrees)
+        shrunk = shrink(row.input, spec.parts, disagrees, max_tries=spec.minimise_calls)
         final = _answered(session, [shrunk.case]).answers[0]
         involved = oracle.rules_of(shrunk.case)
         breaks = None

@@ -157,6 +157,8 @@ class DifferentialGradeSpec(GradeSpec):
     """``fail``: a forbidden import fails the verdict and scores 0; ``report``: listed only."""
     minimise: bool = True
     """Shrink each failing case to a minimal counterexample (the oracle runs on the host)."""
+    minimise_calls: int = Field(default=500, ge=1)
+    """At most this many tries (each at most one oracle answer) shrink one counterexample."""
     max_counterexamples: int = Field(default=20, ge=0)
     """At most this many failing cases are shrunk (each rule's first ones)."""
     hide: tuple[str, ...] = ()
