@@ -177,3 +177,53 @@ def test_the_grading_time_limit_fails_the_trial_with_what_was_graded(
     assert verdict.outcome == "fail" and verdict.score == 0.0
     assert verdict.error is not None and verdict.error.startswith("grading time limit: ")
     assert f"{graded:.0f} of {len(cases)} cases graded" in verdict.error
+
+
+def test_a_dev_set_is_committed_without_hidden_tags(tmp_path: Path) -> None:
+    folder = copy_task(tmp_path / "tidyconf")
+    repo = folder / "repo"
+    for argv in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "start"]):
+        subprocess.run(
+            ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *argv],
+            check=True,
+            capture_output=True,
+        )
+    toml = folder / "task.toml"
+    toml.write_text(
+        toml.read_text().replace(
+            "timeout = 120\n", 'timeout = 120\ndev_cases = "dev/cases.jsonl"\n'
+        )
+    )
+    task = load_task(folder)
+    spec = spec_of(task)
+    frozen = freeze_cases(folder, repo, spec, pool=300, per_rule=5, seed=1, base=0, dev=20)
+    assert frozen.dev_path == repo / "dev" / "cases.jsonl"
+    tracked = subprocess.run(
+        ["git", "-C", str(repo), "ls-files"], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert "dev/cases.jsonl" in tracked and "dev/cases.meta.json" in tracked
+    status = subprocess.run(
+        ["git", "-C", str(repo), "status", "--porcelain"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert status == ""
+    rows = [json.loads(line) for line in frozen.dev_path.read_text().splitlines()]
+    assert len(rows) == 20 and all(set(row) == {"id", "input", "expected"} for row in rows)
+    meta = frozen.dev_path.with_name("cases.meta.json").read_text()
+    assert not any(rule in meta for rule in RULES)
+    # A task that shows its tags gets each dev case's real bucket, not "base" for all.
+    toml.write_text(
+        toml.read_text().replace(
+            'dev_cases = "dev/cases.jsonl"\n', 'dev_cases = "dev/cases.jsonl"\ndev_tags = true\n'
+        )
+    )
+    task = load_task(folder)
+    frozen = freeze_cases(folder, repo, spec_of(task), pool=300, per_rule=5, seed=1, base=0, dev=20)
+    rows = [json.loads(line) for line in frozen.dev_path.read_text().splitlines()]
+    assert all(
+        row["bucket"] == (min(row["rules"], key=RULES.index) if row["rules"] else "base")
+        for row in rows
+    )
+    assert len({row["bucket"] for row in rows}) > 1

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harnessdrive.errors import TaskFormatError, UserError
+from harnessdrive.grading.differential.dev_set import write_dev_set
 from harnessdrive.grading.differential.pool import answer_pool, journal_path, pool_generator
 from harnessdrive.grading.differential.spec import DifferentialGradeSpec, GeneratorSpec
 from harnessdrive.tasks.loading import Task
@@ -258,13 +259,14 @@ def freeze_cases(
     if dev:
         if spec.dev_cases is None:
             raise CaseBuildError("a dev set needs 'dev_cases' in the task's [grade] table")
-        rows = dev_rows(unused, dev)
-        dev_path = repo_folder / spec.dev_cases
-        dev_set = CaseSet(
-            rows=tuple(CaseRow.model_validate(row) for row in rows),
-            meta=case_set.meta.model_copy(update={"buckets": {}}),
+        dev_path = write_dev_set(
+            repo_folder,
+            spec.dev_cases,
+            dev_rows(unused, dev),
+            case_set.meta.model_dump(mode="json"),
+            spec.oracle.rules,
+            tags=spec.dev_tags,
         )
-        write_case_set(dev_path, dev_set)
     path = task_folder / spec.cases
     write_case_set(path, case_set)
     journal_path(path).unlink(missing_ok=True)  # the build is done: nothing left to resume

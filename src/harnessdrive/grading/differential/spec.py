@@ -142,6 +142,8 @@ class DifferentialGradeSpec(GradeSpec):
     runs (the grader hands the candidate each case's input, never an answer)."""
     dev_cases: str | None = None
     """A visible case set, relative to the repository, that ``cases build --dev`` writes."""
+    dev_tags: bool = False
+    """Show each dev case's rule tags and bucket (they name rules the README may not)."""
     comparator: Literal["exact", "unordered"] = "exact"
     """``exact``: canonical JSON equal; ``unordered``: equal once every list is sorted."""
     parts: tuple[str, ...] = ()
