@@ -120,7 +120,8 @@ def _served(task: Task, spec: DifferentialGradeSpec) -> Iterator[str]:
         finally:
             own.stop()
         return
-    server = oracle_server(Oracle(task.folder, spec.oracle), AgentRunWatch())
+    oracle = Oracle(task.folder, spec.oracle)
+    server = oracle_server(oracle, AgentRunWatch())
     thread = threading.Thread(target=server.serve_forever, name="oracle", daemon=True)
     thread.start()
     try:
@@ -129,6 +130,7 @@ def _served(task: Task, spec: DifferentialGradeSpec) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join()
+        oracle.close()
 
 
 def _rules_off(
@@ -136,13 +138,20 @@ def _rules_off(
 ) -> list[Baseline]:
     oracle = Oracle(task.folder, spec.oracle)
     found = []
-    for rule in spec.oracle.rules:
-        bucket = [row for row in cases if row.bucket == rule]
-        good = sum(
-            same(row.expected, oracle.answer(row.input, {rule}), spec.comparator) for row in bucket
+    try:
+        oracle.prefetch(
+            [(row.input, (row.bucket,)) for row in cases if row.bucket in spec.oracle.rules]
         )
-        score = good / len(bucket) if bucket else 1.0
-        found.append(Baseline(f"rule {rule} off, on its bucket", "0%", score, score == 0.0))
+        for rule in spec.oracle.rules:
+            bucket = [row for row in cases if row.bucket == rule]
+            good = sum(
+                same(row.expected, oracle.answer(row.input, {rule}), spec.comparator)
+                for row in bucket
+            )
+            score = good / len(bucket) if bucket else 1.0
+            found.append(Baseline(f"rule {rule} off, on its bucket", "0%", score, score == 0.0))
+    finally:
+        oracle.close()
     return found
 
 
