@@ -220,6 +220,7 @@ def main(argv: list[str]) -> int:
             text = json.dumps({"refused": True})
         out.write(text.encode() + b"\n")
         out.flush()
+    oracle.close()  # a long-lived oracle command of the task's ends with this process
     return 0
 
 
