@@ -30,13 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from harnessdrive.errors import HarnessdriveError, UserError
-from harnessdrive.executors.base import JobResult, TrialJob, WorkerSettings
 from harnessdrive.executors.ray_worker import Shipped, harnessdrive_version, run_shipped
 from harnessdrive.executors.task_bundle import pack_task
 from harnessdrive.sandbox.runner import get_sandbox
 from harnessdrive.sandbox.scratch import make_scratch_root
 from harnessdrive.store.results import AgentSummary, RetryEvent, RoundRecord, TrialResult
 from harnessdrive.store.store import utc_now
+from harnessdrive.trial.job import JobResult, TrialJob, WorkerSettings
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 LOST_TRIES = 3
@@ -55,7 +55,7 @@ class _InFlight:
 
 
 class RayExecutor:
-    """Trials as Ray tasks; see :class:`harnessdrive.executors.base.Executor`."""
+    """Trials as Ray tasks; see :class:`harnessdrive.executors.interface.Executor`."""
 
     name = "ray"
 
