@@ -27,7 +27,7 @@ from harnessdrive.grading.differential.execute import (
 )
 from harnessdrive.grading.differential.minimise import shrink
 from harnessdrive.grading.differential.oracle import Oracle
-from harnessdrive.grading.differential.results import Counterexample
+from harnessdrive.grading.differential.results import Counterexample, as_details
 from harnessdrive.grading.differential.spec import KIND, DifferentialGradeSpec
 from harnessdrive.grading.differential.static_check import DEFAULT_ALLOWED, check_candidate
 from harnessdrive.grading.kinds.base import GradingCopy
@@ -140,7 +140,7 @@ def grade_candidate(
         score=score,
         metrics=metrics,
         findings=findings,
-        counterexamples=counterexamples,
+        details=as_details(counterexamples),
     )
     if logs is not None:
         _write_report(logs / "differential.json", cases, passed, answers, counterexamples)
