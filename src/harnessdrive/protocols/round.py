@@ -8,8 +8,8 @@ from pathlib import Path
 
 from harnessdrive.errors import ChangeError, GradingError, HarnessdriveError, SetupFailedError
 from harnessdrive.grading.claims import invalid_verdict, with_claims
-from harnessdrive.grading.differential.service import agent_run_watch
 from harnessdrive.grading.grader import GradingSetup, grade
+from harnessdrive.grading.run_watch import agent_run_watch
 from harnessdrive.grading.taxonomy import side_of
 from harnessdrive.grading.verdict import Finding, Verdict
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, Harness
