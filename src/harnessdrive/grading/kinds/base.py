@@ -63,6 +63,7 @@ __all__ = [
     "GraderKind",
     "GradingCopy",
     "GradingSetup",
+    "MeasuringKind",
     "RunWatch",
     "Verdict",
     "grader_kind",
@@ -181,6 +182,26 @@ class AgentRunHook(Protocol):
         """A context entered just before the agent's run and left when it ends. The watch's
         ``env`` is added to the run's environment; setting its ``problem`` makes the round
         invalid. ``sandbox`` is the run's, for a process the kind starts for the agent."""
+        ...
+
+
+@runtime_checkable
+class MeasuringKind(Protocol):
+    """What a grader kind implements, beside :class:`GraderKind`, when its verdicts carry a
+    measured objective (the ``improve`` kind): the improve protocol reads them through it, never
+    through the kind's name or how the verdict stores them."""
+
+    def samples(self, verdict: Verdict) -> tuple[float, ...]:
+        """The objective's samples in ``verdict``, in order; none when it was not measured."""
+        ...
+
+    def workload_result(self, verdict: Verdict) -> float | None:
+        """The objective runner's digest of the workload's result, where it reported one: a
+        state whose workload answers otherwise than the untouched one's did other work."""
+        ...
+
+    def without_measurement(self, verdict: Verdict, why: str) -> Verdict:
+        """``verdict`` with its measurement taken out, and a finding saying ``why``."""
         ...
 
 
