@@ -11,16 +11,17 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from harnessdrive.grading.verdict import Outcome, StreamKept, Verdict
 from harnessdrive.proxy.traffic import Traffic
-from harnessdrive.store.provenance import Provenance
+from harnessdrive.store.provenance import Provenance, Suppliers
 from harnessdrive.store.result_cost import Cost, CostSource
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Usage
 from harnessdrive.workspace.names import NameText, model_json
 
-RESULT_SCHEMA = "harnessdrive-result-4"
+RESULT_SCHEMA = "harnessdrive-result-5"
 """2 added the suite's identity and version and harnessdrive's version; 3 holds the agent run,
-diff and grading in ``rounds`` and adds the trial's score, metrics and totals. Files of 1 and 2
-still load: their one attempt becomes round 1."""
+diff and grading in ``rounds`` and adds the trial's score, metrics and totals; 5 records the
+protocol and the plugins that supplied the trial's parts, and keeps a grader kind's own data in
+the verdict's ``details``. Files of 1 and 2 still load: their one attempt becomes round 1."""
 
 __all__ = [
     "RESULT_SCHEMA",
@@ -154,6 +155,9 @@ class TrialResult(_Model):
     variant_label: str
     harness: str
     harness_version: str | None = None
+    protocol: str | None = None
+    """The trial protocol that ran it (``single``, ``improve``, ``known-change``); None in files
+    written before it was recorded."""
     repetition: int
     status: Status
     outcome: Outcome
@@ -185,6 +189,9 @@ class TrialResult(_Model):
     allow-list, reported models, sandbox); None in files written before it was recorded."""
     retries: tuple[RetryEvent, ...] = ()
     """Tries that did not count (rate limits, lost workers), oldest first."""
+    plugins: Suppliers | None = None
+    """The distribution and version that supplied the harness, the grader kind and the
+    protocol; None where the trial never ran and in files written before it was recorded."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 

@@ -52,7 +52,7 @@ from harnessdrive.trial.failures import machinery_failure
 from harnessdrive.trial.job import JobResult, TrialJob
 from harnessdrive.trial.outcome import priced_run, round_records, trial_timing
 from harnessdrive.trial.paths import TrialScratch
-from harnessdrive.trial.provenance import trial_provenance
+from harnessdrive.trial.provenance import trial_provenance, trial_suppliers
 from harnessdrive.trial.rate_limits import with_retries
 from harnessdrive.trial.treatments import trial_snapshot
 from harnessdrive.trial.worker import WorkerContext
@@ -346,6 +346,8 @@ def _run(
             "provenance": trial_provenance(
                 snapshot, [each.agent for each in outcome.rounds], worker.sandbox.name
             ),
+            "protocol": protocol.name,
+            "plugins": trial_suppliers(job.harness.name, task.spec.grade.kind, protocol.name),
         }
     )
     with stage("trajectory export"):
