@@ -6,7 +6,6 @@ from harnessdrive.errors import PluginError
 from harnessdrive.plugins.registry import registrations
 from harnessdrive.protocols.base import TrialProtocol
 
-
 HOOK = "harnessdrive_protocols"
 
 
