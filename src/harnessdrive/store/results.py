@@ -221,11 +221,24 @@ class TrialResult(_Model):
             data["totals"] = Totals.over((RoundRecord.model_validate(first),))
         return data
 
+    def revised(self, **changes: Any) -> TrialResult:
+        """This result with ``changes``, validated as a new one would be: a misspelt field or
+        a value of the wrong type is an error here, never silently dropped or stored."""
+        unknown = sorted(set(changes) - set(type(self).model_fields))
+        if unknown:
+            raise TypeError(f"TrialResult has no field {', '.join(unknown)}")
+        fields = {name: getattr(self, name) for name in type(self).model_fields}
+        return type(self).model_validate({**fields, **changes})
+
     def with_final_round(self, **update: Any) -> TrialResult:
         """A copy whose last round has ``update`` applied (``agent=``, ``grading=``, ...)."""
         last = self.final_round or RoundRecord(status=self.status, outcome=self.outcome)
-        rounds = (*self.rounds[:-1], last.model_copy(update=update))
-        return self.model_copy(update={"rounds": rounds})
+        unknown = sorted(set(update) - set(RoundRecord.model_fields))
+        if unknown:
+            raise TypeError(f"RoundRecord has no field {', '.join(unknown)}")
+        round_fields = {name: getattr(last, name) for name in RoundRecord.model_fields}
+        final = RoundRecord.model_validate({**round_fields, **update})
+        return self.revised(rounds=(*self.rounds[:-1], final))
 
     @property
     def final_round(self) -> RoundRecord | None:
