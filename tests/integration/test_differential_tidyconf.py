@@ -17,6 +17,7 @@ import pytest
 from harnessdrive.grading.differential.casesets import freeze_cases, read_case_set
 from harnessdrive.grading.differential.kind import grade_candidate
 from harnessdrive.grading.differential.pool import journal_path
+from harnessdrive.grading.differential.results import counterexamples_in
 from harnessdrive.grading.differential.spec import DifferentialGradeSpec
 from harnessdrive.tasks.loading import Task, load_task
 from tests.sandboxes import sandbox_of
@@ -130,8 +131,9 @@ def test_a_solution_missing_one_rule_loses_that_bucket_alone(built: Task, tmp_pa
     )
     rates = {rule: verdict.metrics[f"rule.{rule}.rate"] for rule in RULES}
     assert rates == {rule: 0.0 if rule == "lower" else 1.0 for rule in RULES}
-    assert verdict.counterexamples
-    for example in verdict.counterexamples:
+    examples = counterexamples_in(verdict.details)
+    assert examples
+    for example in examples:
         assert example.label == "breaks" and example.rules == ("lower",)
 
 
