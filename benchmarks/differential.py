@@ -29,6 +29,7 @@ from pathlib import Path
 from harnessdrive.demo import DEMO_SUITE
 from harnessdrive.grading.differential.casesets import freeze_cases, read_case_set
 from harnessdrive.grading.differential.kind import grade_candidate
+from harnessdrive.grading.differential.results import counterexamples_in
 from harnessdrive.grading.differential.spec import DifferentialGradeSpec
 from harnessdrive.sandbox.runner import get_sandbox
 from harnessdrive.tasks.loading import load_task
@@ -164,7 +165,7 @@ def main() -> None:
             total = time.perf_counter() - started
             metrics = verdict.metrics
             answered = metrics["case_seconds"]
-            examples = len(verdict.counterexamples)
+            examples = len(counterexamples_in(verdict.details))
             calls = metrics.get("minimiser_oracle_calls", 0.0)
             per_example = f"{calls / examples:.1f}" if examples else "-"
             print(
