@@ -21,7 +21,7 @@ from harnessdrive.executors.local import create_local
 from harnessdrive.mining.mine import MineOptions, mine
 from harnessdrive.plugins.hookspecs import hookimpl
 from harnessdrive.plugins.manager import plugin_manager, reset_plugins
-from harnessdrive.protocols.known_change import KnownChange
+from harnessdrive.protocols.known_change import KNOWN_CHANGE
 from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks.loading import load_suite
 from harnessdrive.testing.repo_builder import RepoBuilder
@@ -133,8 +133,8 @@ def test_the_untouched_repository_is_a_known_change_job_when_noop_left_a_change(
     (executor,) = counting.made
     assert executor.keys == ["check:add:noop", "check:add:reference", "check:add:untouched"]
     assert executor.results["check:add:noop"].rounds[-1].diff.files_changed > 0
-    harnesses = {job.key: job.harness for job, _ in executor.jobs}
-    assert isinstance(harnesses["check:add:untouched"], KnownChange)
+    protocols = {job.key: job.protocol for job, _ in executor.jobs}
+    assert protocols["check:add:untouched"] == KNOWN_CHANGE
     untouched = next(case for case in report.cases if case.name == "untouched")
     assert untouched.outcome == executor.results["check:add:untouched"].outcome == "fail"
     assert untouched.files is None  # graded as no change at all
@@ -181,7 +181,7 @@ def test_every_mining_test_run_is_a_job_on_the_given_executor(
     runs = ["after", "focused", "focused_after", "focused_again"]
     assert executor.keys == sorted(["mine:head", *(f"mine:{task}:{run}" for run in runs)])
     assert sorted(executor.results) == executor.keys
-    assert all(isinstance(job.harness, KnownChange) for job, _ in executor.jobs)
+    assert all(job.protocol == KNOWN_CHANGE for job, _ in executor.jobs)
     # Each recorded run is what its job's grading found.
     recorded_runs = [(run, rec) for run, rec in result.summary.tasks[0].check if rec is not None]
     assert sorted(run for run, _ in recorded_runs) == runs

@@ -52,11 +52,6 @@ NEVER: tuple[tuple[str, str, str], ...] = (
 
 KNOWN: frozenset[tuple[str, str]] = frozenset(
     {
-        # The known-change core still takes a whole job and worker (issue 31 turns it into a
-        # protocol of its own).
-        ("harnessdrive.protocols.known_change", "harnessdrive.trial.job"),
-        ("harnessdrive.protocols.known_change", "harnessdrive.trial.paths"),
-        ("harnessdrive.protocols.known_change", "harnessdrive.trial.worker"),
         # Type-only: the hook specifications declare each registration's type, for a plugin's
         # own type checker (imported under TYPE_CHECKING, never at run time).
         ("harnessdrive.plugins.hookspecs", "harnessdrive.executors.interface"),

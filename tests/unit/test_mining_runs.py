@@ -10,7 +10,7 @@ import pytest
 from harnessdrive.executors.local import LocalExecutor
 from harnessdrive.mining.runs import RunQueue, grading_run, taken
 from harnessdrive.mining.slots import NotNeeded
-from harnessdrive.protocols.known_change import KnownChange
+from harnessdrive.protocols.base import GivenChange
 from harnessdrive.tasks.loading import Task, load_suite
 from harnessdrive.testing.suites import write_suite
 from harnessdrive.trial.job import TrialJob, WorkerSettings
@@ -31,7 +31,7 @@ def task(tmp_path: Path) -> Task:
 
 
 def run(task: Task, key: str, tmp_path: Path) -> TrialJob:
-    return grading_run(key, task, KnownChange(), tmp_path / "logs" / key)
+    return grading_run(key, task, GivenChange(), tmp_path / "logs" / key)
 
 
 def test_runs_start_oldest_commit_first_and_later_commits_are_withdrawn_at_the_cut_off(

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harnessdrive.checking.cases import CheckCase, TaskCheck
@@ -36,13 +36,14 @@ from harnessdrive.grading import reference_outcomes
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.harnesses.scripted import NoopAgent, ReferenceAgent
-from harnessdrive.protocols.known_change import KnownChange, received
+from harnessdrive.protocols.base import GivenChange
+from harnessdrive.protocols.known_change import NO_AGENT
 from harnessdrive.sandbox.runner import SandboxKind
 from harnessdrive.store.results import DiffStats, TrialResult
 from harnessdrive.tasks.loading import Fixture, Suite, Task
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.trial.job import JobResult, TrialSettings, WorkerSettings
-from harnessdrive.trial.standalone import standalone_job
+from harnessdrive.trial.standalone import known_change_job, received, standalone_job
 from harnessdrive.workspace.tree_size import tasks_footprint
 
 UNTOUCHED = "untouched"
@@ -134,7 +135,7 @@ def _repeats(
     further: RepeatedCases = {}
     for case in cases:
         for run in range(2, repeat + 1):
-            named = _Case(case.name, f"{case.folder}-repeat{run}", case.harness, case.expected)
+            named = replace(case, folder=f"{case.folder}-repeat{run}")
             logs_of = repeat_folder(logs, case.folder, run)
             submitted = _submit(executor, suite, task, named, logs_of, (place, 1000 + run))
             further.setdefault(case.name, []).append(submitted.result)
@@ -152,6 +153,8 @@ class _Case:
     """Settings of the run beyond the task's (an improvement task's rounds, say)."""
     task: Task | None = None
     """The task as this case runs it, when not as written (more samples of its objective)."""
+    change: GivenChange | None = None
+    """A change graded as given (the ``known-change`` protocol) instead of ``harness`` run."""
 
 
 @dataclass(frozen=True)
@@ -165,7 +168,7 @@ class _Submitted:
         return received(self.future.result(), self.logs)
 
 
-_UNTOUCHED = _Case(UNTOUCHED, UNTOUCHED, KnownChange(), "fail")
+_UNTOUCHED = _Case(UNTOUCHED, UNTOUCHED, NO_AGENT, "fail", change=GivenChange())
 _IMPROVE_AGENTS: tuple[tuple[str, Harness], ...] = (
     ("reference", ReferenceAgent()),
     ("noop", NoopAgent()),
@@ -207,14 +210,21 @@ def _submit(
     priority: tuple[int, int],
 ) -> _Submitted:
     visible = case.fixture is not None and case.fixture.spec.visible is not None
-    job = standalone_job(
-        case.task or task,
-        case.harness,
-        key=f"check:{task.id}:{case.folder}",
-        suite=suite,
-        variant=case.variant,
-        settings=TrialSettings(network="none", run_visible=visible, record_folder=logs),
-    )
+    key = f"check:{task.id}:{case.folder}"
+    settings = TrialSettings(network="none", run_visible=visible, record_folder=logs)
+    if case.change is not None:
+        job = known_change_job(
+            case.task or task, case.change, key=key, suite=suite, settings=settings
+        )
+    else:
+        job = standalone_job(
+            case.task or task,
+            case.harness,
+            key=key,
+            suite=suite,
+            variant=case.variant,
+            settings=settings,
+        )
     return _Submitted(case, executor.submit(job, priority=priority), logs)
 
 

@@ -43,7 +43,8 @@ from harnessdrive.mining.slots import Rank, RunSlots
 from harnessdrive.mining.summary import CheckRecord, RunRecord
 from harnessdrive.mining.taskfiles import TaskSettings, write_task_folder
 from harnessdrive.mining.time_limit import TimeLimit
-from harnessdrive.protocols.known_change import KnownChange, setup_failed
+from harnessdrive.protocols.base import GivenChange
+from harnessdrive.protocols.known_change import setup_failed
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.tasks.loading import Task, load_task
@@ -311,7 +312,7 @@ class Checker:
     def _submit(
         self, task: Task, snapshot: Snapshot, changes: Changes, logs: Path, rank: Rank
     ) -> Future[JobResult]:
-        known = KnownChange(changes=changes, base=snapshot)
+        known = GivenChange(changes=changes, base=snapshot)
         key = f"mine:{task.id}:{logs.name}"
         return self.runs.submit(grading_run(key, task, known, logs), rank)
 

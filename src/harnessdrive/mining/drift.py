@@ -26,7 +26,8 @@ from harnessdrive.mining.failures import failing_tests
 from harnessdrive.mining.runs import grading_run, taken
 from harnessdrive.mining.slots import NotNeeded
 from harnessdrive.mining.taskfiles import write_suite_task
-from harnessdrive.protocols.known_change import KnownChange, setup_failed
+from harnessdrive.protocols.base import GivenChange
+from harnessdrive.protocols.known_change import setup_failed
 from harnessdrive.tasks.loading import load_task
 from harnessdrive.trial.job import JobResult
 from harnessdrive.workspace.materialize import copy_snapshot
@@ -154,7 +155,7 @@ def _submit(checker: Checker, candidate: Candidate, order: int) -> Future[JobRes
         )
         if not prepared.ok:
             return NO_ENVIRONMENT
-    job = grading_run(f"mine:{name}", task, KnownChange(base=snapshot), logs)
+    job = grading_run(f"mine:{name}", task, GivenChange(base=snapshot), logs)
     # After HEAD's run, before every candidate's.
     return checker.runs.submit(job, (-1, 1 + order))
 

@@ -1,11 +1,12 @@
 """Validation's test runs as trial jobs on the one executor, the oldest commit's first.
 
 Each run grades a known change (none, or the gold patch) on a commit's parent: a job of the
-trial core (protocols/known_change.py) on the executor's workers, never a thread of mining's
-own. The executor starts the waiting job of lowest priority first; a run's priority is its
-rank, so a free worker goes to the oldest commit's earliest waiting step, and commits finish
-in the order a one-at-a-time run would check them. Once the last commit that is needed is
-known, the runs of later commits that have not started are withdrawn, and no new one starts.
+``known-change`` protocol (protocols/known_change.py) on the executor's workers, never a
+thread of mining's own. The executor starts the waiting job of lowest priority first; a run's
+priority is its rank, so a free worker goes to the oldest commit's earliest waiting step, and
+commits finish in the order a one-at-a-time run would check them. Once the last commit that
+is needed is known, the runs of later commits that have not started are withdrawn, and no new
+one starts.
 """
 
 from __future__ import annotations
@@ -16,20 +17,20 @@ from pathlib import Path
 
 from harnessdrive.executors.interface import Executor
 from harnessdrive.mining.slots import NotNeeded, Rank
-from harnessdrive.protocols.known_change import KnownChange, received
+from harnessdrive.protocols.base import GivenChange
 from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks.loading import Task
 from harnessdrive.trial.job import JobResult, TrialJob, TrialSettings
-from harnessdrive.trial.standalone import standalone_job
+from harnessdrive.trial.standalone import known_change_job, received
 
 MINED_SUITE = "mined"
 """The suite a run's job names (its result goes back to the check, never to a store)."""
 
 
-def grading_run(key: str, task: Task, known: KnownChange, logs: Path) -> TrialJob:
-    """The job of one test run of ``task`` on ``known``; its logs are to be kept in ``logs``."""
+def grading_run(key: str, task: Task, change: GivenChange, logs: Path) -> TrialJob:
+    """The job of one test run of ``task`` on ``change``; its logs are to be kept in ``logs``."""
     settings = TrialSettings(network="none", run_visible=False, record_folder=logs)
-    return standalone_job(task, known, key=key, suite=MINED_SUITE, settings=settings)
+    return known_change_job(task, change, key=key, suite=MINED_SUITE, settings=settings)
 
 
 class RunQueue:

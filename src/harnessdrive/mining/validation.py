@@ -32,7 +32,8 @@ from harnessdrive.mining.skips import SkipReport, read_skips
 from harnessdrive.mining.slots import NotNeeded
 from harnessdrive.mining.summary import RunRecord
 from harnessdrive.mining.taskfiles import write_suite_task
-from harnessdrive.protocols.known_change import KnownChange, setup_failed
+from harnessdrive.protocols.base import GivenChange
+from harnessdrive.protocols.known_change import setup_failed
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.tasks.loading import load_task
@@ -124,7 +125,7 @@ def check_head(checker: Checker, head: str) -> HeadCheck:
                 " tests need." + _tail(moved),
                 settings=(Setting("setup_command", "CMD"),),
             )
-    job = grading_run("mine:head", task, KnownChange(base=snapshot), logs)
+    job = grading_run("mine:head", task, GivenChange(base=snapshot), logs)
     try:
         result = taken(checker.runs.submit(job, HEAD_RANK), logs)
     finally:

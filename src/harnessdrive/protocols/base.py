@@ -9,6 +9,10 @@ a task (``protocol`` in task.toml) or a variant chooses one by name.
 
 Round 1's files go to the top of the trial folder, round N's to ``rounds/N/``: a protocol
 asks :attr:`ProtocolInputs.round_paths` where, and hands each round's request those ``logs``.
+
+A protocol that runs no agent (the built-in ``known-change``, which grades a change given on
+the job) says so with ``needs_workspace = False``: the core then neither copies a workspace
+nor runs the task's setup for it, and grades in the grading copy alone.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from harnessdrive.errors import PluginError
 from harnessdrive.grading.objective import Measurement
 from harnessdrive.grading.verdict import Outcome, Verdict
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, Harness
@@ -31,6 +36,26 @@ from harnessdrive.workspace.changes import Changes
 from harnessdrive.workspace.snapshot import Snapshot
 
 DEFAULT_PROTOCOL = "single"
+
+
+@dataclass(frozen=True)
+class GivenChange:
+    """A change known before its trial starts, graded as given (the ``known-change``
+    protocol): the grader's self-test grades the untouched repository this way, and mining
+    grades each commit's parent with and without its gold patch."""
+
+    changes: Changes | None = None
+    """The change against the base state; None is no change at all."""
+    base: Snapshot | None = None
+    """The base state the change was taken against, when the submitter has built it already on
+    this host (mining builds one per commit and removes it after the commit's checks); None
+    takes the worker's own snapshot of the task."""
+
+
+def needs_workspace(protocol: object) -> bool:
+    """Whether ``protocol`` runs an agent in a workspace of its own (the default), rather than
+    only grading what it is given (``needs_workspace = False`` on the protocol)."""
+    return bool(getattr(protocol, "needs_workspace", True))
 
 
 class WorkspaceFactory(Protocol):
@@ -57,8 +82,8 @@ class ProtocolInputs:
     harness: Harness
     snapshot: Snapshot
     """The task's base state: round 1's workspace is a copy of it; changes are taken against it."""
-    request: AgentRequest
-    """Round 1's request: its workspace is ready (setup has run), its ``logs`` is round 1's."""
+    prepared: AgentRequest | None
+    """Round 1's request (see :attr:`request`); None for a protocol that needs no workspace."""
     new_workspace: WorkspaceFactory
     grade: RoundGrader
     round_paths: Callable[[int], TrialPaths]
@@ -76,6 +101,16 @@ class ProtocolInputs:
     """The checkpoint of a killed earlier attempt of this trial, by this protocol on this task."""
     measure: ObjectiveMeasurer | None = None
     """The objective alone, for the in-loop evaluator (improvement tasks)."""
+    change: GivenChange | None = None
+    """The job's given change, for a protocol that grades one (``known-change``)."""
+
+    @property
+    def request(self) -> AgentRequest:
+        """Round 1's request: its workspace is ready (setup has run), its ``logs`` is round
+        1's."""
+        if self.prepared is None:
+            raise PluginError("a protocol with needs_workspace = False has no agent request")
+        return self.prepared
 
     def round_request(self, number: int, *, prompt: str, workspace: Path) -> AgentRequest:
         """Round ``number``'s request: round 1's with this prompt and workspace, and this
@@ -138,6 +173,8 @@ class TrialProtocol(Protocol):
     def name(self) -> str:
         """The name a task or variant chooses it by (``single``)."""
         ...
+
+    # Optional: ``needs_workspace = False`` for a protocol that runs no agent (see the top).
 
     def run(self, inputs: ProtocolInputs) -> ProtocolOutcome:
         """Drive the rounds. An unexpected error escaping here is the trial core's to record

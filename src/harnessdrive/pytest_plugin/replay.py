@@ -27,7 +27,8 @@ from harnessdrive.executors.registry import create_executor
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.harnesses.cli.agent_cli import AgentCli
 from harnessdrive.harnesses.registry import get_harness
-from harnessdrive.protocols.known_change import KnownChange
+from harnessdrive.protocols.base import GivenChange
+from harnessdrive.protocols.known_change import KNOWN_CHANGE, NO_AGENT
 from harnessdrive.pytest_plugin.cell_file import CELL_FILE
 from harnessdrive.sandbox.runner import SandboxKind
 from harnessdrive.store.results import Cost, Totals, TrialResult
@@ -219,8 +220,10 @@ def _grade_again(folder: Path, stored: TrialResult, task: Task, sandbox: Sandbox
                 key=f"replay-{stored.trial_id}",
                 task=task,
                 variant=stored.variant,
-                harness=KnownChange(changes=changes, base=snapshot),
+                harness=NO_AGENT,
                 identity=stored.revised(status="interrupted", rounds=()),
+                protocol=KNOWN_CHANGE,
+                change=GivenChange(changes=changes, base=snapshot),
             )
             done = executor.submit(job).result()
             shutil.rmtree(done.artifacts, ignore_errors=True)

@@ -26,8 +26,7 @@ from harnessdrive.grading.measuring import measure_change
 from harnessdrive.grading.objective import Measurement
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.harnesses.base import AgentRequest
-from harnessdrive.protocols.base import ProtocolInputs
-from harnessdrive.protocols.known_change import KnownChange, run_known_change
+from harnessdrive.protocols.base import ProtocolInputs, ProtocolOutcome, needs_workspace
 from harnessdrive.protocols.registry import get_protocol
 from harnessdrive.protocols.round import graded
 from harnessdrive.protocols.stages import StageFailed, stage
@@ -42,7 +41,6 @@ from harnessdrive.store.results import (
     RoundRecord,
     Status,
     Timing,
-    Totals,
     TrialResult,
 )
 from harnessdrive.store.store import utc_now
@@ -50,9 +48,8 @@ from harnessdrive.tasks.loading import Task
 from harnessdrive.tasks.view import TaskView, task_view
 from harnessdrive.trial.failures import machinery_failure
 from harnessdrive.trial.job import JobResult, TrialJob
-from harnessdrive.trial.outcome import priced_run, round_records, trial_timing
+from harnessdrive.trial.outcome import trial_result
 from harnessdrive.trial.paths import TrialScratch
-from harnessdrive.trial.provenance import trial_provenance, trial_suppliers
 from harnessdrive.trial.rate_limits import with_retries
 from harnessdrive.trial.treatments import trial_snapshot
 from harnessdrive.trial.worker import WorkerContext
@@ -115,19 +112,29 @@ class _Trial:
     """One running trial's pieces, shared by its rounds."""
 
     def __init__(
-        self, job: TrialJob, worker: WorkerContext, scratch: TrialScratch, paths: TrialPaths
+        self,
+        job: TrialJob,
+        worker: WorkerContext,
+        scratch: TrialScratch,
+        paths: TrialPaths,
+        *,
+        agentless: bool = False,
     ) -> None:
         self.job = job
         self.worker = worker
         self.scratch = scratch
         self.paths = paths
         self.task = job.task
-        self.sandbox = _trial_sandbox(worker.sandbox, job.task)
+        self.agentless = agentless
+        # With no agent, grading runs in the worker's sandbox without the task's per-trial
+        # limits, as a known change has always been graded (protocols/known_change.py).
+        self.sandbox = worker.sandbox if agentless else _trial_sandbox(worker.sandbox, job.task)
         self.view: TaskView = task_view(job.task, worker.python)
         self._lock = threading.Lock()
         self._gradings = 0
+        given = job.change.base if job.change is not None else None
         with stage("snapshot build"):
-            self.snapshot = trial_snapshot(worker.snapshots, job.task, job.variant)
+            self.snapshot = given or trial_snapshot(worker.snapshots, job.task, job.variant)
 
     def round_paths(self, number: int) -> TrialPaths:
         paths = round_paths(self.paths, number)
@@ -236,7 +243,8 @@ class _Trial:
             stop=self.worker.stop,
             keep_copy=True,  # the whole scratch folder goes once the trial is over
             run_visible=self.job.settings.run_visible,
-            setup_states=self.worker.setup_states,
+            # A known change's grading reuses no setup state, as it never has.
+            setup_states=None if self.agentless else self.worker.setup_states,
         )
         return graded(setup, changes)
 
@@ -244,38 +252,111 @@ class _Trial:
 def _run(
     job: TrialJob, worker: WorkerContext, scratch: TrialScratch, paths: TrialPaths, began: float
 ) -> TrialResult:
-    if isinstance(job.harness, KnownChange):  # graded as given: no agent, no workspace
-        return run_known_change(job, worker, scratch, paths, began, sandbox=worker.sandbox)
     protocol = get_protocol(job.protocol)
-    trial = _Trial(job, worker, scratch, paths)
+    agentless = not needs_workspace(protocol)
+    trial = _Trial(job, worker, scratch, paths, agentless=agentless)
     task, snapshot = job.task, trial.snapshot
-    workspace = trial.copy(1)
-    paths.prompt.write_text(task.prompt, encoding="utf-8")
-    scratch.prompt.write_text(task.prompt, encoding="utf-8")
-    setup = trial.setup(1)
-    base = {
-        "base_commit": snapshot.commit,
-        "base_source": snapshot.source,
-        "sandbox": worker.sandbox.name,
-    }
-    if not setup.ok:
-        status: Status = "interrupted" if setup.stopped else "could_not_run"
-        return job.identity.revised(
-            **base,
-            status=status,
-            finished=utc_now(),
-            seconds=Timing(setup=round(setup.seconds, 3), total=now() - began),
-            rounds=(
-                RoundRecord(
-                    status=status,
-                    agent=AgentSummary(error="setup failed in the agent's workspace"),
-                ),
+    request: AgentRequest | None = None
+    workspace: Path | None = None
+    setup_seconds = 0.0
+    if not agentless:
+        workspace = trial.copy(1)
+        paths.prompt.write_text(task.prompt, encoding="utf-8")
+        scratch.prompt.write_text(task.prompt, encoding="utf-8")
+        setup = trial.setup(1)
+        if not setup.ok:
+            return _setup_failed(job, worker, setup, snapshot, paths, began)
+        setup_seconds = setup.seconds
+        request = _agent_request(job, worker, trial, workspace)
+    inputs = ProtocolInputs(
+        task=task,
+        variant=job.variant,
+        harness=job.harness,
+        snapshot=snapshot,
+        prepared=request,
+        new_workspace=trial.new_workspace,
+        grade=trial.grade,
+        measure=trial.measure,
+        round_paths=trial.round_paths,
+        round_scratch=trial.round_scratch,
+        stop=worker.stop,
+        checkpoint=_checkpointer(job, protocol.name, began, paths.root),
+        resumed=_resumable(job, protocol.name),
+        change=job.change,
+    )
+    outcome = protocol.run(inputs)
+    if not outcome.rounds:
+        raise StageFailed(f"protocol {protocol.name}", ValueError("it ran no round"))
+    if agentless:  # no agent ran: no transcript, no trajectory
+        return _result(job, protocol.name, outcome, trial, setup_seconds, began, None)
+    with stage("transcript recording"):
+        for number, each in enumerate(outcome.rounds, start=1):
+            trial.round_paths(number).transcript.write_text(model_json(each.agent.transcript))
+    kept = workspace if worker.keep else None
+    result = _result(job, protocol.name, outcome, trial, setup_seconds, began, kept)
+    with stage("trajectory export"):
+        for number, each in enumerate(outcome.rounds, start=1):
+            file = trial.round_paths(number).root / TRAJECTORY_FILE
+            file.write_text(trajectory_json(result, each.agent.transcript, task.prompt))
+    return result
+
+
+def _result(
+    job: TrialJob,
+    protocol: str,
+    outcome: ProtocolOutcome,
+    trial: _Trial,
+    setup_seconds: float,
+    began: float,
+    workspace: Path | None,
+) -> TrialResult:
+    return trial_result(
+        job,
+        protocol,
+        outcome,
+        snapshot=trial.snapshot,
+        sandbox=trial.worker.sandbox.name,
+        setup_seconds=setup_seconds,
+        elapsed=now() - began,
+        cost_ledger=trial.paths.cost,
+        workspace=workspace,
+    )
+
+
+def _setup_failed(
+    job: TrialJob,
+    worker: WorkerContext,
+    setup: SetupOutcome,
+    snapshot: Snapshot,
+    paths: TrialPaths,
+    began: float,
+) -> TrialResult:
+    """The trial when the task's setup failed in the agent's workspace: no protocol ran."""
+    status: Status = "interrupted" if setup.stopped else "could_not_run"
+    return job.identity.revised(
+        base_commit=snapshot.commit,
+        base_source=snapshot.source,
+        sandbox=worker.sandbox.name,
+        status=status,
+        finished=utc_now(),
+        seconds=Timing(setup=round(setup.seconds, 3), total=now() - began),
+        rounds=(
+            RoundRecord(
+                status=status,
+                agent=AgentSummary(error="setup failed in the agent's workspace"),
             ),
-            cost=NO_MODEL,
-            note=f"see {paths.root / 'setup.log'}",
-        )
-    settings = job.settings
-    request = AgentRequest(
+        ),
+        cost=NO_MODEL,
+        note=f"see {paths.root / 'setup.log'}",
+    )
+
+
+def _agent_request(
+    job: TrialJob, worker: WorkerContext, trial: _Trial, workspace: Path
+) -> AgentRequest:
+    """Round 1's request, its workspace ready."""
+    task, settings, scratch = job.task, job.settings, trial.scratch
+    return AgentRequest(
         task=task,
         variant=job.variant,
         prompt=task.prompt,
@@ -283,7 +364,7 @@ def _run(
         workspace=workspace,
         home=scratch.home,
         tmp=scratch.tmp,
-        logs=paths.root,
+        logs=trial.paths.root,
         timeout=settings.agent_timeout or task.spec.limits.agent_timeout,
         sandbox=trial.sandbox,
         network=settings.network,
@@ -293,64 +374,6 @@ def _run(
         readonly=trial.view.readonly,
         repetition=job.identity.repetition,
     )
-    inputs = ProtocolInputs(
-        task=task,
-        variant=job.variant,
-        harness=job.harness,
-        snapshot=snapshot,
-        request=request,
-        new_workspace=trial.new_workspace,
-        grade=trial.grade,
-        measure=trial.measure,
-        round_paths=trial.round_paths,
-        round_scratch=trial.round_scratch,
-        stop=worker.stop,
-        checkpoint=_checkpointer(job, protocol.name, began, paths.root),
-        resumed=_resumable(job, protocol.name),
-    )
-    outcome = protocol.run(inputs)
-    if not outcome.rounds:
-        raise StageFailed(f"protocol {protocol.name}", ValueError("it ran no round"))
-    with stage("transcript recording"):
-        for number, each in enumerate(outcome.rounds, start=1):
-            trial.round_paths(number).transcript.write_text(model_json(each.agent.transcript))
-    # Seconds add up over a resumed trial: the rounds it carried on were timed before.
-    timing = trial_timing(outcome, setup.seconds, now() - began + outcome.carried_seconds)
-    last = outcome.rounds[-1]
-    priced = priced_run(outcome.rounds)
-    records = round_records(outcome, timing, setup.seconds)
-    result = job.identity.revised(
-        **base,
-        status=outcome.status,
-        outcome=outcome.outcome,
-        finished=utc_now(),
-        harness_version=last.agent.version,
-        seconds=timing,
-        rounds=records,
-        score=outcome.score,
-        metrics=dict(outcome.metrics),
-        totals=Totals.over(records),
-        cost=settings.costing.of_run(
-            job.variant,
-            job.harness,
-            priced,
-            outcome.status,
-            job.identity.started,
-            ledger=paths.cost,
-        ),
-        workspace=str(workspace) if worker.keep else None,
-        note=None,
-        provenance=trial_provenance(
-            snapshot, [each.agent for each in outcome.rounds], worker.sandbox.name
-        ),
-        protocol=protocol.name,
-        plugins=trial_suppliers(job.harness.name, task.spec.grade.kind, protocol.name),
-    )
-    with stage("trajectory export"):
-        for number, each in enumerate(outcome.rounds, start=1):
-            file = trial.round_paths(number).root / TRAJECTORY_FILE
-            file.write_text(trajectory_json(result, each.agent.transcript, task.prompt))
-    return result
 
 
 def _checkpointer(

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from harnessdrive.accounting.trial_cost import Costing
 from harnessdrive.harnesses.base import Harness
+from harnessdrive.protocols.base import GivenChange
 from harnessdrive.sandbox.runner import Network, SandboxKind
 from harnessdrive.sandbox.scratch import PREFIX
 from harnessdrive.store.checkpoint import RoundCheckpoint
@@ -81,6 +82,8 @@ class TrialJob:
     call back to the driver (it must stay picklable: a module function, say a partial)."""
     resume: RoundCheckpoint | None = None
     """The checkpoint of an earlier attempt that was killed: the protocol continues after it."""
+    change: GivenChange | None = None
+    """The change a ``known-change`` job grades as given (trial/standalone.py builds one)."""
 
 
 @dataclass(frozen=True)

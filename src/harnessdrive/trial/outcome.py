@@ -1,12 +1,76 @@
-"""A trial's record from what its protocol reported: rounds, timing, totals, the run priced."""
+"""A trial's record from what its protocol reported: rounds, timing, totals, the run priced.
+
+:func:`trial_result` is the one way from any protocol's outcome to a :class:`TrialResult`.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from harnessdrive.grading.verdict import StreamKept
 from harnessdrive.harnesses.base import AgentRun
 from harnessdrive.protocols.base import ProtocolOutcome, RoundOutcome
 from harnessdrive.proxy.traffic import Traffic
-from harnessdrive.store.results import AgentSummary, DiffStats, RoundRecord, Timing
+from harnessdrive.store.results import (
+    AgentSummary,
+    DiffStats,
+    RoundRecord,
+    Timing,
+    Totals,
+    TrialResult,
+)
+from harnessdrive.store.store import utc_now
+from harnessdrive.trial.job import TrialJob
+from harnessdrive.trial.provenance import trial_provenance, trial_suppliers
+from harnessdrive.workspace.snapshot import Snapshot
+
+
+def trial_result(
+    job: TrialJob,
+    protocol: str,
+    outcome: ProtocolOutcome,
+    *,
+    snapshot: Snapshot,
+    sandbox: str,
+    setup_seconds: float,
+    elapsed: float,
+    cost_ledger: Path,
+    workspace: Path | None = None,
+) -> TrialResult:
+    """The result of ``job`` whose protocol ``protocol`` reported ``outcome``, ``elapsed``
+    seconds after the trial began (seconds of a resumed trial's earlier attempt added), its
+    agent's workspace kept at ``workspace`` (None: not kept, or none was made)."""
+    timing = trial_timing(outcome, setup_seconds, elapsed + outcome.carried_seconds)
+    records = round_records(outcome, timing, setup_seconds)
+    last = outcome.rounds[-1]
+    settings = job.settings
+    return job.identity.revised(
+        base_commit=snapshot.commit,
+        base_source=snapshot.source,
+        sandbox=sandbox,
+        status=outcome.status,
+        outcome=outcome.outcome,
+        finished=utc_now(),
+        harness_version=last.agent.version,
+        seconds=timing,
+        rounds=records,
+        score=outcome.score,
+        metrics=dict(outcome.metrics),
+        totals=Totals.over(records),
+        cost=settings.costing.of_run(
+            job.variant,
+            job.harness,
+            priced_run(outcome.rounds),
+            outcome.status,
+            job.identity.started,
+            ledger=cost_ledger,
+        ),
+        workspace=str(workspace) if workspace is not None else None,
+        note=None,
+        provenance=trial_provenance(snapshot, [each.agent for each in outcome.rounds], sandbox),
+        protocol=protocol,
+        plugins=trial_suppliers(job.harness.name, job.task.spec.grade.kind, protocol),
+    )
 
 
 def trial_timing(outcome: ProtocolOutcome, setup_seconds: float, total: float) -> Timing:

@@ -7,12 +7,17 @@ Anything else that wants a trial graded the same way builds one here and reads i
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 from harnessdrive.harnesses.base import Harness
+from harnessdrive.protocols.base import GivenChange
+from harnessdrive.protocols.known_change import KNOWN_CHANGE, NO_AGENT
 from harnessdrive.store.results import TrialResult
 from harnessdrive.store.store import utc_now
 from harnessdrive.tasks.loading import Task
 from harnessdrive.tasks.models import VariantSpec
-from harnessdrive.trial.job import TrialJob, TrialSettings
+from harnessdrive.trial.job import JobResult, TrialJob, TrialSettings
 
 
 def standalone_job(
@@ -24,6 +29,7 @@ def standalone_job(
     variant: VariantSpec | None = None,
     protocol: str | None = None,
     settings: TrialSettings | None = None,
+    change: GivenChange | None = None,
 ) -> TrialJob:
     """A job for ``task`` run by ``harness``, named ``key`` (its trial id in the result)."""
     variant = variant or VariantSpec(harness=harness.name)
@@ -52,4 +58,37 @@ def standalone_job(
         identity=identity,
         protocol=protocol or variant.protocol or task.spec.protocol,
         settings=settings or TrialSettings(),
+        change=change,
     )
+
+
+def known_change_job(
+    task: Task,
+    change: GivenChange,
+    *,
+    key: str,
+    suite: str = "",
+    variant: VariantSpec | None = None,
+    settings: TrialSettings | None = None,
+) -> TrialJob:
+    """A job that grades ``change`` on ``task`` as given: the ``known-change`` protocol, its
+    harness the stand-in that never runs."""
+    return standalone_job(
+        task,
+        NO_AGENT,
+        key=key,
+        suite=suite,
+        variant=variant,
+        protocol=KNOWN_CHANGE,
+        settings=settings,
+        change=change,
+    )
+
+
+def received(done: JobResult, folder: Path) -> TrialResult:
+    """A job's result once its files are in ``folder``, where its messages name them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for item in sorted(done.artifacts.iterdir()):
+        shutil.move(item, folder / item.name)
+    shutil.rmtree(done.artifacts, ignore_errors=True)
+    return done.result
