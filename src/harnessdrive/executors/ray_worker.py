@@ -12,20 +12,21 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import io
 import shutil
 import socket
 import sys
-import tarfile
 import threading
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import Any
 
 from harnessdrive.accounting.trial_cost import NO_MODEL
 from harnessdrive.executors.base import JobResult, TrialJob, WorkerSettings
+from harnessdrive.executors.ray_relay import RelayedRounds, pack_folder, relayed_calls, unpack_into
 from harnessdrive.executors.task_bundle import unpack_task
 from harnessdrive.executors.worker import WorkerContext
+from harnessdrive.harnesses.base import Harness
 from harnessdrive.store.results import AgentSummary, RoundRecord, TrialResult
 from harnessdrive.store.store import utc_now
 
@@ -55,8 +56,8 @@ def harnessdrive_version() -> str:
         return "unknown"
 
 
-def worker_problem(job: TrialJob, settings: WorkerSettings, driver_version: str) -> str | None:
-    """Why this host cannot run ``job`` as the driver asks (None when it can)."""
+def worker_problem(harness: Harness, settings: WorkerSettings, driver_version: str) -> str | None:
+    """Why this host cannot run ``harness``'s trials as the driver asks (None when it can)."""
     here = harnessdrive_version()
     if here != driver_version:
         return f"harnessdrive {here} is installed here, the driver runs {driver_version}"
@@ -66,33 +67,51 @@ def worker_problem(job: TrialJob, settings: WorkerSettings, driver_version: str)
         problem = bwrap_problem()
         if problem is not None:
             return f"the bwrap sandbox cannot run here: {problem}"
-    name = job.harness.name
+    name = harness.name
     if name not in _INFO:
-        info = job.harness.info()
+        info = harness.info()
         _INFO[name] = None if info.installed else (info.detail or f"{name} is not installed")
     return _INFO[name]
 
 
 def run_shipped(
-    job: TrialJob, archive: bytes, settings: WorkerSettings, driver_version: str
+    job: TrialJob,
+    archive: bytes,
+    settings: WorkerSettings,
+    driver_version: str,
+    relay: Any = None,
+    attempt: int = 0,
+    resume_files: bytes = b"",
 ) -> Shipped:
-    """Run ``job`` here; ``archive`` holds its task's files (executors/task_bundle.py)."""
+    """Run ``job`` here; ``archive`` holds its task's files (executors/task_bundle.py),
+    ``resume_files`` its checkpoint's files. With a ``relay``, round checkpoints and the
+    proxy's calls go to the driver as they happen (executors/ray_relay.py)."""
     from harnessdrive.running.trial import run_job  # the core imports the seam
 
     host = socket.gethostname()
-    problem = worker_problem(job, settings, driver_version)
+    problem = worker_problem(job.harness, settings, driver_version)
     if problem is not None:
         return Shipped(_refused(job, host, problem), b"", host, refused=problem)
     worker = _context(settings)
     key = hashlib.sha256(job.task.fingerprint.encode()).hexdigest()[:16]
     task = unpack_task(job.task, archive, worker.paths.root / "tasks" / key)
+    job = dataclasses.replace(job, task=task)
+    if relay is not None:
+        job = dataclasses.replace(job, on_round=RelayedRounds(relay, job.key, attempt))
+    if job.resume is not None and resume_files:
+        kept = unpack_into(resume_files, worker.paths.new_artifacts() / "resumed")
+        job = dataclasses.replace(job, resume=dataclasses.replace(job.resume, files=kept))
     finished: list[JobResult] = []
     failed: list[BaseException] = []
     ended = threading.Event()
 
     def run() -> None:
         try:
-            finished.append(run_job(dataclasses.replace(job, task=task), worker))
+            if relay is None:
+                finished.append(run_job(job, worker))
+            else:
+                with relayed_calls(relay, job.key, attempt):
+                    finished.append(run_job(job, worker))
         except BaseException as exc:  # a bug below the trial boundary
             failed.append(exc)
         finally:
@@ -128,15 +147,6 @@ def _forget(settings: WorkerSettings) -> None:
         context = _CURRENT.pop(settings, None)
     if context is not None:
         context.close()
-
-
-def pack_folder(folder: Path) -> bytes:
-    """``folder``'s tree as a tar archive, links as links (the receiver refuses them)."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as archive:
-        for entry in sorted(folder.iterdir()):
-            archive.add(entry, arcname=entry.name)
-    return buffer.getvalue()
 
 
 def _context(settings: WorkerSettings) -> WorkerContext:

@@ -98,6 +98,9 @@ class RunOptions:
     """Concurrency limits by harness, variant label or ``provider:NAME``, over the suite's."""
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     """How a trial refused by its provider for load is tried again."""
+    retry_failed: bool = False
+    """Run again the trials recorded as could not run (machinery failures), not only those
+    that never got to run."""
     until_decided: DecisionSettings | None = None
     """Run only the trials the arms' comparisons need until each is decided
     (running/adaptive.py); the plan lists every trial the budget could take."""
@@ -312,7 +315,7 @@ def _schedule(
     plan: Plan, store: Store, gate: SpendGate, slots: Slots, options: RunOptions
 ) -> Schedule:
     if options.until_decided is None:
-        return Schedule(plan, store, gate, slots)
+        return Schedule(plan, store, gate, slots, retry_failed=options.retry_failed)
     # A slot runs two trials of a pair: enough slots at once to keep the workers busy.
     ahead = max(1, options.jobs // 2)
     return AdaptiveSchedule(plan, store, gate, options.until_decided, slots, lookahead=ahead)
