@@ -30,7 +30,7 @@ from harnessdrive.running.run import RunDriver, RunOptions, RunSummary
 from harnessdrive.store.results import TrialResult
 from harnessdrive.store.store import Store
 from harnessdrive.tasks.loading import load_suite
-from harnessdrive.testing.model_server import ModelServer, Script, Turn
+from harnessdrive.testing.model_server import ModelServer, Script, SideReply, Turn
 from harnessdrive.testing.model_server import Usage as ScriptUsage
 from harnessdrive.testing.ray_cluster import LocalRayCluster, NodeSetup, path_without
 from tests.integration.spending import make_suite, spender, write_prices
@@ -159,8 +159,9 @@ def test_a_worker_killed_after_real_model_calls_is_charged_them(
 ) -> None:
     script, first = tmp_path / "agent.py", tmp_path / "first-try-called"
     script.write_text(AGENT)
-    turn = Turn(text="ok", usage=ScriptUsage(input=100_000))  # $0.10 of mock-small
-    with ModelServer(Script(turns=(turn, turn))) as server:
+    # The agent offers no tools: each of its calls gets the side reply, $0.10 of mock-small.
+    answer = SideReply(usage=ScriptUsage(input=100_000))
+    with ModelServer(Script(turns=(Turn(text="ok"),), side_reply=answer)) as server:
         variant = {
             "harness": "command",
             "name": "cli",
@@ -203,7 +204,7 @@ def test_a_worker_killed_after_real_model_calls_is_charged_them(
     (lost,) = result.retries
     assert lost.reason == "worker_lost" and lost.node
     # The lost try is charged its one call as the proxy counted it, not $0, not an estimate.
-    assert lost.charged_usd == pytest.approx(0.10)
+    assert lost.charged_usd == pytest.approx(0.10), lost.detail
     assert result.cost.charged_usd >= 0.10
     assert "includes $0.100000 charged for tries lost" in (result.cost.note or "")
     store = Store(options.results)

@@ -30,6 +30,7 @@ import signal
 import tempfile
 import threading
 import time
+import uuid
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -39,6 +40,7 @@ from harnessdrive.accounting.result_cost import Cost
 from harnessdrive.errors import HarnessdriveError, UserError
 from harnessdrive.executors.base import JobResult, TrialJob, WorkerSettings
 from harnessdrive.executors.lost_work import lost_try_cost
+from harnessdrive.executors.node_cache import clean_node
 from harnessdrive.executors.ray_nodes import NodeReport, check_node, node_table, refusal
 from harnessdrive.executors.ray_relay import RelayEvent, TrialRelay, pack_folder, unpack_into
 from harnessdrive.executors.ray_worker import Shipped, harnessdrive_version, run_shipped
@@ -105,6 +107,8 @@ class RayExecutor:
         self._remote = ray.remote(num_cpus=cpus, max_retries=0)(run_shipped)
         self._check = ray.remote(num_cpus=0, max_retries=0)(check_node)
         self._relay = self._start_relay()
+        self._run = uuid.uuid4().hex[:12]
+        self._clean = ray.remote(num_cpus=0, max_retries=0)(clean_node)
         self._files = make_scratch_root(settings.scratch_prefix)
         self._archives: dict[str, Any] = {}
         self._in_flight: dict[Any, _InFlight] = {}
@@ -159,12 +163,30 @@ class RayExecutor:
         self._wake.set()
         self._thread.join()
         shutil.rmtree(self._files, ignore_errors=True)
+        self._clean_nodes()
         if self._relay is not None:
             self._ray.kill(self._relay)
         if self._owns:
             self._ray.shutdown()
 
     # Nodes -------------------------------------------------------------------------------
+
+    def _clean_nodes(self) -> None:
+        """Remove what the run left on every live node: its worker processes' scratch roots
+        and the node's shared folder (and roots of processes that died)."""
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        refs = [
+            self._clean.options(
+                scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False)
+            ).remote(self._run)
+            for node in self._live_nodes()
+        ]
+        for ref in refs:
+            try:
+                self._ray.get(ref, timeout=CHECK_SECONDS)
+            except self._ray.exceptions.RayError as exc:
+                log.warning("a node could not be cleaned: %s", _first_line(exc))
 
     def _live_nodes(self) -> dict[str, float]:
         """Live nodes that take trials, with their CPUs."""
@@ -247,6 +269,7 @@ class RayExecutor:
             self._relay,
             flight.attempt,
             resume_files,
+            self._run,
         )
         with self._lock:
             self._in_flight[ref] = flight
@@ -371,7 +394,7 @@ class RayExecutor:
         flight.lost.append(
             RetryEvent(
                 reason="worker_lost" if reason == "worker_lost" else "node_refused",
-                detail=detail,
+                detail=f"{detail}; charged ${cost.charged_usd:.6f}: {cost.note or cost.source}",
                 at=utc_now(),
                 node=self._label(flight.node),
                 charged_usd=cost.charged_usd,

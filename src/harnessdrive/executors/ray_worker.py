@@ -23,6 +23,13 @@ from typing import Any
 
 from harnessdrive.accounting.trial_cost import NO_MODEL
 from harnessdrive.executors.base import JobResult, TrialJob, WorkerSettings
+from harnessdrive.executors.node_cache import (
+    NodeSetupStates,
+    NodeSnapshots,
+    node_folder,
+    node_task,
+    register_root,
+)
 from harnessdrive.executors.ray_relay import RelayedRounds, pack_folder, relayed_calls, unpack_into
 from harnessdrive.executors.task_bundle import unpack_task
 from harnessdrive.executors.worker import WorkerContext
@@ -33,7 +40,7 @@ from harnessdrive.store.store import utc_now
 POLL_SECONDS = 0.1
 """How often the waiting thread looks up, so Ray's cancel reaches it."""
 _LOCK = threading.Lock()
-_CURRENT: dict[WorkerSettings, WorkerContext] = {}
+_CURRENT: dict[tuple[WorkerSettings, str], WorkerContext] = {}
 _INFO: dict[str, str | None] = {}
 """Per harness name: why it cannot run on this host (None: it can). Asked once per process."""
 
@@ -82,19 +89,24 @@ def run_shipped(
     relay: Any = None,
     attempt: int = 0,
     resume_files: bytes = b"",
+    run: str = "",
 ) -> Shipped:
     """Run ``job`` here; ``archive`` holds its task's files (executors/task_bundle.py),
     ``resume_files`` its checkpoint's files. With a ``relay``, round checkpoints and the
-    proxy's calls go to the driver as they happen (executors/ray_relay.py)."""
+    proxy's calls go to the driver as they happen (executors/ray_relay.py). ``run`` names the
+    run's folder on this node, shared by its worker processes (executors/node_cache.py)."""
     from harnessdrive.running.trial import run_job  # the core imports the seam
 
     host = socket.gethostname()
     problem = worker_problem(job.harness, settings, driver_version)
     if problem is not None:
         return Shipped(_refused(job, host, problem), b"", host, refused=problem)
-    worker = _context(settings)
-    key = hashlib.sha256(job.task.fingerprint.encode()).hexdigest()[:16]
-    task = unpack_task(job.task, archive, worker.paths.root / "tasks" / key)
+    worker = _context(settings, run)
+    if run:
+        task = node_task(node_folder(run), job.task, archive)
+    else:
+        key = hashlib.sha256(job.task.fingerprint.encode()).hexdigest()[:16]
+        task = unpack_task(job.task, archive, worker.paths.root / "tasks" / key)
     job = dataclasses.replace(job, task=task)
     if relay is not None:
         job = dataclasses.replace(job, on_round=RelayedRounds(relay, job.key, attempt))
@@ -105,7 +117,7 @@ def run_shipped(
     failed: list[BaseException] = []
     ended = threading.Event()
 
-    def run() -> None:
+    def work() -> None:
         try:
             if relay is None:
                 finished.append(run_job(job, worker))
@@ -120,7 +132,7 @@ def run_shipped(
     # The trial runs in a thread of its own so that Ray's cancel, a KeyboardInterrupt in this
     # thread, can stop it as a stopped run does. An event, not Thread.join, is awaited: an
     # interrupted join can leave the thread looking finished while it runs.
-    threading.Thread(target=run, name="harnessdrive-trial", daemon=True).start()
+    threading.Thread(target=work, name="harnessdrive-trial", daemon=True).start()
     stopped = False
     while not ended.is_set():
         try:
@@ -138,28 +150,33 @@ def run_shipped(
             shutil.rmtree(done.artifacts, ignore_errors=True)
     finally:
         if stopped:
-            _forget(settings)  # its stop token stays set: the next trial gets a new context
+            _forget(settings, run)  # its stop token stays set: the next trial gets a new context
     return Shipped(done.result, files, host)
 
 
-def _forget(settings: WorkerSettings) -> None:
+def _forget(settings: WorkerSettings, run: str) -> None:
     with _LOCK:
-        context = _CURRENT.pop(settings, None)
+        context = _CURRENT.pop((settings, run), None)
     if context is not None:
         context.close()
 
 
-def _context(settings: WorkerSettings) -> WorkerContext:
+def _context(settings: WorkerSettings, run: str) -> WorkerContext:
     with _LOCK:
-        found = _CURRENT.get(settings)
-        if found is not None:
+        found = _CURRENT.get((settings, run))
+        if found is not None and found.paths.root.is_dir():
             return found
         for old in _CURRENT.values():
             old.close()  # another run's: one trial at a time runs in this process
         _CURRENT.clear()
         local = _on_this_host(settings)
         context = WorkerContext(local)
-        _CURRENT[settings] = context
+        if run:  # what every process of this node shares for the run
+            shared = node_folder(run)
+            register_root(shared, context.paths.root)
+            context.snapshots = NodeSnapshots(shared / "snapshots")
+            context.setup_states = NodeSetupStates(shared / "setup-states")
+        _CURRENT[(settings, run)] = context
         return context
 
 
