@@ -14,14 +14,7 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from harnessdrive.errors import HarnessdriveError, PluginError, UserError
-    from harnessdrive.executors.base import (
-        Executor,
-        ExecutorEntry,
-        JobResult,
-        TrialJob,
-        TrialSettings,
-        WorkerSettings,
-    )
+    from harnessdrive.executors.interface import Executor, ExecutorEntry
     from harnessdrive.grading.kinds.base import GraderKind, GradingCopy, grader_kind
     from harnessdrive.grading.verdict import Finding, GraderRef, GradingRun, Verdict
     from harnessdrive.harnesses.base import (
@@ -60,6 +53,12 @@ if TYPE_CHECKING:
     from harnessdrive.tasks import Suite, Task, VariantSpec, load_suite, load_task
     from harnessdrive.tasks.models import GradeSpec
     from harnessdrive.transcript import Event, ModelCall, Transcript, Usage
+    from harnessdrive.trial.job import (
+        JobResult,
+        TrialJob,
+        TrialSettings,
+        WorkerSettings,
+    )
 
 _PUBLIC: dict[str, tuple[str, str]] = {
     "AgentCli": ("harnessdrive.harnesses.cli.agent_cli", "AgentCli"),
@@ -69,8 +68,8 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "CliRun": ("harnessdrive.harnesses.cli.cli_run", "CliRun"),
     "Collected": ("harnessdrive.harnesses.cli.cli_run", "Collected"),
     "Event": ("harnessdrive.transcript", "Event"),
-    "Executor": ("harnessdrive.executors.base", "Executor"),
-    "ExecutorEntry": ("harnessdrive.executors.base", "ExecutorEntry"),
+    "Executor": ("harnessdrive.executors.interface", "Executor"),
+    "ExecutorEntry": ("harnessdrive.executors.interface", "ExecutorEntry"),
     "Finding": ("harnessdrive.grading.verdict", "Finding"),
     "GradeSpec": ("harnessdrive.tasks.models", "GradeSpec"),
     "GraderKind": ("harnessdrive.grading.kinds.base", "GraderKind"),
@@ -83,7 +82,7 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "HarnessOptions": ("harnessdrive.harnesses.options", "HarnessOptions"),
     "HarnessdriveError": ("harnessdrive.errors", "HarnessdriveError"),
     "Isolation": ("harnessdrive.sandbox.runner", "Isolation"),
-    "JobResult": ("harnessdrive.executors.base", "JobResult"),
+    "JobResult": ("harnessdrive.trial.job", "JobResult"),
     "Launch": ("harnessdrive.harnesses.cli.cli_run", "Launch"),
     "ModelCall": ("harnessdrive.transcript", "ModelCall"),
     "ModelPlan": ("harnessdrive.harnesses.base", "ModelPlan"),
@@ -107,15 +106,15 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "Task": ("harnessdrive.tasks", "Task"),
     "Transcript": ("harnessdrive.transcript", "Transcript"),
     "TranscriptBuilder": ("harnessdrive.harnesses.cli.recording", "TranscriptBuilder"),
-    "TrialJob": ("harnessdrive.executors.base", "TrialJob"),
+    "TrialJob": ("harnessdrive.trial.job", "TrialJob"),
     "TrialProtocol": ("harnessdrive.protocols.base", "TrialProtocol"),
     "TrialResult": ("harnessdrive.store.results", "TrialResult"),
-    "TrialSettings": ("harnessdrive.executors.base", "TrialSettings"),
+    "TrialSettings": ("harnessdrive.trial.job", "TrialSettings"),
     "Usage": ("harnessdrive.transcript", "Usage"),
     "UserError": ("harnessdrive.errors", "UserError"),
     "VariantSpec": ("harnessdrive.tasks", "VariantSpec"),
     "Verdict": ("harnessdrive.grading.verdict", "Verdict"),
-    "WorkerSettings": ("harnessdrive.executors.base", "WorkerSettings"),
+    "WorkerSettings": ("harnessdrive.trial.job", "WorkerSettings"),
     "available_harnesses": ("harnessdrive.harnesses.registry", "available"),
     "build_report": ("harnessdrive.report.scoreboard", "build_report"),
     "evalcase": ("harnessdrive.pytest_plugin.case", "evalcase"),

@@ -21,9 +21,9 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from harnessdrive.executors.task_bundle import unpack_task
-from harnessdrive.running.snapshots import SnapshotCache
 from harnessdrive.sandbox.scratch import PREFIX, sweep_stale_scratch
 from harnessdrive.tasks.loading import Task
+from harnessdrive.trial.snapshots import SnapshotCache
 from harnessdrive.workspace.setup_reuse import RunSetup, SetupState, SetupStates, dependency_key
 from harnessdrive.workspace.snapshot import Snapshot, source_key
 

@@ -36,9 +36,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from harnessdrive.accounting.result_cost import Cost
 from harnessdrive.errors import HarnessdriveError, UserError
-from harnessdrive.executors.base import JobResult, TrialJob, WorkerSettings
 from harnessdrive.executors.lost_work import lost_try_cost
 from harnessdrive.executors.node_cache import clean_node
 from harnessdrive.executors.ray_nodes import NodeReport, check_node, node_table, refusal
@@ -49,8 +47,10 @@ from harnessdrive.harnesses.base import Harness
 from harnessdrive.proxy.traffic import ProxiedCall
 from harnessdrive.sandbox.runner import get_sandbox
 from harnessdrive.sandbox.scratch import make_scratch_root
+from harnessdrive.store.result_cost import Cost
 from harnessdrive.store.results import AgentSummary, RetryEvent, RoundRecord, TrialResult
 from harnessdrive.store.store import utc_now
+from harnessdrive.trial.job import JobResult, TrialJob, WorkerSettings
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 LOST_TRIES = 3
@@ -83,7 +83,7 @@ class _InFlight:
 
 
 class RayExecutor:
-    """Trials as Ray tasks; see :class:`harnessdrive.executors.base.Executor`."""
+    """Trials as Ray tasks; see :class:`harnessdrive.executors.interface.Executor`."""
 
     name = "ray"
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 import psutil
 
-from harnessdrive.executors.base import WorkerSettings
 from harnessdrive.harnesses.base import Harness
+from harnessdrive.trial.job import WorkerSettings
 
 MIN_FREE_DISK = 256 * 1024 * 1024
 """Free bytes in the node's temp folder below which it takes no trial (a workspace, a HOME

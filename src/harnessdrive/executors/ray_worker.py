@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from harnessdrive.accounting.trial_cost import NO_MODEL
-from harnessdrive.executors.base import JobResult, TrialJob, WorkerSettings
 from harnessdrive.executors.node_cache import (
     NodeSetupStates,
     NodeSnapshots,
@@ -32,10 +31,11 @@ from harnessdrive.executors.node_cache import (
 )
 from harnessdrive.executors.ray_relay import RelayedRounds, pack_folder, relayed_calls, unpack_into
 from harnessdrive.executors.task_bundle import unpack_task
-from harnessdrive.executors.worker import WorkerContext
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.store.results import AgentSummary, RoundRecord, TrialResult
 from harnessdrive.store.store import utc_now
+from harnessdrive.trial.job import JobResult, TrialJob, WorkerSettings
+from harnessdrive.trial.worker import WorkerContext
 
 POLL_SECONDS = 0.1
 """How often the waiting thread looks up, so Ray's cancel reaches it."""
@@ -95,7 +95,7 @@ def run_shipped(
     ``resume_files`` its checkpoint's files. With a ``relay``, round checkpoints and the
     proxy's calls go to the driver as they happen (executors/ray_relay.py). ``run`` names the
     run's folder on this node, shared by its worker processes (executors/node_cache.py)."""
-    from harnessdrive.running.trial import run_job  # the core imports the seam
+    from harnessdrive.trial.core import run_job
 
     host = socket.gethostname()
     problem = worker_problem(job.harness, settings, driver_version)

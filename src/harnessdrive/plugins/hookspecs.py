@@ -39,7 +39,7 @@ class HookSpecs:
 
     @hookspec
     def harnessdrive_executors(self) -> list[Any]:
-        """Executors: :class:`harnessdrive.executors.base.ExecutorEntry` items."""
+        """Executors: :class:`harnessdrive.executors.interface.ExecutorEntry` items."""
         raise NotImplementedError
 
     @hookspec

@@ -3,7 +3,7 @@
 The grader's self-test grades the untouched repository this way, and mining grades each
 commit's parent with and without its gold patch. With no agent there is no workspace to copy
 and no setup to run in one: the only copy is the grading copy the grader always makes. The
-trial core (running/trial.py) hands every job whose harness is a :class:`KnownChange` to
+trial core (trial/core.py) hands every job whose harness is a :class:`KnownChange` to
 :func:`run_known_change`, on whichever executor the job was submitted to.
 """
 
@@ -14,9 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harnessdrive.errors import GradingError, HarnessError, SetupFailedError
-from harnessdrive.executors.base import JobResult, TrialJob
-from harnessdrive.executors.paths import TrialScratch
-from harnessdrive.executors.worker import WorkerContext
 from harnessdrive.grading.grader import GradingSetup, grade
 from harnessdrive.grading.verdict import SetupRun, Verdict
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, HarnessInfo
@@ -27,6 +24,9 @@ from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.results import DiffStats, RoundRecord, Timing, Totals, TrialResult
 from harnessdrive.store.store import utc_now
 from harnessdrive.tasks.models import VariantSpec
+from harnessdrive.trial.job import JobResult, TrialJob
+from harnessdrive.trial.paths import TrialScratch
+from harnessdrive.trial.worker import WorkerContext
 from harnessdrive.workspace.changes import Changes
 from harnessdrive.workspace.snapshot import Snapshot
 

@@ -9,10 +9,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from harnessdrive.accounting.result_cost import Cost, CostSource
 from harnessdrive.grading.verdict import Outcome, StreamKept, Verdict
 from harnessdrive.proxy.traffic import Traffic
 from harnessdrive.store.provenance import Provenance
+from harnessdrive.store.result_cost import Cost, CostSource
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Usage
 from harnessdrive.workspace.names import NameText, model_json

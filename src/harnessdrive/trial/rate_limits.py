@@ -19,11 +19,11 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from harnessdrive.executors.base import RetryPolicy
 from harnessdrive.proxy.traffic import Traffic
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.store.results import RetryEvent, RoundRecord, TrialResult
 from harnessdrive.store.store import utc_now
+from harnessdrive.trial.job import RetryPolicy
 
 RETRIES_FOLDER = "retries"
 

@@ -3,14 +3,14 @@
 Baseline: the untouched repository is graded like any round (the gate, i.e. the task's tests
 with the hidden files, must pass; the objective must be ≥ 0, and not already 0 when
 minimising), or the task is broken and the trial an infrastructure failure. Each round the agent
-gets the task's prompt plus the round section (improvement/history.py); its change is graded in a
+gets the task's prompt plus the round section (history.py); its change is graded in a
 fresh grading copy and measured in a copy of its own (the ``improve`` grader kind). A gated round
 that beats the best beyond the noise becomes the best checkpoint; with ``keep_best`` every round
 starts from a fresh copy of the base state with the best checkpoint's change written in, so
 nothing of a reverted round survives, ignored files included. With several samples the best is
 measured again before the verdict; the trial passes when that final state passes the gate and
-beats the baseline by more than ``min_improvement`` beyond the noise (improvement/acceptance.py),
-and a known-bad state measured right after it comes out worse (improvement/objective_witness.py;
+beats the baseline by more than ``min_improvement`` beyond the noise (acceptance.py),
+and a known-bad state measured right after it comes out worse (objective_witness.py;
 its logs in ``rounds/<R+3>/evaluations/1/``).
 """
 
@@ -25,27 +25,27 @@ from typing import Any
 from harnessdrive.errors import HarnessdriveError, TaskFormatError
 from harnessdrive.grading.kinds.improve import KIND, RESULT, samples_of, without_measurement
 from harnessdrive.grading.verdict import Finding, Verdict
-from harnessdrive.improvement.acceptance import improvement
-from harnessdrive.improvement.checkpoint_state import unusable
-from harnessdrive.improvement.evaluator import (
+from harnessdrive.protocols.base import ProtocolInputs, ProtocolOutcome, RoundOutcome
+from harnessdrive.protocols.improve.acceptance import improvement
+from harnessdrive.protocols.improve.checkpoint_state import unusable
+from harnessdrive.protocols.improve.evaluator import (
     Answer,
     Evaluator,
     EvaluatorCall,
     RoundClosing,
     client_command,
 )
-from harnessdrive.improvement.history import RoundEntry, RoundState, round_section
-from harnessdrive.improvement.metrics import trial_score
-from harnessdrive.improvement.objective_witness import WitnessReading, read_witness
-from harnessdrive.improvement.resume import (
+from harnessdrive.protocols.improve.history import RoundEntry, RoundState, round_section
+from harnessdrive.protocols.improve.metrics import trial_score
+from harnessdrive.protocols.improve.objective_witness import WitnessReading, read_witness
+from harnessdrive.protocols.improve.resume import (
     entry_from,
     outcome_from,
     outcome_json,
     restore_files,
     state_files,
 )
-from harnessdrive.improvement.sessions import session_after
-from harnessdrive.protocols.base import ProtocolInputs, ProtocolOutcome, RoundOutcome
+from harnessdrive.protocols.improve.sessions import session_after
 from harnessdrive.protocols.round import run_round
 from harnessdrive.protocols.stages import StageFailed, stage
 from harnessdrive.store.checkpoint import restore_files as restore_kept
@@ -261,7 +261,7 @@ class _Run:
         rounds: list[RoundOutcome],
         history: list[RoundEntry],
     ) -> None:
-        """Hand the trial core what resuming after this round needs (improvement/resume.py)."""
+        """Hand the trial core what resuming after this round needs (resume.py)."""
         snapshot = self.inputs.snapshot
 
         def saved(state: _State) -> dict[str, Any]:

@@ -20,9 +20,6 @@ from typing import Any
 
 from harnessdrive.accounting.trial_cost import NO_MODEL
 from harnessdrive.errors import WorkspaceError
-from harnessdrive.executors.base import JobResult, TrialJob
-from harnessdrive.executors.paths import TrialScratch
-from harnessdrive.executors.worker import WorkerContext
 from harnessdrive.export.atif import TRAJECTORY_FILE, trajectory_json
 from harnessdrive.grading.grader import GradingSetup
 from harnessdrive.grading.measuring import measure_change
@@ -34,11 +31,6 @@ from harnessdrive.protocols.known_change import KnownChange, run_known_change
 from harnessdrive.protocols.registry import get_protocol
 from harnessdrive.protocols.round import graded
 from harnessdrive.protocols.stages import StageFailed, stage
-from harnessdrive.running.failures import machinery_failure
-from harnessdrive.running.outcome import priced_run, round_records, trial_timing
-from harnessdrive.running.provenance import trial_provenance
-from harnessdrive.running.rate_limits import with_retries
-from harnessdrive.running.treatments import trial_snapshot
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.limits import Limits
@@ -56,6 +48,14 @@ from harnessdrive.store.results import (
 from harnessdrive.store.store import utc_now
 from harnessdrive.tasks.loading import Task
 from harnessdrive.tasks.view import TaskView, task_view
+from harnessdrive.trial.failures import machinery_failure
+from harnessdrive.trial.job import JobResult, TrialJob
+from harnessdrive.trial.outcome import priced_run, round_records, trial_timing
+from harnessdrive.trial.paths import TrialScratch
+from harnessdrive.trial.provenance import trial_provenance
+from harnessdrive.trial.rate_limits import with_retries
+from harnessdrive.trial.treatments import trial_snapshot
+from harnessdrive.trial.worker import WorkerContext
 from harnessdrive.workspace.changes import Changes
 from harnessdrive.workspace.materialize import copy_snapshot
 from harnessdrive.workspace.names import model_json
