@@ -222,20 +222,27 @@ class RayExecutor:
         log.info("what each node can run:\n%s", node_table(reports))
         return reports
 
-    def _choose(self, flight: _InFlight) -> str | None:
-        """The least loaded live node that can run the flight's trial, one it was not lost on
-        when there is one; None when no node can run it."""
+    def _choose(self, flight: _InFlight) -> tuple[str, bool] | None:
+        """Where the flight's trial goes: ``("", _)`` anywhere Ray likes, when every node can
+        run it; else a node that can, the least loaded, and whether it must (a node that
+        cannot run it never gets it; one the trial was lost on is only avoided). None when
+        no node can run it."""
         live = self._live_nodes()
         able = [
             r.node_id
             for r in self._reports[flight.job.harness.name]
             if r.problem is None and r.node_id in live
         ]
-        fresh = [node for node in able if node not in flight.tried] or able
-        if not fresh:
+        if not able:
             return None
+        everywhere = set(able) == set(live)
+        fresh = [node for node in able if node not in flight.tried]
+        if everywhere and (not flight.tried or not fresh):
+            return "", False
+        candidates = fresh or able
         with self._lock:
-            return min(fresh, key=lambda node: (self._load.get(node, 0) / live[node], node))
+            node = min(candidates, key=lambda n: (self._load.get(n, 0) / live[n], n))
+        return node, not everywhere
 
     # Sending and collecting ---------------------------------------------------------------
 
@@ -243,11 +250,12 @@ class RayExecutor:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         job = flight.job
-        node = self._choose(flight)
-        if node is None:
+        chosen = self._choose(flight)
+        if chosen is None:
             problem = refusal(job.harness.name, self._reports[job.harness.name])
             self._answer(flight, _refused(job, problem))
             return
+        node, must = chosen
         archive = self._archives.get(job.task.fingerprint)
         if archive is None:
             archive = self._ray.put(pack_task(job.task))
@@ -259,9 +267,11 @@ class RayExecutor:
                 resume_files = pack_folder(job.resume.files)
             shipped_job = replace(shipped_job, resume=replace(job.resume, files=None))
         flight.node, flight.calls = node, []
-        ref = self._remote.options(
-            scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False)
-        ).remote(
+        remote = self._remote
+        if node:
+            strategy = NodeAffinitySchedulingStrategy(node, soft=not must)
+            remote = remote.options(scheduling_strategy=strategy)
+        ref = remote.remote(
             shipped_job,
             archive,
             self._settings,
@@ -304,7 +314,7 @@ class RayExecutor:
             for ref in ready:
                 with self._lock:
                     flight = self._in_flight.pop(ref)
-                    self._load[flight.node] -= 1
+                    self._load[flight.node] = self._load.get(flight.node, 0) - 1
                 self._settle(flight, ref)
 
     def _start_relay(self) -> Any:
@@ -333,10 +343,20 @@ class RayExecutor:
                 flight = self._by_key.get(event.key)
             if flight is None or event.attempt != flight.attempt:
                 continue
-            if event.kind == "call" and event.call is not None:
+            if event.kind == "started":
+                self._moved(flight, event.node)
+            elif event.kind == "call" and event.call is not None:
                 flight.calls.append(event.call)
             elif event.kind == "checkpoint" and event.checkpoint is not None:
                 self._write_checkpoint(flight, event)
+
+    def _moved(self, flight: _InFlight, node: str) -> None:
+        """The try runs on ``node`` (Ray chose it, or the chosen one)."""
+        if node and node != flight.node:
+            with self._lock:
+                self._load[flight.node] = self._load.get(flight.node, 0) - 1
+                self._load[node] = self._load.get(node, 0) + 1
+            flight.node = node
 
     def _write_checkpoint(self, flight: _InFlight, event: RelayEvent) -> None:
         on_round = flight.job.on_round
@@ -368,6 +388,7 @@ class RayExecutor:
                 return
             self._retry(flight, "worker_lost", _first_line(exc))
             return
+        self._moved(flight, shipped.node_id)
         if shipped.refused is not None and not self._stopping.is_set():
             # The node passed its check but refuses now (its CLI removed, say): not again.
             for report in self._reports.get(job.harness.name, []):

@@ -77,6 +77,18 @@ class RelayedRounds:
         ray.get(self.relay.post.remote(event), timeout=RELAY_SECONDS)
 
 
+def this_node() -> str:
+    """The Ray node id of the calling worker process."""
+    import ray
+
+    return str(ray.get_runtime_context().get_node_id())
+
+
+def announce(relay: Any, key: str, attempt: int, node: str) -> None:
+    """Tell the driver that the try started, and where (it does not wait for an answer)."""
+    relay.post.remote(RelayEvent(key, attempt, "started", node=node))
+
+
 @contextlib.contextmanager
 def relayed_calls(relay: Any, key: str, attempt: int) -> Iterator[None]:
     """While inside, every model call a proxy of this process records goes to the relay."""

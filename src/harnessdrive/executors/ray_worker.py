@@ -29,7 +29,14 @@ from harnessdrive.executors.node_cache import (
     node_task,
     register_root,
 )
-from harnessdrive.executors.ray_relay import RelayedRounds, pack_folder, relayed_calls, unpack_into
+from harnessdrive.executors.ray_relay import (
+    RelayedRounds,
+    announce,
+    pack_folder,
+    relayed_calls,
+    this_node,
+    unpack_into,
+)
 from harnessdrive.executors.task_bundle import unpack_task
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.store.results import AgentSummary, RoundRecord, TrialResult
@@ -54,6 +61,8 @@ class Shipped:
     host: str
     refused: str | None = None
     """Why this worker refused the trial (a missing requirement); nothing ran."""
+    node_id: str = ""
+    """The Ray node it ran on."""
 
 
 def harnessdrive_version() -> str:
@@ -98,9 +107,12 @@ def run_shipped(
     from harnessdrive.trial.core import run_job
 
     host = socket.gethostname()
+    node = this_node() if relay is not None else ""
     problem = worker_problem(job.harness, settings, driver_version)
     if problem is not None:
-        return Shipped(_refused(job, host, problem), b"", host, refused=problem)
+        return Shipped(_refused(job, host, problem), b"", host, refused=problem, node_id=node)
+    if relay is not None:
+        announce(relay, job.key, attempt, node)
     worker = _context(settings, run)
     if run:
         task = node_task(node_folder(run), job.task, archive)
@@ -151,7 +163,7 @@ def run_shipped(
     finally:
         if stopped:
             _forget(settings, run)  # its stop token stays set: the next trial gets a new context
-    return Shipped(done.result, files, host)
+    return Shipped(done.result, files, host, node_id=node)
 
 
 def _forget(settings: WorkerSettings, run: str) -> None:
