@@ -30,9 +30,10 @@ from harnessdrive.workspace.snapshot import Snapshot, source_key
 _SAVED = "saved.pickle"
 
 
-def node_folder(run: str) -> Path:
-    """The folder this node keeps for run ``run`` (a token the driver made)."""
-    return Path(tempfile.gettempdir()) / f"{PREFIX}node-{run}"
+def node_folder(run: str, node: str) -> Path:
+    """The folder node ``node`` keeps for run ``run`` (a token the driver made); named by the
+    node too, so nodes that share a disk (or a machine) keep their own."""
+    return Path(tempfile.gettempdir()) / f"{PREFIX}node-{run}-{node[:12]}"
 
 
 @contextlib.contextmanager
@@ -88,6 +89,7 @@ class NodeSnapshots(SnapshotCache):
                 assert isinstance(found, Snapshot)
                 self._built[key] = found
                 return found
+            shutil.rmtree(self.root / key, ignore_errors=True)  # a process died building it
             made = build()
             _save(record, made)
             return made
@@ -107,6 +109,7 @@ class NodeSetupStates(SetupStates):
                 assert found is None or isinstance(found, SetupState)
                 self._states[key] = found
                 return found
+            shutil.rmtree(self.root / key, ignore_errors=True)  # a process died building it
             made = super().get(task, snapshot, python, run)
             _save(record, made)
             return made
@@ -124,17 +127,16 @@ def clean_node(run: str) -> list[str]:
     for ``run`` and the node's shared folder, and sweep roots of processes that died."""
     from harnessdrive.sandbox.tree import kill_strays
 
-    folder = node_folder(run)
     removed: list[str] = []
-    roots = folder / "roots"
-    if roots.is_dir():
-        for entry in roots.iterdir():
-            root = Path(entry.read_text())
-            if root.name.startswith(PREFIX) and root.is_dir():
-                kill_strays(str(root))
-                shutil.rmtree(root, ignore_errors=True)
-                removed.append(str(root))
-    if folder.is_dir():
+    for folder in Path(tempfile.gettempdir()).glob(f"{PREFIX}node-{run}-*"):
+        roots = folder / "roots"
+        if roots.is_dir():
+            for entry in roots.iterdir():
+                root = Path(entry.read_text())
+                if root.name.startswith(PREFIX) and root.is_dir():
+                    kill_strays(str(root))
+                    shutil.rmtree(root, ignore_errors=True)
+                    removed.append(str(root))
         shutil.rmtree(folder, ignore_errors=True)
         removed.append(str(folder))
     removed += [str(p) for p in sweep_stale_scratch()]

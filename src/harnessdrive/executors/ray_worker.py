@@ -113,9 +113,9 @@ def run_shipped(
         return Shipped(_refused(job, host, problem), b"", host, refused=problem, node_id=node)
     if relay is not None:
         announce(relay, job.key, attempt, node)
-    worker = _context(settings, run)
-    if run:
-        task = node_task(node_folder(run), job.task, archive)
+    worker = _context(settings, run, node)
+    if run and node:
+        task = node_task(node_folder(run, node), job.task, archive)
     else:
         key = hashlib.sha256(job.task.fingerprint.encode()).hexdigest()[:16]
         task = unpack_task(job.task, archive, worker.paths.root / "tasks" / key)
@@ -173,7 +173,7 @@ def _forget(settings: WorkerSettings, run: str) -> None:
         context.close()
 
 
-def _context(settings: WorkerSettings, run: str) -> WorkerContext:
+def _context(settings: WorkerSettings, run: str, node: str) -> WorkerContext:
     with _LOCK:
         found = _CURRENT.get((settings, run))
         if found is not None and found.paths.root.is_dir():
@@ -183,8 +183,8 @@ def _context(settings: WorkerSettings, run: str) -> WorkerContext:
         _CURRENT.clear()
         local = _on_this_host(settings)
         context = WorkerContext(local)
-        if run:  # what every process of this node shares for the run
-            shared = node_folder(run)
+        if run and node:  # what every process of this node shares for the run
+            shared = node_folder(run, node)
             register_root(shared, context.paths.root)
             context.snapshots = NodeSnapshots(shared / "snapshots")
             context.setup_states = NodeSetupStates(shared / "setup-states")
