@@ -214,13 +214,14 @@ def test_a_worker_killed_after_real_model_calls_is_charged_them(
         store.close()
 
 
-def test_sigterm_to_the_driver_records_the_trials_on_the_cluster_as_interrupted(
+def test_sigterm_to_the_driver_records_trials_interrupted_and_jobs_fill_the_cluster(
     area: Path, tmp_path: Path, cluster: Cluster
 ) -> None:
     suite = make_suite(area, [spender("stuck", "mock-small", hang=True)], tasks=2)
     results = area / "results"
     prices = write_prices(tmp_path)
-    command = _cli(suite, results, cluster, "--jobs", "2", "--prices", str(prices))
+    # No --jobs: on Ray it is the cluster's free slots, one per worker node here.
+    command = _cli(suite, results, cluster, "--prices", str(prices))
     driver = subprocess.Popen(
         [*command, "--max-usd", "10"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
@@ -235,6 +236,7 @@ def test_sigterm_to_the_driver_records_the_trials_on_the_cluster_as_interrupted(
         driver.send_signal(signal.SIGTERM)
         out, err = driver.communicate(timeout=300)
     assert driver.returncode == 130, out + err
+    assert "Running 2 trial(s) at once: the free slots of the ray executor." in out + err
     recorded = _recorded(results)
     assert len(recorded) == 2
     for (result,) in recorded.values():

@@ -47,7 +47,16 @@ def run(
             help="Trials per task and arm (default: the sweep's, or 1).",
         ),
     ] = None,
-    jobs: opt.JobsOption = 1,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            metavar="N",
+            help="How many run at the same time (default: 1; with --executor ray, the "
+            "cluster's free slots).",
+        ),
+    ] = None,
     results: opt.ResultsOption = opt.DEFAULT_RESULTS,
     effort: Annotated[
         list[str] | None,
@@ -165,7 +174,7 @@ def run(
     )
     options = RunOptions(
         results=results.resolve(),
-        jobs=opt.positive(jobs, "--jobs"),
+        jobs=opt.positive(jobs, "--jobs") if jobs is not None else (0 if executor == "ray" else 1),
         keep=keep,
         sandbox=opt.sandbox_kind(sandbox),
         network=opt.network(network),

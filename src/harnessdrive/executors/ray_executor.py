@@ -132,6 +132,12 @@ class RayExecutor:
         return None  # kept workspaces stay on the workers' disks
 
     @property
+    def free_slots(self) -> int:
+        """Trials the cluster could start now: its free CPUs over each trial's."""
+        free = float(self._ray.available_resources().get("CPU", 0))
+        return max(int(free // self._cpus), 1)
+
+    @property
     def reports(self) -> list[NodeReport]:
         """Every node's answers so far, for every harness checked."""
         return [r for reports in self._reports.values() for r in reports]
