@@ -96,7 +96,9 @@ def relayed_calls(relay: Any, key: str, attempt: int) -> Iterator[None]:
     def tell(call: ProxiedCall) -> None:
         import ray
 
-        ray.get(relay.post.remote(RelayEvent(key, attempt, "call", call=call)))
+        ray.get(
+            relay.post.remote(RelayEvent(key, attempt, "call", call=call)), timeout=RELAY_SECONDS
+        )
 
     with observing_calls(tell):
         yield
