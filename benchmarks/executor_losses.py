@@ -17,6 +17,7 @@ node here shares its temp folder). Asserts nothing.
 from __future__ import annotations
 
 import random
+import re
 import tempfile
 import threading
 import time
@@ -59,7 +60,8 @@ def _suite(folder: Path, tasks: int, server: ModelServer, setups: Path) -> Path:
     files = [
         TaskFiles(
             f"t{i}",
-            files={"calc.py": "def add(a, b):\n    return a - b\n"},
+            # A file of its own: each task is a dependency state of its own.
+            files={"calc.py": "def add(a, b):\n    return a - b\n", "deps.txt": f"task {i}\n"},
             solution={"calc.py": "def add(a, b):\n    return a + b\n"},
             command="{python} -c 'import calc; assert calc.add(1, 2) == 3'",
             setup=[f'{{python}} -c "{note}"'],
@@ -73,6 +75,11 @@ def _suite(folder: Path, tasks: int, server: ModelServer, setups: Path) -> Path:
         "options": {"template": f"{{python}} {agent}", "model_url": server.base_url},
     }
     return write_suite(folder, files, variants=[variant])
+
+
+def _owner(path: str) -> int | None:
+    named = re.search(r"-p(\d+)-[a-z0-9_]+$", path)
+    return int(named[1]) if named else None
 
 
 def _scratch() -> set[str]:
@@ -97,20 +104,28 @@ def _run(suite: Path, results: Path, prices: Path, repeat: int, **options: Any) 
         store.close()
 
 
-def _killer(cluster: LocalRayCluster, results: Path, trials: int, killed: list[int]) -> None:
-    """Kill the Ray worker process of a running trial twice, at random moments."""
+def _killer(
+    cluster: LocalRayCluster, results: Path, trials: int, killed: list[int], seen: set[int]
+) -> None:
+    """Kill the Ray worker process of a running trial twice, at random moments (a random
+    point of its agent's second of work); note every process of the cluster meanwhile."""
     moments = sorted(random.sample(range(trials // 10, trials * 8 // 10), 2))
     for moment in moments:
         while len(list(results.glob("trials/**/result.json"))) < moment:
+            seen.update(p.pid for p in cluster.processes())
             time.sleep(0.2)
         while True:
             busy = [w for w in cluster.trial_workers() if _runs_agent(w)]
             if busy:
                 victim = random.choice(busy)
+                time.sleep(random.uniform(0.0, 1.0))
                 victim.kill()
                 killed.append(victim.pid)
                 break
             time.sleep(0.05)
+    while True:  # until the run ends (the thread is a daemon)
+        seen.update(p.pid for p in cluster.processes())
+        time.sleep(0.2)
 
 
 def _runs_agent(worker: psutil.Process) -> bool:
@@ -140,8 +155,9 @@ def lost_work(trials: int, tasks: int) -> None:
             try:
                 results = folder / "ray"
                 killed: list[int] = []
+                seen: set[int] = set()
                 killer = threading.Thread(
-                    target=_killer, args=(cluster, results, trials, killed), daemon=True
+                    target=_killer, args=(cluster, results, trials, killed, seen), daemon=True
                 )
                 killer.start()
                 began = time.perf_counter()
@@ -151,7 +167,8 @@ def lost_work(trials: int, tasks: int) -> None:
                 ray_wall = time.perf_counter() - began
             finally:
                 cluster.stop()
-            left = sorted(_scratch() - before)
+            # Other programs of the machine make scratch folders too: only the cluster's count.
+            left = sorted(p for p in _scratch() - before if _owner(p) in seen or "-node-" in p)
         recorded = [
             TrialResult.model_validate_json(p.read_text())
             for p in results.glob("trials/**/result.json")
@@ -180,6 +197,6 @@ def lost_work(trials: int, tasks: int) -> None:
     print(
         f"setups: {len(lines)} on {len(per_node)} node(s) for {tasks} tasks; most per node "
         f"{max(per_node.values(), default=0)} (one per task per node: "
-        f"{'yes' if all(n <= tasks for n in per_node.values()) else 'NO'})"
+        f"{'yes' if max(Counter(lines).values(), default=0) <= 1 else 'NO'})"
     )
     print(f"scratch folders left: {len(left)}" + (f" {left[:3]}" if left else ""))
