@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from harnessdrive.errors import HarnessdriveError, PluginError, UserError
+    from harnessdrive.errors import GradingError, HarnessdriveError, PluginError, UserError
     from harnessdrive.executors.interface import Executor, ExecutorEntry
     from harnessdrive.grading.kinds.base import GraderKind, GradingCopy, grader_kind
     from harnessdrive.grading.verdict import Finding, GraderRef, GradingRun, Verdict
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         RoundOutcome,
         TrialProtocol,
     )
+    from harnessdrive.protocols.round import run_round
     from harnessdrive.pytest_plugin.case import evalcase
     from harnessdrive.report.loading import list_runs, load_report
     from harnessdrive.report.render import render_report
@@ -53,12 +54,14 @@ if TYPE_CHECKING:
     from harnessdrive.tasks import Suite, Task, VariantSpec, load_suite, load_task
     from harnessdrive.tasks.models import GradeSpec
     from harnessdrive.transcript import Event, ModelCall, Transcript, Usage
+    from harnessdrive.trial.core import run_job
     from harnessdrive.trial.job import (
         JobResult,
         TrialJob,
         TrialSettings,
         WorkerSettings,
     )
+    from harnessdrive.trial.worker import WorkerContext
 
 _PUBLIC: dict[str, tuple[str, str]] = {
     "AgentCli": ("harnessdrive.harnesses.cli.agent_cli", "AgentCli"),
@@ -75,6 +78,7 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "GraderKind": ("harnessdrive.grading.kinds.base", "GraderKind"),
     "GraderRef": ("harnessdrive.grading.verdict", "GraderRef"),
     "GradingCopy": ("harnessdrive.grading.kinds.base", "GradingCopy"),
+    "GradingError": ("harnessdrive.errors", "GradingError"),
     "GradingRun": ("harnessdrive.grading.verdict", "GradingRun"),
     "Harness": ("harnessdrive.harnesses.base", "Harness"),
     "HarnessEntry": ("harnessdrive.harnesses.entry", "HarnessEntry"),
@@ -114,6 +118,7 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "UserError": ("harnessdrive.errors", "UserError"),
     "VariantSpec": ("harnessdrive.tasks", "VariantSpec"),
     "Verdict": ("harnessdrive.grading.verdict", "Verdict"),
+    "WorkerContext": ("harnessdrive.trial.worker", "WorkerContext"),
     "WorkerSettings": ("harnessdrive.trial.job", "WorkerSettings"),
     "available_harnesses": ("harnessdrive.harnesses.registry", "available"),
     "build_report": ("harnessdrive.report.scoreboard", "build_report"),
@@ -130,6 +135,8 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "parse_options": ("harnessdrive.harnesses.options", "parse_options"),
     "render_report": ("harnessdrive.report.render", "render_report"),
     "reporter": ("harnessdrive.report.renderers", "reporter"),
+    "run_job": ("harnessdrive.trial.core", "run_job"),
+    "run_round": ("harnessdrive.protocols.round", "run_round"),
 }
 """Each public name and where it lives. They are imported on first use, so ``import
 harnessdrive`` (as every eval file does) costs nothing until a name is needed."""
@@ -163,6 +170,7 @@ __all__ = [
     "GraderKind",
     "GraderRef",
     "GradingCopy",
+    "GradingError",
     "GradingRun",
     "Harness",
     "HarnessEntry",
@@ -202,6 +210,7 @@ __all__ = [
     "UserError",
     "VariantSpec",
     "Verdict",
+    "WorkerContext",
     "WorkerSettings",
     "__version__",
     "available_harnesses",
@@ -219,4 +228,6 @@ __all__ = [
     "parse_options",
     "render_report",
     "reporter",
+    "run_job",
+    "run_round",
 ]

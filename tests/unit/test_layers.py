@@ -57,8 +57,13 @@ KNOWN: frozenset[tuple[str, str]] = frozenset(
         ("harnessdrive.protocols.known_change", "harnessdrive.trial.job"),
         ("harnessdrive.protocols.known_change", "harnessdrive.trial.paths"),
         ("harnessdrive.protocols.known_change", "harnessdrive.trial.worker"),
-        # Every round still passes through the differential kind's oracle service.
-        ("harnessdrive.protocols.round", "harnessdrive.grading.differential.service"),
+        # Type-only: the hook specifications declare each registration's type, for a plugin's
+        # own type checker (imported under TYPE_CHECKING, never at run time).
+        ("harnessdrive.plugins.hookspecs", "harnessdrive.executors.interface"),
+        ("harnessdrive.plugins.hookspecs", "harnessdrive.grading.kinds.base"),
+        ("harnessdrive.plugins.hookspecs", "harnessdrive.harnesses.entry"),
+        ("harnessdrive.plugins.hookspecs", "harnessdrive.protocols.base"),
+        ("harnessdrive.plugins.hookspecs", "harnessdrive.report.renderers"),
         # The report reads pytest sessions through the pytest plugin's own readers.
         ("harnessdrive.report.baseline", "harnessdrive.pytest_plugin.gates"),
         ("harnessdrive.report.baseline", "harnessdrive.pytest_plugin.session_report"),

@@ -441,7 +441,7 @@ class RayExecutor:
         cost = lost_try_cost(
             job.settings.costing, job.variant, job.harness, flight.calls, job.identity.started
         )
-        return job.identity.model_copy(update={"finished": utc_now(), "cost": cost})
+        return job.identity.revised(finished=utc_now(), cost=cost)
 
     def _label(self, node: str) -> str:
         return self._labels.get(node, node[:8])
@@ -462,7 +462,7 @@ class RayExecutor:
                         "note": f"{cost.note}; {note}" if cost.note else note,
                     }
                 )
-        flight.future.set_result(JobResult(result.model_copy(update=update), files))
+        flight.future.set_result(JobResult(result.revised(**update), files))
 
     def _answer(self, flight: _InFlight, result: TrialResult) -> None:
         self._finish(flight, result, self._unpack(b""))
@@ -508,16 +508,12 @@ def _first_line(exc: BaseException) -> str:
 
 def _refused(job: TrialJob, problem: str) -> TrialResult:
     hint = f"the cluster refused it: {problem}; install what it lacks on the nodes"
-    return job.identity.model_copy(
-        update={
-            "status": "could_not_run",
-            "finished": utc_now(),
-            "rounds": (
-                RoundRecord(status="could_not_run", agent=AgentSummary(error=problem, hint=hint)),
-            ),
-            "cost": Cost(usd=0.0, source="none"),
-            "note": f"refused: no node has what it needs ({problem}); nothing ran",
-        }
+    return job.identity.revised(
+        status="could_not_run",
+        finished=utc_now(),
+        rounds=(RoundRecord(status="could_not_run", agent=AgentSummary(error=problem, hint=hint)),),
+        cost=Cost(usd=0.0, source="none"),
+        note=f"refused: no node has what it needs ({problem}); nothing ran",
     )
 
 
@@ -529,12 +525,10 @@ def _machinery_failure(job: TrialJob, flight: _InFlight, error: str | None = Non
     cost = (flight.costs[-1] if flight.costs else Cost(usd=0.0, source="none")).model_copy(
         update={"charged_usd": spent, "note": note}
     )
-    return job.identity.model_copy(
-        update={
-            "status": "could_not_run",
-            "finished": utc_now(),
-            "rounds": (RoundRecord(status="could_not_run", agent=AgentSummary(error=error)),),
-            "cost": cost,
-            "note": f"an infrastructure failure ({error}); not counted against the harness",
-        }
+    return job.identity.revised(
+        status="could_not_run",
+        finished=utc_now(),
+        rounds=(RoundRecord(status="could_not_run", agent=AgentSummary(error=error)),),
+        cost=cost,
+        note=f"an infrastructure failure ({error}); not counted against the harness",
     )

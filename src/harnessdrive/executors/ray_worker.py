@@ -206,14 +206,10 @@ def _on_this_host(settings: WorkerSettings) -> WorkerSettings:
 
 def _refused(job: TrialJob, host: str, problem: str) -> TrialResult:
     hint = f"worker {host} refused it: {problem}; install what it lacks on every worker"
-    return job.identity.model_copy(
-        update={
-            "status": "could_not_run",
-            "finished": utc_now(),
-            "rounds": (
-                RoundRecord(status="could_not_run", agent=AgentSummary(error=problem, hint=hint)),
-            ),
-            "cost": NO_MODEL,
-            "note": f"refused by a worker without a requirement ({problem}); nothing ran",
-        }
+    return job.identity.revised(
+        status="could_not_run",
+        finished=utc_now(),
+        rounds=(RoundRecord(status="could_not_run", agent=AgentSummary(error=problem, hint=hint)),),
+        cost=NO_MODEL,
+        note=f"refused by a worker without a requirement ({problem}); nothing ran",
     )

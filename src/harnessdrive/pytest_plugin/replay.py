@@ -94,7 +94,7 @@ class Replayed:
             }
         )
         again = self.stored.with_final_round(agent=agent)
-        return again.model_copy(update={"totals": Totals.over(again.rounds), "cost": self.cost})
+        return again.revised(totals=Totals.over(again.rounds), cost=self.cost)
 
 
 def replay(
@@ -220,7 +220,7 @@ def _grade_again(folder: Path, stored: TrialResult, task: Task, sandbox: Sandbox
                 task=task,
                 variant=stored.variant,
                 harness=KnownChange(changes=changes, base=snapshot),
-                identity=stored.model_copy(update={"status": "interrupted", "rounds": ()}),
+                identity=stored.revised(status="interrupted", rounds=()),
             )
             done = executor.submit(job).result()
             shutil.rmtree(done.artifacts, ignore_errors=True)

@@ -147,8 +147,8 @@ class Recorder:
 
     def skipped(self, claimed: ClaimedTrial, reason: str) -> TrialResult:
         """Record ``claimed`` as skipped for ``reason``, without running it."""
-        result = claimed.identity.model_copy(
-            update={"status": "skipped", "note": reason, "finished": utc_now(), "cost": NO_MODEL}
+        result = claimed.identity.revised(
+            status="skipped", note=reason, finished=utc_now(), cost=NO_MODEL
         )
         self._record(claimed, result)
         return result
