@@ -1,6 +1,11 @@
 """Throughput of the local pool and of Ray with 1 and 2 workers, and Ray's overhead per trial.
 
     python benchmarks/executors.py [--trials 16] [--agent-seconds 1.0] [--slots 2]
+    python benchmarks/executors.py --lost-work [--trials 200] [--tasks 20]
+
+``--lost-work`` runs benchmarks/executor_losses.py instead: 200 trials with a Ray worker
+killed at random twice, against the local pool (trials recorded once, spend, setups per node,
+scratch left).
 
 Needs the ``harnessdrive[ray]`` extra. Starts a local Ray cluster on 127.0.0.1 (a head that
 runs nothing and two worker nodes of ``--slots`` CPUs each, like the tests), then runs the
@@ -80,7 +85,15 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=16)
     parser.add_argument("--agent-seconds", type=float, default=1.0)
     parser.add_argument("--slots", type=int, default=2, help="CPUs per Ray worker node")
+    parser.add_argument("--lost-work", action="store_true", help="the lost-work run instead")
+    parser.add_argument("--tasks", type=int, default=20, help="tasks of the lost-work run")
     args = parser.parse_args()
+    if args.lost_work:
+        from executor_losses import lost_work
+
+        trials = args.trials if "--trials" in sys.argv else 200
+        lost_work(trials, args.tasks)
+        return
     slots = args.slots
     with tempfile.TemporaryDirectory(prefix="hd-bench-exec-") as tmp:
         folder = Path(tmp)

@@ -40,6 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "index": ("report_cmd", "index"),
     "schema": ("info_cmd", "schema"),
     "show": ("show_cmd", "show"),
+    "watch": ("watch_cmd", "watch_results"),
     "review": ("show_cmd", "review"),
     "cases": ("cases_cmd", "cases_app"),
 }

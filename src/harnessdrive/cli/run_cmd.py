@@ -25,6 +25,7 @@ from harnessdrive.report.render import render_report
 from harnessdrive.report.scoreboard import build_report
 from harnessdrive.running.concurrency import parse_limit
 from harnessdrive.running.never_ran import harnesses_that_never_ran
+from harnessdrive.running.not_run import machinery_failures
 from harnessdrive.running.plan import Plan, make_plan
 from harnessdrive.running.run import RunDriver, RunOptions, RunSummary
 from harnessdrive.stats.sequential_design import repeats_needed
@@ -46,7 +47,16 @@ def run(
             help="Trials per task and arm (default: the sweep's, or 1).",
         ),
     ] = None,
-    jobs: opt.JobsOption = 1,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            metavar="N",
+            help="How many run at the same time (default: 1; with --executor ray, the "
+            "cluster's free slots).",
+        ),
+    ] = None,
     results: opt.ResultsOption = opt.DEFAULT_RESULTS,
     effort: Annotated[
         list[str] | None,
@@ -130,6 +140,14 @@ def run(
             "--jobs says; repeatable.",
         ),
     ] = None,
+    retry_failed: Annotated[
+        bool,
+        typer.Option(
+            "--retry-failed",
+            help="Run again the trials recorded as could not run (lost workers, other "
+            "failures of the machinery).",
+        ),
+    ] = False,
     until_decided: UntilDecidedOption = False,
     margin: MarginOption = None,
     max_repeats: MaxRepeatsOption = None,
@@ -156,7 +174,7 @@ def run(
     )
     options = RunOptions(
         results=results.resolve(),
-        jobs=opt.positive(jobs, "--jobs"),
+        jobs=opt.positive(jobs, "--jobs") if jobs is not None else (0 if executor == "ray" else 1),
         keep=keep,
         sandbox=opt.sandbox_kind(sandbox),
         network=opt.network(network),
@@ -168,6 +186,7 @@ def run(
         executor=executor,
         address=address,
         limits=dict(parse_limit(each) for each in limit or ()),
+        retry_failed=retry_failed,
         until_decided=rules,
     )
     if rules is not None:
@@ -238,6 +257,15 @@ def _execute_and_report(plan: Plan, options: RunOptions, json_output: bool) -> N
     for label, fix in never_ran.items():
         print(f"error: {label} never got to run: {fix}", file=sys.stderr)
     if never_ran:
+        raise typer.Exit(EXIT_NEVER_RAN)
+    failed = machinery_failures(summary.trials)
+    if failed:
+        print(
+            f"error: {len(failed)} trial(s) could not be run by the machinery "
+            f"({failed[0].agent.error or failed[0].note}); they are not counted. "
+            "Run the same command with --retry-failed to run them again.",
+            file=sys.stderr,
+        )
         raise typer.Exit(EXIT_NEVER_RAN)
 
 

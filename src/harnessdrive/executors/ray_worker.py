@@ -12,18 +12,33 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import io
 import shutil
 import socket
 import sys
-import tarfile
 import threading
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import Any
 
 from harnessdrive.accounting.trial_cost import NO_MODEL
+from harnessdrive.executors.node_cache import (
+    NodeSetupStates,
+    NodeSnapshots,
+    node_folder,
+    node_task,
+    register_root,
+)
+from harnessdrive.executors.ray_relay import (
+    RelayedRounds,
+    announce,
+    pack_folder,
+    relayed_calls,
+    this_node,
+    unpack_into,
+)
 from harnessdrive.executors.task_bundle import unpack_task
+from harnessdrive.harnesses.base import Harness
 from harnessdrive.store.results import AgentSummary, RoundRecord, TrialResult
 from harnessdrive.store.store import utc_now
 from harnessdrive.trial.job import JobResult, TrialJob, WorkerSettings
@@ -32,7 +47,7 @@ from harnessdrive.trial.worker import WorkerContext
 POLL_SECONDS = 0.1
 """How often the waiting thread looks up, so Ray's cancel reaches it."""
 _LOCK = threading.Lock()
-_CURRENT: dict[WorkerSettings, WorkerContext] = {}
+_CURRENT: dict[tuple[WorkerSettings, str], WorkerContext] = {}
 _INFO: dict[str, str | None] = {}
 """Per harness name: why it cannot run on this host (None: it can). Asked once per process."""
 
@@ -46,6 +61,8 @@ class Shipped:
     host: str
     refused: str | None = None
     """Why this worker refused the trial (a missing requirement); nothing ran."""
+    node_id: str = ""
+    """The Ray node it ran on."""
 
 
 def harnessdrive_version() -> str:
@@ -55,8 +72,8 @@ def harnessdrive_version() -> str:
         return "unknown"
 
 
-def worker_problem(job: TrialJob, settings: WorkerSettings, driver_version: str) -> str | None:
-    """Why this host cannot run ``job`` as the driver asks (None when it can)."""
+def worker_problem(harness: Harness, settings: WorkerSettings, driver_version: str) -> str | None:
+    """Why this host cannot run ``harness``'s trials as the driver asks (None when it can)."""
     here = harnessdrive_version()
     if here != driver_version:
         return f"harnessdrive {here} is installed here, the driver runs {driver_version}"
@@ -66,33 +83,59 @@ def worker_problem(job: TrialJob, settings: WorkerSettings, driver_version: str)
         problem = bwrap_problem()
         if problem is not None:
             return f"the bwrap sandbox cannot run here: {problem}"
-    name = job.harness.name
+    name = harness.name
     if name not in _INFO:
-        info = job.harness.info()
+        info = harness.info()
         _INFO[name] = None if info.installed else (info.detail or f"{name} is not installed")
     return _INFO[name]
 
 
 def run_shipped(
-    job: TrialJob, archive: bytes, settings: WorkerSettings, driver_version: str
+    job: TrialJob,
+    archive: bytes,
+    settings: WorkerSettings,
+    driver_version: str,
+    relay: Any = None,
+    attempt: int = 0,
+    resume_files: bytes = b"",
+    run: str = "",
 ) -> Shipped:
-    """Run ``job`` here; ``archive`` holds its task's files (executors/task_bundle.py)."""
+    """Run ``job`` here; ``archive`` holds its task's files (executors/task_bundle.py),
+    ``resume_files`` its checkpoint's files. With a ``relay``, round checkpoints and the
+    proxy's calls go to the driver as they happen (executors/ray_relay.py). ``run`` names the
+    run's folder on this node, shared by its worker processes (executors/node_cache.py)."""
     from harnessdrive.trial.core import run_job
 
     host = socket.gethostname()
-    problem = worker_problem(job, settings, driver_version)
+    node = this_node() if relay is not None else ""
+    problem = worker_problem(job.harness, settings, driver_version)
     if problem is not None:
-        return Shipped(_refused(job, host, problem), b"", host, refused=problem)
-    worker = _context(settings)
-    key = hashlib.sha256(job.task.fingerprint.encode()).hexdigest()[:16]
-    task = unpack_task(job.task, archive, worker.paths.root / "tasks" / key)
+        return Shipped(_refused(job, host, problem), b"", host, refused=problem, node_id=node)
+    if relay is not None:
+        announce(relay, job.key, attempt, node)
+    worker = _context(settings, run, node)
+    if run and node:
+        task = node_task(node_folder(run, node), job.task, archive)
+    else:
+        key = hashlib.sha256(job.task.fingerprint.encode()).hexdigest()[:16]
+        task = unpack_task(job.task, archive, worker.paths.root / "tasks" / key)
+    job = dataclasses.replace(job, task=task)
+    if relay is not None:
+        job = dataclasses.replace(job, on_round=RelayedRounds(relay, job.key, attempt))
+    if job.resume is not None and resume_files:
+        kept = unpack_into(resume_files, worker.paths.new_artifacts() / "resumed")
+        job = dataclasses.replace(job, resume=dataclasses.replace(job.resume, files=kept))
     finished: list[JobResult] = []
     failed: list[BaseException] = []
     ended = threading.Event()
 
-    def run() -> None:
+    def work() -> None:
         try:
-            finished.append(run_job(dataclasses.replace(job, task=task), worker))
+            if relay is None:
+                finished.append(run_job(job, worker))
+            else:
+                with relayed_calls(relay, job.key, attempt):
+                    finished.append(run_job(job, worker))
         except BaseException as exc:  # a bug below the trial boundary
             failed.append(exc)
         finally:
@@ -101,7 +144,7 @@ def run_shipped(
     # The trial runs in a thread of its own so that Ray's cancel, a KeyboardInterrupt in this
     # thread, can stop it as a stopped run does. An event, not Thread.join, is awaited: an
     # interrupted join can leave the thread looking finished while it runs.
-    threading.Thread(target=run, name="harnessdrive-trial", daemon=True).start()
+    threading.Thread(target=work, name="harnessdrive-trial", daemon=True).start()
     stopped = False
     while not ended.is_set():
         try:
@@ -119,37 +162,33 @@ def run_shipped(
             shutil.rmtree(done.artifacts, ignore_errors=True)
     finally:
         if stopped:
-            _forget(settings)  # its stop token stays set: the next trial gets a new context
-    return Shipped(done.result, files, host)
+            _forget(settings, run)  # its stop token stays set: the next trial gets a new context
+    return Shipped(done.result, files, host, node_id=node)
 
 
-def _forget(settings: WorkerSettings) -> None:
+def _forget(settings: WorkerSettings, run: str) -> None:
     with _LOCK:
-        context = _CURRENT.pop(settings, None)
+        context = _CURRENT.pop((settings, run), None)
     if context is not None:
         context.close()
 
 
-def pack_folder(folder: Path) -> bytes:
-    """``folder``'s tree as a tar archive, links as links (the receiver refuses them)."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as archive:
-        for entry in sorted(folder.iterdir()):
-            archive.add(entry, arcname=entry.name)
-    return buffer.getvalue()
-
-
-def _context(settings: WorkerSettings) -> WorkerContext:
+def _context(settings: WorkerSettings, run: str, node: str) -> WorkerContext:
     with _LOCK:
-        found = _CURRENT.get(settings)
-        if found is not None:
+        found = _CURRENT.get((settings, run))
+        if found is not None and found.paths.root.is_dir():
             return found
         for old in _CURRENT.values():
             old.close()  # another run's: one trial at a time runs in this process
         _CURRENT.clear()
         local = _on_this_host(settings)
         context = WorkerContext(local)
-        _CURRENT[settings] = context
+        if run and node:  # what every process of this node shares for the run
+            shared = node_folder(run, node)
+            register_root(shared, context.paths.root)
+            context.snapshots = NodeSnapshots(shared / "snapshots")
+            context.setup_states = NodeSetupStates(shared / "setup-states")
+        _CURRENT[(settings, run)] = context
         return context
 
 

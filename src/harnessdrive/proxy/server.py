@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 from harnessdrive.errors import UserError
 from harnessdrive.loopback import LoopbackHTTPServer
+from harnessdrive.proxy.observers import tell_observers
 from harnessdrive.proxy.traffic import ProxiedCall, Traffic
 from harnessdrive.proxy.usage import UsageReader, wire_of
 
@@ -164,6 +165,7 @@ class ModelProxy:
             if self._file is not None:
                 self._file.write(call.model_dump_json(exclude_none=True) + "\n")
                 self._file.flush()
+        tell_observers(call)
 
 
 MAX_KEPT_CALLS = 20_000

@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from harnessdrive.accounting import PriceBook, PriceRecord
@@ -66,6 +66,8 @@ interrupted and ends; a second stop (another Ctrl-C) ends it at once."""
 class RunOptions:
     results: Path
     jobs: int = 1
+    """Trials at once; 0: as many as the executor has free slots (a cluster's free CPUs), one
+    on an executor that does not say."""
     keep: bool = False
     sandbox: SandboxKind = "auto"
     network: Network = "host"
@@ -91,6 +93,9 @@ class RunOptions:
     """Concurrency limits by harness, variant label or ``provider:NAME``, over the suite's."""
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     """How a trial refused by its provider for load is tried again."""
+    retry_failed: bool = False
+    """Run again the trials recorded as could not run (machinery failures), not only those
+    that never got to run."""
     until_decided: DecisionSettings | None = None
     """Run only the trials the arms' comparisons need until each is decided
     (running/adaptive.py); the plan lists every trial the budget could take."""
@@ -193,6 +198,8 @@ class RunDriver:
             if self.stopped:
                 executor.stop()  # stopped while the executor was being built
             summary.sandbox = executor.sandbox
+            if options.jobs == 0:
+                options = self.options = _with_free_slots(options, executor, progress)
             recorder = Recorder(store, plan.run_id, executor.sandbox, Costing(pricing, book))
             schedule: Schedule | None = None
             try:
@@ -301,11 +308,21 @@ class RunDriver:
         )
 
 
+def _with_free_slots(options: RunOptions, executor: Executor, progress: Progress) -> RunOptions:
+    """``options`` with as many jobs as ``executor`` has free slots (one if it does not say)."""
+    slots = getattr(executor, "free_slots", None)
+    jobs = max(int(slots), 1) if isinstance(slots, int) else 1
+    progress.message(
+        f"Running {jobs} trial(s) at once: the free slots of the {executor.name} executor."
+    )
+    return replace(options, jobs=jobs)
+
+
 def _schedule(
     plan: Plan, store: Store, gate: SpendGate, slots: Slots, options: RunOptions
 ) -> Schedule:
     if options.until_decided is None:
-        return Schedule(plan, store, gate, slots)
+        return Schedule(plan, store, gate, slots, retry_failed=options.retry_failed)
     # A slot runs two trials of a pair: enough slots at once to keep the workers busy.
     ahead = max(1, options.jobs // 2)
     return AdaptiveSchedule(plan, store, gate, options.until_decided, slots, lookahead=ahead)
@@ -318,7 +335,7 @@ def _worker_settings(plan: Plan, options: RunOptions, shown: tuple[Path, ...]) -
     # Built-in agents write known changes only: their copies may go to a memory file system.
     known = not any(runs_foreign_code(harness) for harness in plan.harnesses.values())
     return WorkerSettings(
-        jobs=max(options.jobs, 1),
+        jobs=max(options.jobs, 1),  # 0 (the executor's free slots) is decided by the executor
         sandbox=options.sandbox,
         hidden=hidden,
         private=tuple(private_paths()),
@@ -326,7 +343,7 @@ def _worker_settings(plan: Plan, options: RunOptions, shown: tuple[Path, ...]) -
         python=options.python,
         keep=options.keep,
         address=options.address,
-        footprint=tasks_footprint(plan.suite.tasks, options.jobs) if known else None,
+        footprint=tasks_footprint(plan.suite.tasks, max(options.jobs, 1)) if known else None,
     )
 
 

@@ -18,11 +18,14 @@ from harnessdrive.store.results import TrialResult
 from harnessdrive.store.store import Store
 
 
-def is_done(result: TrialResult | None, trial: PlannedTrial) -> bool:
-    """Whether a recorded result stands, so a rerun does not repeat the trial."""
+def is_done(result: TrialResult | None, trial: PlannedTrial, *, retry_failed: bool = False) -> bool:
+    """Whether a recorded result stands, so a rerun does not repeat the trial.
+    ``retry_failed``: a trial that could not run (a failure of the machinery) does not."""
     if result is None or result.task_fingerprint != trial.task.fingerprint:
         return False
     if result.status in ("interrupted", "skipped"):
+        return False
+    if retry_failed and result.status == "could_not_run":
         return False
     # A harness that never got to work and cost nothing is tried again (seed 000).
     return not (result.status == "could_not_run" and result.cost.charged_usd == 0)
@@ -40,7 +43,13 @@ class Next:
 
 class Schedule:
     def __init__(
-        self, plan: Plan, store: Store, gate: SpendGate, slots: Slots | None = None
+        self,
+        plan: Plan,
+        store: Store,
+        gate: SpendGate,
+        slots: Slots | None = None,
+        *,
+        retry_failed: bool = False,
     ) -> None:
         self.gate = gate
         self.slots = slots or Slots(ConcurrencyLimits())
@@ -49,7 +58,7 @@ class Schedule:
         self._queue: deque[PlannedTrial] = deque()
         for trial in plan.trials:
             result = store.recorded(trial.trial_id)
-            if result is not None and is_done(result, trial):
+            if result is not None and is_done(result, trial, retry_failed=retry_failed):
                 self.already_done += 1
                 self._stands(trial.trial_id, result)
             else:

@@ -105,7 +105,7 @@ class RetryEvent(_Model):
     """A try of the trial that was run again: the provider refused it for load (as the proxy
     saw), or the machine running it was lost. Its files are under ``retries/N/``."""
 
-    reason: Literal["rate_limited", "worker_lost"]
+    reason: Literal["rate_limited", "worker_lost", "node_refused"]
     detail: str = ""
     """What was seen (the provider's status as the proxy saw it, the executor's error)."""
     status: Status | None = None
@@ -116,6 +116,11 @@ class RetryEvent(_Model):
     waited_seconds: float = 0.0
     """The pause before the next try (backoff with jitter)."""
     at: str = ""
+    node: str | None = None
+    """The cluster node the try ran on (host and node id); None on this machine."""
+    charged_usd: float = 0.0
+    """What a lost try was charged: its proxied calls priced, or the high estimate when nothing
+    of it was known. Included in the trial's ``cost.charged_usd``."""
 
 
 class Totals(_Model):
@@ -192,6 +197,9 @@ class TrialResult(_Model):
     plugins: Suppliers | None = None
     """The distribution and version that supplied the harness, the grader kind and the
     protocol; None where the trial never ran and in files written before it was recorded."""
+    node: str | None = None
+    """The cluster node that ran the trial (host and node id); None when it ran on the
+    driver's machine."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 

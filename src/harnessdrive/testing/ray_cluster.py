@@ -2,8 +2,11 @@
 worker nodes (needs the ``harnessdrive[ray]`` extra).
 
 Started with ``ray start`` like a real one, on free ports, in a private temp folder, with no
-dashboard and no usage statistics, and torn down by killing every process that names the
-folder (and their children), so other Ray users of the machine are never touched.
+dashboard and no usage statistics, each worker node with its own environment if asked (a
+``PATH`` without bubblewrap, say) and its own view of the disk (folders it sees read-only, as a
+machine that mounts the driver's disk read-only would), and torn down by killing every
+process that names the folder (and their children), so other Ray users of the machine are
+never touched.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ import socket
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
@@ -48,8 +52,34 @@ def _node_ports() -> list[str]:
     ]
 
 
+@dataclass(frozen=True)
+class NodeSetup:
+    """How one worker node differs from this machine."""
+
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Variables set (or replaced) in the node's environment."""
+    readonly: tuple[Path, ...] = ()
+    """Folders the node sees read-only (in a mount namespace of its own, through bubblewrap)."""
+
+
+def path_without(program: str, folder: Path) -> str:
+    """A ``PATH`` that finds every program of this one but ``program``: links in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for directory in os.environ.get("PATH", "").split(os.pathsep):
+        if not directory or not Path(directory).is_dir():
+            continue
+        for entry in Path(directory).iterdir():
+            link = folder / entry.name
+            if entry.name != program and not link.exists() and not link.is_symlink():
+                with contextlib.suppress(OSError):
+                    link.symlink_to(entry)
+    return str(folder)
+
+
 class LocalRayCluster:
-    def __init__(self, workers: int = 2, cpus_per_worker: int = 1) -> None:
+    def __init__(
+        self, workers: int = 2, cpus_per_worker: int = 1, nodes: Sequence[NodeSetup] = ()
+    ) -> None:
         # Ray's socket paths must stay short: a folder right in the temp dir.
         self.cpus_per_worker = cpus_per_worker
         self.folder = Path(tempfile.mkdtemp(prefix="hd-ray-"))
@@ -79,16 +109,27 @@ class LocalRayCluster:
                 str(self.folder),
                 *common,
             )
-            for _ in range(workers):
-                self._start("--address", self.address, f"--num-cpus={cpus_per_worker}", *common)
+            for number in range(workers):
+                setup = nodes[number] if number < len(nodes) else NodeSetup()
+                self._start(
+                    "--address", self.address, f"--num-cpus={cpus_per_worker}", *common, node=setup
+                )
         except BaseException:
             self.stop()
             raise
 
-    def _start(self, *args: str) -> None:
+    def _start(self, *args: str, node: NodeSetup | None = None) -> None:
+        node = node or NodeSetup()
+        wrapper: list[str] = []
+        if node.readonly:
+            bwrap = shutil.which("bwrap") or "bwrap"
+            wrapper = [bwrap, "--dev-bind", "/", "/"]
+            for folder in node.readonly:
+                wrapper += ["--ro-bind", str(folder), str(folder)]
+            wrapper.append("--")
         done = subprocess.run(
-            [RAY, "start", *args, *_node_ports()],
-            env=self.env,
+            [*wrapper, RAY, "start", *args, *_node_ports()],
+            env={**self.env, **node.env},
             capture_output=True,
             text=True,
             timeout=START_SECONDS,
