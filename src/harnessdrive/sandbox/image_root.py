@@ -1,0 +1,102 @@
+"""An image's unpacked root file system as the system a bubblewrap sandbox shows.
+
+On the host, a sandbox sees the host's system folders read-only. With an :class:`ImageRoot` it
+sees the image's instead: each top-level entry of the unpacked root bound read-only (links stay
+links), so the process runs on the image's libraries, programs and ``/etc``. Everything else is
+as on the host: the workspace, private HOME and /tmp, the tool folders of the CLI and of our own
+interpreter (bound read-only from the host at their own paths), the covers, limits, network and
+tree kill. The command's folder is also shown at the image's working folder, where the image
+expects its work to be.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# Entries of an image root that the sandbox makes itself (or that must never come from a file).
+_MADE_BY_SANDBOX = frozenset({"proc", "dev", "tmp", "sys", "run"})
+
+
+@dataclass(frozen=True)
+class ImageRoot:
+    """An unpacked image: where its root lies, and what its config asks of a process."""
+
+    root: Path
+    """The unpacked, read-only root file system (one per image digest)."""
+    digest: str
+    """The image's manifest digest (``sha256:...``)."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """The image's environment (``Env`` of its config); PATH included."""
+    workdir: str = "/"
+    """The image's working folder (``WorkingDir``); ``/`` when it names none."""
+    user: str = ""
+    """The image's ``User``; recorded, while the sandbox user stays ours (see docs)."""
+
+    def system_argv(self, inside: Iterable[str] = ()) -> list[str]:
+        """bwrap options that show the image's root as the system. ``inside``: the paths other
+        binds go to; a folder of the image holding one of them (``/root`` for a tool under the
+        host's ``/root``) is made afresh and its entries bound one by one, so the bind finds a
+        place to go."""
+        needed = [os.path.normpath(p) for p in inside if p.startswith("/")]
+        return _entries_argv(self.root, "/", needed, top=True)
+
+    def workdir_argv(self, cwd: Path) -> list[str]:
+        """Show ``cwd`` (writable, as it was bound) again at the image's working folder and
+        start there; nothing when the image names no working folder of its own."""
+        if self.workdir in ("", "/") or not self.workdir.startswith("/"):
+            return ["--chdir", os.path.abspath(cwd)]
+        return ["--bind", os.path.abspath(cwd), self.workdir, "--chdir", self.workdir]
+
+    def passwd_text(self) -> str:
+        """The image's own passwd file, to which the sandbox user is added."""
+        try:
+            return (self.root / "etc" / "passwd").read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def environment(self, env: Mapping[str, str]) -> dict[str, str]:
+        """A process's environment inside the image: the image's variables where the process's
+        own do not set them, and PATH the process's (its tool folders first) then the image's."""
+        merged = {**self.env, **env}
+        own = [p for p in env.get("PATH", "").split(os.pathsep) if p]
+        image_path = self.env.get("PATH", _DEFAULT_PATH).split(os.pathsep)
+        merged["PATH"] = os.pathsep.join(dict.fromkeys([*own, *(p for p in image_path if p)]))
+        return merged
+
+
+_DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def _entries_argv(source: Path, dest: str, needed: list[str], *, top: bool = False) -> list[str]:
+    argv: list[str] = []
+    try:
+        names = sorted(os.listdir(source))
+    except OSError:
+        return argv
+    for name in names:
+        if top and name in _MADE_BY_SANDBOX:
+            continue
+        path = source / name
+        target = os.path.join(dest, name)
+        if path.is_symlink():
+            argv += ["--symlink", os.readlink(path), target]
+        elif path.is_dir() and any(n.startswith(target + "/") for n in needed):
+            argv += ["--dir", target, *_entries_argv(path, target, needed)]
+        elif path.is_dir() or path.is_file():
+            argv += ["--ro-bind", str(path), target]
+    return argv
+
+
+_BIND_OPTIONS = {"--bind": 2, "--ro-bind": 2, "--dev-bind": 2, "--bind-try": 2, "--ro-bind-try": 2}
+
+
+def bind_destinations(argv: list[str]) -> list[str]:
+    """Where the binds of a bwrap option list go."""
+    found = []
+    for index, part in enumerate(argv):
+        if part in _BIND_OPTIONS and index + 2 < len(argv):
+            found.append(argv[index + 2])
+    return found
