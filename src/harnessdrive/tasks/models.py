@@ -149,6 +149,10 @@ class EnvironmentSpec(_Spec):
     dockerfile: str | None = None
     """A Dockerfile to build the image from (with buildah or podman), relative to the task
     folder; its folder is the build context."""
+    workdir: str | None = None
+    """The folder the workspace is shown at and commands start in, instead of the image's."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Variables set on top of the image's own."""
 
     @model_validator(mode="after")
     def _one_source(self) -> EnvironmentSpec:

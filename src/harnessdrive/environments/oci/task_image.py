@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from harnessdrive.environments.oci.cache import ImageCache, resolve_image
 from harnessdrive.environments.oci.sources import ImageSource, dockerfile_source, parse_image
 from harnessdrive.errors import ImageError
@@ -28,6 +30,11 @@ def task_image(task: Task, cache: ImageCache | None = None) -> ImageRoot | None:
     if source is None:
         return None
     try:
-        return resolve_image(source, cache)
+        root = resolve_image(source, cache)
     except ImageError as exc:
         raise ImageError(f"task {task.id}: {exc}") from None
+    spec = task.spec.environment
+    assert spec is not None
+    return replace(
+        root, workdir=spec.workdir or root.workdir, env={**root.env, **spec.env}
+    )
