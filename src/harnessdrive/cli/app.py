@@ -42,6 +42,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "show": ("show_cmd", "show"),
     "review": ("show_cmd", "review"),
     "cases": ("cases_cmd", "cases_app"),
+    "import": ("import_cmd", "import_app"),
+    "images": ("images_cmd", "images_app"),
 }
 """Each command's module in ``harnessdrive.cli`` and its function (or sub-app), in help order.
 A command line imports only the module of the command it names: importing all of them costs

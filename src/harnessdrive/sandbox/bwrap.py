@@ -294,7 +294,7 @@ def build_argv(
     if image is None:
         argv += [*extra, "--remount-ro", "/", "--chdir", os.path.abspath(cwd)]
         return [*argv[:system_at], *system_argv(), *argv[system_at:]]
-    argv += [*image.workdir_argv(cwd), *extra, "--remount-ro", "/"]
+    argv += [*image.workdir_argv(cwd, bind_destinations(argv)), *extra, "--remount-ro", "/"]
     system = image.system_argv(bind_destinations(argv))
     return [*argv[:system_at], *system, *argv[system_at:]]
 

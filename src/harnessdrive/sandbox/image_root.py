@@ -43,12 +43,15 @@ class ImageRoot:
         needed = [os.path.normpath(p) for p in inside if p.startswith("/")]
         return _entries_argv(self.root, "/", needed, top=True)
 
-    def workdir_argv(self, cwd: Path) -> list[str]:
+    def workdir_argv(self, cwd: Path, others: Iterable[str] = ()) -> list[str]:
         """Show ``cwd`` (writable, as it was bound) again at the image's working folder and
-        start there; nothing when the image names no working folder of its own."""
-        if self.workdir in ("", "/") or not self.workdir.startswith("/"):
+        start there. Start at ``cwd`` itself when the image names no working folder, or when
+        showing it there would hide another bind (``others``: a tool folder under it)."""
+        workdir = os.path.normpath(self.workdir or "/")
+        hides = any(o == workdir or o.startswith(workdir + "/") for o in others)
+        if workdir == "/" or not workdir.startswith("/") or hides:
             return ["--chdir", os.path.abspath(cwd)]
-        return ["--bind", os.path.abspath(cwd), self.workdir, "--chdir", self.workdir]
+        return ["--bind", os.path.abspath(cwd), workdir, "--chdir", workdir]
 
     def passwd_text(self) -> str:
         """The image's own passwd file, to which the sandbox user is added."""

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import functools
 import json
 import os
 import shutil
@@ -176,14 +175,9 @@ def read_root(place: Path) -> ImageRoot:
     )
 
 
-@functools.cache
-def _shared_cache() -> ImageCache:
-    return ImageCache()
-
-
 def resolve_image(source: ImageSource, cache: ImageCache | None = None) -> ImageRoot:
     """``source`` unpacked in ``cache`` (default: the user's image cache)."""
-    return (cache or _shared_cache()).resolve(source)
+    return (cache or ImageCache()).resolve(source)
 
 
 def _layout_tags(layout: Path) -> dict[str, str]:
