@@ -19,7 +19,7 @@ import pytest
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 SUITE = "bookworm"
-PYTHON_PACKAGES = ("python3", "python3-pytest")
+PYTHON_PACKAGES = ("python3", "python3-pytest", "git")
 LUA_PACKAGES = ("lua5.4",)
 IMAGE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 

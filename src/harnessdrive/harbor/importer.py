@@ -255,11 +255,14 @@ def _task_toml(
     if threshold is None and isinstance(metadata, dict):
         value = metadata.get("threshold")
         threshold = float(value) if isinstance(value, (int, float)) else None
+    protected = list(PROTECTED)
+    if isinstance(metadata, dict) and isinstance(metadata.get("protected"), list):
+        protected += [p for p in metadata["protected"] if isinstance(p, str) and p not in protected]
     grade: dict[str, Any] = {
         "kind": "harbor",
         "threshold": 1.0 if threshold is None else threshold,
         "timeout": spec.verifier.timeout_sec or _DEFAULT_VERIFIER_TIMEOUT,
-        "protected": list(PROTECTED),
+        "protected": protected,
     }
     if spec.verifier.env:
         grade["env"] = dict(spec.verifier.env)
