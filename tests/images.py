@@ -56,14 +56,15 @@ def _build(folder: Path, layout: Path, packages: tuple[str, ...], workdir: str) 
     rootfs = folder / "rootfs.tar"
     include = ",".join(packages)
     _run(
-        [
+        retries=2,
+        argv=[
             "mmdebstrap",
             "--quiet",
             "--variant=minbase",
             *([f"--include={include}"] if include else []),
             SUITE,
             str(rootfs),
-        ]
+        ],
     )
     shutil.rmtree(layout, ignore_errors=True)
     _run(["umoci", "init", "--layout", str(layout)])
@@ -102,10 +103,14 @@ def _whiteout_layer(folder: Path) -> Path:
     return path
 
 
-def _run(argv: list[str]) -> None:
-    out = subprocess.run(argv, capture_output=True, text=True, check=False)
-    if out.returncode != 0:
-        raise RuntimeError(f"{argv[0]} failed: {out.stderr.strip()[-500:]}")
+def _run(argv: list[str], retries: int = 0) -> None:
+    # A mirror's passing hiccup should not fail a test session: the download is tried again.
+    for attempt in range(retries + 1):
+        out = subprocess.run(argv, capture_output=True, text=True, check=False)
+        if out.returncode == 0:
+            return
+        if attempt == retries:
+            raise RuntimeError(f"{argv[0]} failed: {out.stderr.strip()[-500:]}")
 
 
 def python_image() -> str:

@@ -64,9 +64,7 @@ def run(suite: Path, results: Path, names: list[str]) -> dict[tuple[str, str], T
     return {(r.task, r.variant_label): r for r in summary.trials}
 
 
-def test_reference_passes_every_task_noop_none_tamperer_caught(
-    suite: Path, tmp_path: Path
-) -> None:
+def test_reference_passes_every_task_noop_none_tamperer_caught(suite: Path, tmp_path: Path) -> None:
     results = run(suite, tmp_path / "results", ["reference", "noop", "tamperer"])
     for task in TASKS:
         reference = results[(task, "reference")]

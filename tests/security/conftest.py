@@ -28,8 +28,8 @@ from harnessdrive.store.results import TrialResult
 from harnessdrive.testing.repo_builder import RepoBuilder
 from harnessdrive.testing.suites import TaskFiles, write_task
 from tests.conftest import ADD_BUGGY, ADD_FIXED, ADD_HIDDEN_TEST, ADD_VISIBLE_TEST
-from tests.sandboxes import require_bwrap
 from tests.images import image_cache, python_image
+from tests.sandboxes import require_bwrap
 from tests.security.attacks import ATTACKS, Attack
 from tests.trial_results import trial_folder
 

@@ -43,6 +43,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "review": ("show_cmd", "review"),
     "cases": ("cases_cmd", "cases_app"),
     "import": ("import_cmd", "import_app"),
+    "export": ("export_cmd", "export_app"),
     "images": ("images_cmd", "images_app"),
 }
 """Each command's module in ``harnessdrive.cli`` and its function (or sub-app), in help order.

@@ -26,7 +26,9 @@ def image_map(pairs: list[str]) -> dict[str, str]:
 
 @import_app.command("harbor")
 def harbor(
-    path: Annotated[Path, typer.Argument(help="A Harbor task folder, dataset folder or dataset.toml.")],
+    path: Annotated[
+        Path, typer.Argument(help="A Harbor task folder, dataset folder or dataset.toml.")
+    ],
     out: Annotated[Path, typer.Option("--out", help="The suite folder to write.")],
     image: Annotated[
         list[str],

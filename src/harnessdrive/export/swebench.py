@@ -233,4 +233,3 @@ def _yaml(data: Any, indent: int = 0) -> str:
             else:
                 lines.append(f"{pad}- {json.dumps(item)}")
     return "\n".join(lines) + "\n"
-

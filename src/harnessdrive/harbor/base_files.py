@@ -37,7 +37,9 @@ def write_solved(task: Task, base: Path, dest: Path) -> bool:
             check=False,
         )
         if out.returncode != 0:
-            raise UserError(f"task {task.id}: its solution.patch does not apply: {out.stderr[:200]}")
+            raise UserError(
+                f"task {task.id}: its solution.patch does not apply: {out.stderr[:200]}"
+            )
     return True
 
 

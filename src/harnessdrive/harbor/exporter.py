@@ -47,7 +47,9 @@ def export_harbor(suite: Suite, out: Path, *, base_image: str = DEFAULT_BASE_IMA
         except (HarnessdriveError, OSError, ValueError) as exc:
             shutil.rmtree(out / task.id, ignore_errors=True)
             report.refused.append(f"task {task.id}: {' '.join(str(exc).split())[:300]}")
-    dataset = {"dataset": {"name": f"harnessdrive/{suite.name}", "description": suite.spec.description}}
+    dataset = {
+        "dataset": {"name": f"harnessdrive/{suite.name}", "description": suite.spec.description}
+    }
     (out / "dataset.toml").write_text(tomli_w.dumps(dataset))
     return report
 
@@ -116,6 +118,8 @@ def _verifier(task: Task, tests: Path, workdir: str) -> None:
         "mkdir -p /logs/verifier",
         f"cd {shlex.quote(workdir)}",
         "if [ -d /tests/hidden ]; then cp -r /tests/hidden/. . ; fi",
+        "# The repository root importable, as harnessdrive runs a task's tests.",
+        'export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"',
         f"if ( {run} ); then echo 1 > {_REWARD}; else echo 0 > {_REWARD}; fi",
     ]
     (tests / "test.sh").write_text("\n".join(script) + "\n")

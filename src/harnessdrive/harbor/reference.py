@@ -44,7 +44,9 @@ def reference_patch(repo: Path, solution: Path, image: ImageRoot, timeout: float
         )
         if not result.ok:
             lines = log.read_text(errors="replace").strip().splitlines()
-            raise ImageError(f"solution/solve.sh failed: {lines[-1] if lines else result.exit_code}")
+            raise ImageError(
+                f"solution/solve.sh failed: {lines[-1] if lines else result.exit_code}"
+            )
         _git(work, "add", "-A")
         return _git(work, "diff", "--cached", "--binary")
 

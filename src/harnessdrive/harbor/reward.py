@@ -34,7 +34,9 @@ def read_reward(folder: Path) -> Reward:
             raw = read_bounded(text_file, "reward.txt", _MAX_REWARD_BYTES)
             return Reward(_number(raw.decode("utf-8", errors="replace").strip(), "reward.txt"), {})
         if json_file.exists() or json_file.is_symlink():
-            data = load_json(read_bounded(json_file, "reward.json", _MAX_REWARD_BYTES), "reward.json")
+            data = load_json(
+                read_bounded(json_file, "reward.json", _MAX_REWARD_BYTES), "reward.json"
+            )
             return _named(data)
     except AgentDataError as exc:
         raise GradingError(f"the verifier's reward is unreadable: {exc}") from None
@@ -45,11 +47,8 @@ def _named(data: object) -> Reward:
     if not isinstance(data, dict) or not data or len(data) > _MAX_NAMED:
         raise GradingError("reward.json is not an object of 1 to 100 named numbers")
     named = {str(k)[:100]: _number(v, f"reward.json {k!r}") for k, v in data.items()}
-    if MAIN_REWARD in named:
-        value = named[MAIN_REWARD]
-    else:
-        value = sum(named.values()) / len(named)
-    return Reward(value, named)
+    mean = sum(named.values()) / len(named)
+    return Reward(named.get(MAIN_REWARD, mean), named)
 
 
 def _number(value: object, what: str) -> float:

@@ -10,7 +10,8 @@
 Blobs shared by images are stored once (skopeo copies only the missing ones); a root is unpacked
 once per manifest digest and shared by every trial, check and mining run that names the image.
 A root appears whole or not at all: it is unpacked beside its place and renamed into it.
-The cache is ``$HARNESSDRIVE_IMAGE_CACHE``, else ``${XDG_CACHE_HOME:-~/.cache}/harnessdrive/images``.
+The cache is ``$HARNESSDRIVE_IMAGE_CACHE``, else
+``${XDG_CACHE_HOME:-~/.cache}/harnessdrive/images``.
 """
 
 from __future__ import annotations
@@ -96,7 +97,13 @@ class ImageCache:
             build_dockerfile(Path(source.location), f"oci:{self.layout}:{source.key}")
         else:
             run_tool(
-                [skopeo, "copy", "--quiet", source.skopeo_name(), f"oci:{self.layout}:{source.key}"],
+                [
+                    skopeo,
+                    "copy",
+                    "--quiet",
+                    source.skopeo_name(),
+                    f"oci:{self.layout}:{source.key}",
+                ],
                 f"image {source.describe()}: cannot be copied",
             )
         digest = _tagged_digest(self.layout, source.key)

@@ -60,7 +60,9 @@ def parse_image(text: str, base: Path) -> ImageSource:
         path, tag = _split_tag(rest, base)
         return ImageSource("oci", str(path), tag)
     if text.startswith("docker-archive:"):
-        return ImageSource("docker-archive", str(_local(text.removeprefix("docker-archive:"), base)))
+        return ImageSource(
+            "docker-archive", str(_local(text.removeprefix("docker-archive:"), base))
+        )
     local = _local(text, base)
     if (local / "index.json").is_file():
         return ImageSource("oci", str(local))

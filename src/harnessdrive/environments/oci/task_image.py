@@ -35,6 +35,4 @@ def task_image(task: Task, cache: ImageCache | None = None) -> ImageRoot | None:
         raise ImageError(f"task {task.id}: {exc}") from None
     spec = task.spec.environment
     assert spec is not None
-    return replace(
-        root, workdir=spec.workdir or root.workdir, env={**root.env, **spec.env}
-    )
+    return replace(root, workdir=spec.workdir or root.workdir, env={**root.env, **spec.env})
