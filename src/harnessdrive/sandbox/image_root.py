@@ -11,6 +11,7 @@ expects its work to be.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -40,8 +41,8 @@ class ImageRoot:
         binds go to; a folder of the image holding one of them (``/root`` for a tool under the
         host's ``/root``) is made afresh and its entries bound one by one, so the bind finds a
         place to go."""
-        needed = [os.path.normpath(p) for p in inside if p.startswith("/")]
-        return _entries_argv(self.root, "/", needed, top=True)
+        needed = tuple(sorted({os.path.normpath(p) for p in inside if p.startswith("/")}))
+        return list(_root_argv(self.root, needed))
 
     def workdir_argv(self, cwd: Path, others: Iterable[str] = ()) -> list[str]:
         """Show ``cwd`` (writable, as it was bound) again at the image's working folder and
@@ -73,7 +74,15 @@ class ImageRoot:
 _DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
-def _entries_argv(source: Path, dest: str, needed: list[str], *, top: bool = False) -> list[str]:
+@functools.lru_cache(maxsize=64)
+def _root_argv(root: Path, needed: tuple[str, ...]) -> tuple[str, ...]:
+    # A root never changes once unpacked (it is named by its digest): its listing is kept.
+    return tuple(_entries_argv(root, "/", needed, top=True))
+
+
+def _entries_argv(
+    source: Path, dest: str, needed: tuple[str, ...], *, top: bool = False
+) -> list[str]:
     argv: list[str] = []
     try:
         names = sorted(os.listdir(source))
@@ -88,9 +97,20 @@ def _entries_argv(source: Path, dest: str, needed: list[str], *, top: bool = Fal
             argv += ["--symlink", os.readlink(path), target]
         elif path.is_dir() and any(n.startswith(target + "/") for n in needed):
             argv += ["--dir", target, *_entries_argv(path, target, needed)]
+        elif path.is_dir() and _is_empty(path):
+            # An empty folder (/mnt, /srv, /boot) is made, not bound: a mount fewer per start.
+            argv += ["--dir", target]
         elif path.is_dir() or path.is_file():
             argv += ["--ro-bind", str(path), target]
     return argv
+
+
+def _is_empty(path: Path) -> bool:
+    try:
+        with os.scandir(path) as listing:
+            return next(listing, None) is None
+    except OSError:
+        return False
 
 
 _BIND_OPTIONS = {"--bind": 2, "--ro-bind": 2, "--dev-bind": 2, "--bind-try": 2, "--ro-bind-try": 2}
