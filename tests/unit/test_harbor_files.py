@@ -107,3 +107,22 @@ def test_unsupported_features_are_each_a_reason() -> None:
     for word in ("GPUs", "MCP", "windows", "several steps"):
         assert word in reasons
     assert HarborTaskFile.model_validate({"environment": {"cpus": 2}}).unsupported() == []
+
+
+def test_setup_is_reused_only_within_one_image(tmp_path: Path) -> None:
+    from harnessdrive.tasks.loading import load_task
+    from harnessdrive.testing.suites import TaskFiles, write_task
+    from harnessdrive.workspace.setup_reuse import dependency_key
+    from harnessdrive.workspace.snapshot import build_snapshot
+
+    keys = []
+    for name, extra in (
+        ("host", {}),
+        ("one", {"environment": {"image": "docker://example/one:1"}}),
+        ("two", {"environment": {"image": "docker://example/two:1"}}),
+    ):
+        files = TaskFiles(name, files={"a.txt": "a\n"}, setup=["true"], extra=extra)
+        task = load_task(write_task(tmp_path / "tasks", files))
+        snapshot = build_snapshot(task.repo_path, None, tmp_path / f"snap-{name}")
+        keys.append(dependency_key(task, snapshot, "python3"))
+    assert len(set(keys)) == 3
