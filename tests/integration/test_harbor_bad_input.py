@@ -100,3 +100,25 @@ def test_a_dockerfile_without_a_builder_is_refused_with_the_fix(
     monkeypatch.setenv("PATH", str(tmp_path / "no-tools"))
     with pytest.raises(ImageError, match="apt-get install buildah"):
         build_dockerfile(tmp_path / "Dockerfile", f"oci:{tmp_path / 'layout'}:x")
+
+
+def test_a_harbor_folder_runs_directly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))  # the imported suite's home
+    data = tmp_path / "dataset"
+    task(data, "good", f'[environment]\ndocker_image = "{python_image()}"\nworkdir = "/app"\n')
+    task(data, "gpu", '[environment]\ndocker_image = "img"\ngpus = 2\n')
+    results = tmp_path / "results"
+    argv = ["run", str(data), "--harness", "reference,noop", "--results", str(results)]
+    assert run_cli([*argv, "--sandbox", "bwrap"]) == 0
+    err = capsys.readouterr().err
+    assert "task gpu: not supported: it asks for GPUs" in err
+    outcomes = {
+        (r.parent.parent.name, r.parent.parent.parent.name): r.read_text()
+        for r in results.glob("trials/*/*/*/r1/result.json")
+    }
+    assert len(outcomes) == 2
+    for (variant, name), text in outcomes.items():
+        assert name == "good"
+        assert ('"outcome": "pass"' in text) == (variant == "reference"), (variant, text[:300])
