@@ -53,7 +53,17 @@ def two_tasks(tmp_path: Path) -> Path:
                 "def test_empty():\n    assert longest([]) is None\n"},
         solution={"words.py": LONGEST},
     )  # fmt: skip
-    return write_suite(tmp_path / "host", [add_task(), words])
+    generated = add_task(
+        "generated",
+        files={"use.py": "from generated import VALUE\n\n\ndef triple():\n    return VALUE\n",
+               "tests/test_visible.py": "def test_nothing():\n    pass\n"},
+        hidden={"tests/test_hidden.py": "from use import triple\n\n\n"
+                "def test_triple():\n    assert triple() == 9\n"},
+        solution={"use.py": "from generated import VALUE\n\n\ndef triple():\n"
+                  "    return VALUE * 3\n"},
+        setup=["echo 'VALUE = 3' > generated.py"],
+    )  # fmt: skip
+    return write_suite(tmp_path / "host", [add_task(), words, generated])
 
 
 def test_a_suite_exported_to_harbor_and_imported_grades_the_same(tmp_path: Path) -> None:
@@ -64,7 +74,7 @@ def test_a_suite_exported_to_harbor_and_imported_grades_the_same(tmp_path: Path)
     assert before[("add", "tamperer")] == "tampered"
 
     exported = export_harbor(load_suite(suite), tmp_path / "harbor")
-    assert exported.refused == [] and sorted(exported.written) == ["add", "longest"]
+    assert exported.refused == [] and sorted(exported.written) == ["add", "generated", "longest"]
     imported = import_harbor(
         tmp_path / "harbor",
         tmp_path / "again",
@@ -88,13 +98,13 @@ def test_swebench_export_passes_the_schema_check_with_a_runs_predictions(
     plan = make_plan(loaded, resolve_variants(loaded, ["reference", "noop"]), 1)
     execute(plan, RunOptions(results=results, sandbox="bwrap"))
     report = export_swebench(loaded, tmp_path / "sweb", results=results, variant="reference")
-    assert report.refused == [] and len(report.written) == 2
+    assert report.refused == [] and len(report.written) == 3
     assert problems(tmp_path / "sweb") == []
     lines = [
         json.loads(x) for x in (tmp_path / "sweb" / "predictions.jsonl").read_text().splitlines()
     ]
-    assert len(lines) == 2 and all(
-        "a + b" in x["model_patch"] or "max(" in x["model_patch"] for x in lines
+    assert len(lines) == 3 and all(
+        any(t in x["model_patch"] for t in ("a + b", "max(", "VALUE * 3")) for x in lines
     )
     # The check can fail: a broken instance is caught.
     broken = tmp_path / "sweb" / "tasks" / report.written[0]

@@ -126,3 +126,14 @@ def test_setup_is_reused_only_within_one_image(tmp_path: Path) -> None:
         snapshot = build_snapshot(task.repo_path, None, tmp_path / f"snap-{name}")
         keys.append(dependency_key(task, snapshot, "python3"))
     assert len(set(keys)) == 3
+
+
+def test_run_lines_after_our_marker_are_setup_commands(tmp_path: Path) -> None:
+    from harnessdrive.harbor.dockerfile import SETUP_MARKER
+
+    dockerfile = tmp_path / "Dockerfile"
+    dockerfile.write_text(f"FROM a\nWORKDIR /app\nCOPY app/ /app/\n{SETUP_MARKER}\nRUN make x\n")
+    plain = read_plain(dockerfile)
+    assert isinstance(plain, PlainDockerfile) and plain.setup == ("make x",)
+    dockerfile.write_text("FROM a\nWORKDIR /app\n# a comment\nRUN make x\n")
+    assert read_plain(dockerfile) == "it runs RUN steps"

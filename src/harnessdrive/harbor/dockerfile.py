@@ -2,7 +2,8 @@
 
 Most Harbor Dockerfiles take a base image, set a working folder and copy the task's files in.
 Those need no build here: the base image is the environment, the files copied into the working
-folder are the task's starting files, and ``ENV`` lines join the image's environment. A
+folder are the task's starting files, and ``ENV`` lines join the image's environment. ``RUN``
+lines after harnessdrive's own marker (its export writes them) are the task's setup commands. A
 Dockerfile doing anything else (``RUN``, copies elsewhere, several stages) is built with buildah
 or podman where installed, and refused with that fix where not.
 """
@@ -24,6 +25,12 @@ class PlainDockerfile:
     env: dict[str, str] = field(default_factory=dict)
     copies: tuple[tuple[str, str], ...] = ()
     """(source relative to the context, destination relative to the working folder)."""
+    setup: tuple[str, ...] = ()
+    """``RUN`` commands after the :data:`SETUP_MARKER` (as harnessdrive's export writes them):
+    setup commands, run in every fresh copy of the working folder."""
+
+
+SETUP_MARKER = "# harnessdrive: the RUN lines below are the task's setup commands"
 
 
 def read_plain(path: Path) -> PlainDockerfile | str:
@@ -32,7 +39,13 @@ def read_plain(path: Path) -> PlainDockerfile | str:
     workdir = "/"
     env: dict[str, str] = {}
     copies: list[tuple[str, str]] = []
-    for line in _logical_lines(path.read_text(errors="replace")):
+    setup: list[str] = []
+    text = path.read_text(errors="replace")
+    marked = False
+    for line in _logical_lines(text):
+        if line == SETUP_MARKER:
+            marked = True
+            continue
         word, _, rest = line.partition(" ")
         keyword = word.upper()
         rest = rest.strip()
@@ -56,19 +69,24 @@ def read_plain(path: Path) -> PlainDockerfile | str:
             if inside.startswith(".."):
                 return f"it copies files outside its working folder ({parts[1]})"
             copies.append((parts[0], "" if inside == "." else inside))
+        elif keyword == "RUN" and marked:
+            setup.append(rest)
         elif keyword == "USER":
             continue  # the sandbox user stays ours (docs/environments.md)
         elif keyword not in _IGNORED:
             return f"it runs {keyword} steps"
     if not base:
         return "it names no base image"
-    return PlainDockerfile(base, workdir, env, tuple(copies))
+    return PlainDockerfile(base, workdir, env, tuple(copies), tuple(setup))
 
 
 def _logical_lines(text: str) -> list[str]:
     lines, current = [], ""
     for raw in text.splitlines():
         stripped = raw.strip()
+        if not current and stripped == SETUP_MARKER:
+            lines.append(stripped)
+            continue
         if not current and (not stripped or stripped.startswith("#")):
             continue
         if stripped.endswith("\\"):

@@ -21,6 +21,7 @@ import tomli_w
 
 from harnessdrive.errors import HarnessdriveError, UserError
 from harnessdrive.harbor.base_files import changed_files, write_base, write_solved
+from harnessdrive.harbor.dockerfile import SETUP_MARKER
 from harnessdrive.harbor.kind import HarborGradeSpec
 from harnessdrive.tasks.loading import Suite, Task
 
@@ -96,6 +97,8 @@ def _dockerfile(path: Path, image: str, workdir: str, task: Task) -> None:
     for name, value in sorted((env.env if env else {}).items()):
         lines.append(f"ENV {name}={shlex.quote(value)}")
     lines.append(f"COPY app/ {workdir}/")
+    if task.spec.setup.commands:
+        lines.append(SETUP_MARKER)
     for command in task.spec.setup.commands:
         lines.append("RUN " + command.replace("{python}", "python3"))
     path.write_text("\n".join(lines) + "\n")

@@ -40,6 +40,7 @@ from harnessdrive.sandbox.image_root import ImageRoot
 PROTECTED = ("conftest.py", "**/conftest.py", "sitecustomize.py", "usercustomize.py", "**/*.pth")
 _DEFAULT_AGENT_TIMEOUT = 900.0
 _DEFAULT_VERIFIER_TIMEOUT = 600.0
+_SETUP_KEY = "\0setup"  # carried from the Dockerfile to task.toml's [setup], never written
 
 
 class HarborTaskError(HarnessdriveError):
@@ -159,7 +160,11 @@ def _write_task(folder: Path, tasks: Path, options: ImportOptions) -> str:
             patch = reference_patch(partial / "repo", folder / "solution", image, timeout)
             (partial / "solution").mkdir()
             (partial / "solution" / "solution.patch").write_text(patch)
+        setup = environment.pop(_SETUP_KEY, [])
         task_toml = _task_toml(task_id, folder, spec, environment, options)
+        if setup:
+            network = "host" if spec.environment.allow_internet else "none"
+            task_toml["setup"] = {"commands": setup, "network": network}
         (partial / "task.toml").write_text(tomli_w.dumps(task_toml, multiline_strings=True))
         shutil.rmtree(target, ignore_errors=True)
         partial.rename(target)
@@ -194,6 +199,8 @@ def _environment(
     workdir = spec.environment.workdir or (plain.workdir if plain else image.workdir)
     env = {**(plain.env if plain else {}), **spec.environment.env}
     table: dict[str, Any] = {"image": _portable(source_text, source.location, source.kind)}
+    if plain is not None and plain.setup:
+        table[_SETUP_KEY] = list(plain.setup)
     if workdir and workdir != image.workdir:
         table["workdir"] = workdir
     if env:
