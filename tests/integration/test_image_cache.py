@@ -4,6 +4,7 @@ config read; OCI layouts and docker save archives alike; listed, inspected and p
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from harnessdrive.environments.oci.cache import ImageCache
 from harnessdrive.environments.oci.sources import parse_image
 from harnessdrive.errors import ImageError
 from harnessdrive.sandbox.runner import Isolation, get_sandbox
-from tests.images import python_image
+from tests.images import image_cache, python_image
 from tests.sandboxes import require_bwrap
 
 pytestmark = pytest.mark.slow
@@ -99,3 +100,36 @@ def test_images_command_lists_inspects_and_prunes_and_doctor_reports_the_tools(
     assert run_cli(["images", "prune"]) == 0
     assert ImageCache().images() == []
     assert not root.root.exists()
+
+
+def test_the_images_user_is_honoured_and_root_stays_ours(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    require_bwrap()
+    root = ImageCache(image_cache() / "unpacked").resolve(parse_image(python_image(), tmp_path))
+    work = tmp_path / "work"
+    work.mkdir()
+    seen = {}
+    for user in ("daemon", "65534:65534", "root", ""):
+        out = tmp_path / f"out-{user or 'none'}.txt"
+        result = (
+            get_sandbox("bwrap")
+            .with_image(replace(root, user=user))
+            .run(
+                ["/bin/sh", "-c", "id -u; id -g; id -un; touch mine-$(id -u)"],
+                cwd=work,
+                env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+                timeout=60,
+                stdout=out,
+                stderr=out,
+                isolation=Isolation(writable=(work,)),
+            )
+        )
+        assert result.ok, out.read_text()
+        seen[user] = out.read_text().split()
+    assert seen["daemon"] == ["1", "1", "daemon"]
+    assert seen["65534:65534"][:2] == ["65534", "65534"]
+    # Root (or no user) is the sandbox's own unprivileged user, as on the host.
+    assert seen["root"][0] == seen[""][0] != "0"
+    # Whoever it is inside, the files it writes are ours on the host.
+    assert {p.stat().st_uid for p in work.iterdir()} == {os.getuid()}

@@ -72,7 +72,7 @@ def read_plain(path: Path) -> PlainDockerfile | str:
         elif keyword == "RUN" and marked:
             setup.append(rest)
         elif keyword == "USER":
-            continue  # the sandbox user stays ours (docs/environments.md)
+            return "it sets USER (name the built image instead)"
         elif keyword not in _IGNORED:
             return f"it runs {keyword} steps"
     if not base:

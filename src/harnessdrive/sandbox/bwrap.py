@@ -113,8 +113,12 @@ def nested_problem() -> str | None:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def sandbox_ids() -> tuple[int, int]:
-    """The uid and gid inside: ours, except that root becomes 1000 (see the module notes)."""
+def sandbox_ids(image: ImageRoot | None = None) -> tuple[int, int]:
+    """The uid and gid inside: ours, except that root becomes 1000 (see the module notes); in
+    an image whose ``User`` is not root, that user's (still us on the host's side)."""
+    named = image.user_ids() if image is not None else None
+    if named is not None:
+        return named
     uid, gid = os.getuid(), os.getgid()
     return (uid or NESTED_UID, gid or NESTED_UID)
 
@@ -259,9 +263,9 @@ def build_argv(
     extra: Sequence[str] = (),
 ) -> list[str]:
     """Every bwrap option for one process, in the order bwrap must apply them."""
-    uid, gid = sandbox_ids()
     settings = settings or SandboxSettings(limits=None)
     image = settings.image
+    uid, gid = sandbox_ids(image)
     argv = [*_namespace_argv(isolation, uid, gid)]
     system_at = len(argv)
     if isolation.host_pids:
@@ -343,7 +347,7 @@ def _tmpfs_size(limits: Limits | None) -> int:
 def _passwd_fd(image: ImageRoot | None = None) -> int | None:
     """A passwd file naming the sandbox user, when the system shown has no entry for it (an
     image's own passwd file, with the sandbox user added, inside an image)."""
-    uid, gid = sandbox_ids()
+    uid, gid = sandbox_ids(image)
     if image is not None:
         text = image.passwd_text()
         if any(line.split(":")[2:3] == [str(uid)] for line in text.splitlines()):

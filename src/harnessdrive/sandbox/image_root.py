@@ -34,7 +34,7 @@ class ImageRoot:
     workdir: str = "/"
     """The image's working folder (``WorkingDir``); ``/`` when it names none."""
     user: str = ""
-    """The image's ``User``; recorded, while the sandbox user stays ours (see docs)."""
+    """The image's ``User``: the user inside unless it is root (:meth:`user_ids`)."""
 
     def system_argv(self, inside: Iterable[str] = ()) -> list[str]:
         """bwrap options that show the image's root as the system. ``inside``: the paths other
@@ -53,6 +53,21 @@ class ImageRoot:
         if workdir == "/" or not workdir.startswith("/") or hides:
             return ["--chdir", os.path.abspath(cwd)]
         return ["--bind", os.path.abspath(cwd), workdir, "--chdir", workdir]
+
+    def user_ids(self) -> tuple[int, int] | None:
+        """The uid and gid of the image's ``User`` (a name or number, ``user[:group]``, looked
+        up in the image's own passwd and group files); None when it names none, names root, or
+        names one that cannot be found: the sandbox user then stays ours."""
+        if not self.user:
+            return None
+        name, _, group = self.user.partition(":")
+        uid = _lookup(self.root / "etc" / "passwd", name, 2)
+        if uid is None or uid == 0:
+            return None
+        gid = _lookup(self.root / "etc" / "group", group, 2) if group else None
+        if gid is None:
+            gid = _primary_gid(self.root / "etc" / "passwd", uid)
+        return uid, uid if gid is None else gid
 
     def passwd_text(self) -> str:
         """The image's own passwd file, to which the sandbox user is added."""
@@ -123,3 +138,30 @@ def bind_destinations(argv: list[str]) -> list[str]:
         if part in _BIND_OPTIONS and index + 2 < len(argv):
             found.append(argv[index + 2])
     return found
+
+
+def _lookup(table: Path, key: str, column: int) -> int | None:
+    """``key`` as a number, or the number in ``column`` of its line in a passwd-style file."""
+    if key.isdigit():
+        return int(key)
+    try:
+        lines = table.read_text(errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        fields = line.split(":")
+        if len(fields) > column and fields[0] == key and fields[column].isdigit():
+            return int(fields[column])
+    return None
+
+
+def _primary_gid(passwd: Path, uid: int) -> int | None:
+    try:
+        lines = passwd.read_text(errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        fields = line.split(":")
+        if len(fields) > 3 and fields[2] == str(uid) and fields[3].isdigit():
+            return int(fields[3])
+    return None
