@@ -17,23 +17,12 @@ import argparse
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from harnessdrive.environments.oci.cache import resolve_image
 from harnessdrive.environments.oci.sources import parse_image
 from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.runner import Isolation, get_sandbox
-
-
-def median_ms(action: Callable[[], object], runs: int) -> float:
-    action()
-    samples = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        action()
-        samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples)
 
 
 def main() -> None:
@@ -67,11 +56,15 @@ def main() -> None:
                 isolation=isolation,
             )  # fmt: skip
 
-        # Interleaved rounds, so a busy moment of the machine falls on both alike.
+        # Alternating starts, so a busy moment of the machine falls on both alike.
+        start(host)
+        start(inside)
         host_ms, image_ms = [], []
-        for _ in range(5):
-            host_ms.append(median_ms(lambda: start(host), max(args.runs // 5, 3)))
-            image_ms.append(median_ms(lambda: start(inside), max(args.runs // 5, 3)))
+        for _ in range(args.runs):
+            for sandbox, samples in ((host, host_ms), (inside, image_ms)):
+                began = time.perf_counter()
+                start(sandbox)
+                samples.append((time.perf_counter() - began) * 1000)
         h, i = statistics.median(host_ms), statistics.median(image_ms)
         print(f"sandbox start  host {h:6.1f} ms   image {i:6.1f} ms   ratio {i / h:.2f}x")
     per_trial(args.image, args.trials)
@@ -86,15 +79,23 @@ def per_trial(image: str, trials: int) -> None:
 
     with tempfile.TemporaryDirectory(prefix="harnessdrive-bench-") as text:
         root = Path(text)
-        medians = {}
+        plans = {}
         for label, extra in (("host", {}), ("image", {"environment": {"image": image}})):
             task = TaskFiles("t", files={"a.txt": "a\n"}, command="test -f b.txt", extra=extra)
             suite = load_suite(write_suite(root / label, [task]))
             variants = resolve_variants(suite, [], commands=["touch=touch b.txt"], models=[])
-            plan = make_plan(suite, variants, trials)
-            summary = execute(plan, RunOptions(results=root / f"results-{label}", sandbox="bwrap"))
-            assert all(r.outcome == "pass" for r in summary.trials), "the benchmark trial failed"
-            medians[label] = statistics.median(r.seconds.total for r in summary.trials) * 1000
+            plans[label] = make_plan(suite, variants, 1)
+        # One trial of each in turn (each in a results folder of its own), so that load on
+        # the machine falls on both alike.
+        seconds: dict[str, list[float]] = {"host": [], "image": []}
+        for number in range(trials + 1):
+            for label, plan in plans.items():
+                results = root / f"results-{label}-{number}"
+                summary = execute(plan, RunOptions(results=results, sandbox="bwrap"))
+                assert all(r.outcome == "pass" for r in summary.trials), "a trial failed"
+                if number:  # the first of each warms the caches
+                    seconds[label] += [r.seconds.total * 1000 for r in summary.trials]
+        medians = {label: statistics.median(values) for label, values in seconds.items()}
         ratio = medians["image"] / medians["host"]
         print(
             f"trial          host {medians['host']:6.1f} ms   image {medians['image']:6.1f} ms   "
