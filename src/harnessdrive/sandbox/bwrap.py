@@ -135,6 +135,9 @@ class BwrapSandbox:
     def with_image(self, image: ImageRoot | None) -> BwrapSandbox:
         return BwrapSandbox(replace(self.settings, image=image))
 
+    def with_hidden(self, extra: tuple[Path, ...]) -> BwrapSandbox:
+        return BwrapSandbox(replace(self.settings, hidden=(*self.settings.hidden, *extra)))
+
     def run(
         self,
         argv: Sequence[str],

@@ -83,6 +83,10 @@ class Sandbox(Protocol):
         """The same sandbox showing an image's root as the system (a task's environment)."""
         ...
 
+    def with_hidden(self, extra: tuple[Path, ...]) -> Sandbox:
+        """The same sandbox with ``extra`` host paths covered too (an oracle's binary, say)."""
+        ...
+
     def run(
         self,
         argv: Sequence[str],
@@ -120,6 +124,9 @@ class PlainSandbox:
                 "an image environment needs the bwrap sandbox (bubblewrap), which is not in use"
             )
         return self
+
+    def with_hidden(self, extra: tuple[Path, ...]) -> PlainSandbox:
+        return PlainSandbox(replace(self.settings, hidden=(*self.settings.hidden, *extra)))
 
     def run(
         self,
