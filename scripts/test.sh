@@ -12,6 +12,9 @@ system_packages=(
   bwrap:bubblewrap # the sandbox the security tests run under
   chromium:chromium # the browser the HTML report's tests open it in
   cc:gcc # builds the clock-stepping library of the differential clock test
+  mmdebstrap:mmdebstrap # builds the Debian base images of the OCI environment tests
+  skopeo:skopeo # copies OCI images into the image cache
+  umoci:umoci # unpacks OCI images into root file systems
 )
 # The extras of this package the tests need, for `pip install -e '.[...]'`.
 python_extras=test

@@ -121,6 +121,10 @@ class SandboxError(HarnessdriveError):
     """A process could not be started the way it was asked for."""
 
 
+class ImageError(UserError):
+    """An image environment cannot be had: not found, not unpackable, no tool to build it."""
+
+
 class GradingError(HarnessdriveError):
     """The grader could not evaluate. Such a trial is never a pass."""
 

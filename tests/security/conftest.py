@@ -28,6 +28,7 @@ from harnessdrive.store.results import TrialResult
 from harnessdrive.testing.repo_builder import RepoBuilder
 from harnessdrive.testing.suites import TaskFiles, write_task
 from tests.conftest import ADD_BUGGY, ADD_FIXED, ADD_HIDDEN_TEST, ADD_VISIBLE_TEST
+from tests.images import image_cache, python_image
 from tests.sandboxes import require_bwrap
 from tests.security.attacks import ATTACKS, Attack
 from tests.trial_results import trial_folder
@@ -115,6 +116,7 @@ def _run_attacks(
     kind: str,
     candidates: tuple[Attack, ...] = ATTACKS,
     limits: dict[str, int] = ATTACK_LIMITS,
+    image: str | None = None,
 ) -> AttackRun:
     token = uuid.uuid4().hex[:12]
     hidden_sentinel = f"HIDDEN-SENTINEL-{token}"
@@ -162,6 +164,8 @@ def _run_attacks(
             extra={
                 "repo": {"path": str(user_repo)},
                 "limits": limits,
+                # Inside an OCI root (a Debian image built here) every attack must fail alike.
+                **({"environment": {"image": image}} if image else {}),
             },
         ),
     )
@@ -183,6 +187,8 @@ def _run_attacks(
         "XDG_STATE_HOME": str(base / "state"),
         **FAKE_SECRETS,
     }
+    if image:
+        env["HARNESSDRIVE_IMAGE_CACHE"] = str(image_cache() / "unpacked")
     (base / "systmp").mkdir()
     watched = {"user-repo": user_repo, "real-home": real_home, "suite": suite}
     before = {name: fingerprint(path) for name, path in watched.items()}
@@ -243,13 +249,16 @@ def _watch_daemons(driver: subprocess.Popen[str], token: str, pids: set[int]) ->
         time.sleep(0.1)
 
 
-@pytest.fixture(scope="session", params=["bwrap", "none"])
+@pytest.fixture(scope="session", params=["bwrap", "none", "bwrap-image"])
 def attack_run(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[AttackRun]:
     kind = request.param
-    if kind == "bwrap":
+    image = None
+    if kind.startswith("bwrap"):
         require_bwrap()
-    run = _run_attacks(tmp_path_factory.mktemp(f"attacks-{kind}"), kind)
+    if kind == "bwrap-image":
+        image, kind = python_image(), "bwrap"
+    run = _run_attacks(tmp_path_factory.mktemp(f"attacks-{request.param}"), kind, image=image)
     yield run
     run.server.sock.close()

@@ -255,6 +255,7 @@ def test_the_task_schema_is_a_union_of_every_registered_kind(
         "tests": "#/$defs/TestsGradeSpec",
         "improve": "#/$defs/ImproveGradeSpec",
         "differential": "#/$defs/DifferentialGradeSpec",
+        "harbor": "#/$defs/HarborGradeSpec",
         "files": "#/$defs/FilesGradeSpec",
     }
     files = schema["$defs"]["FilesGradeSpec"]

@@ -43,6 +43,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "watch": ("watch_cmd", "watch_results"),
     "review": ("show_cmd", "review"),
     "cases": ("cases_cmd", "cases_app"),
+    "import": ("import_cmd", "import_app"),
+    "export": ("export_cmd", "export_app"),
+    "images": ("images_cmd", "images_app"),
 }
 """Each command's module in ``harnessdrive.cli`` and its function (or sub-app), in help order.
 A command line imports only the module of the command it names: importing all of them costs

@@ -13,6 +13,7 @@ from harnessdrive.checking.suite import self_test
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
 from harnessdrive.grading.differential.baselines import Baseline, baselines_json, suite_baselines
+from harnessdrive.harbor.direct import suite_folder
 from harnessdrive.tasks.loading import load_suite
 
 
@@ -34,7 +35,8 @@ def check(
 ) -> None:
     """Prove each task grades right: reference passes, untouched and noop fail, and every
     self-test fixture gets the verdict its task declares."""
-    loaded = load_suite(suite)
+    # A Harbor task or dataset runs as the suite imported from it (docs/harbor.md).
+    loaded = load_suite(suite_folder(suite, lambda line: typer.echo(line, err=True)))
     logs = new_logs_folder()
     checks = self_test(
         loaded,

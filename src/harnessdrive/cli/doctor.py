@@ -54,6 +54,38 @@ def check_tools() -> list[Check]:
                 required=False,
             )
         )
+    checks += image_checks()
+    return checks
+
+
+_IMAGE_TOOL_USES = {
+    "skopeo": "copies images into the cache",
+    "umoci": "unpacks images into root file systems",
+    "buildah": "builds a task's Dockerfile",
+    "podman": "builds a task's Dockerfile (when buildah is missing)",
+}
+
+
+def image_checks() -> list[Check]:
+    """The image tools (optional: only tasks naming an image need them) and the cache's size."""
+    from harnessdrive.environments.oci.cache import ImageCache
+    from harnessdrive.environments.oci.tools import available_tools
+
+    checks = []
+    for tool, where in available_tools().items():
+        use = _IMAGE_TOOL_USES[tool]
+        detail = f"{where}: {use}" if where else f"not installed; it {use} (apt-get install {tool})"
+        checks.append(Check(tool, where is not None, detail, required=False))
+    cache = ImageCache()
+    images = len(cache.images())
+    checks.append(
+        Check(
+            "image cache",
+            True,
+            f"{cache.folder}: {images} image(s), {cache.size() / 2**20:.1f} MiB",
+            required=False,
+        )
+    )
     return checks
 
 

@@ -21,6 +21,7 @@ from harnessdrive.cli.until_decided import (
     decision_settings,
 )
 from harnessdrive.cli.variants import matrix_variants, resolve_variants, split_names
+from harnessdrive.harbor.direct import suite_folder
 from harnessdrive.report.render import render_report
 from harnessdrive.report.scoreboard import build_report
 from harnessdrive.running.concurrency import parse_limit
@@ -154,7 +155,8 @@ def run(
     confidence: ConfidenceOption = None,
 ) -> None:
     """Run harnesses on a suite and print the scoreboard. The same command resumes."""
-    loaded = load_suite(suite)
+    # A Harbor task or dataset runs as the suite imported from it (docs/harbor.md).
+    loaded = load_suite(suite_folder(suite, lambda line: typer.echo(line, err=True)))
     variants, sweep_repeat = matrix_variants(
         loaded,
         harness or [],

@@ -30,6 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from harnessdrive.sandbox.gate import Gate, gated
+from harnessdrive.sandbox.image_root import ImageRoot, bind_destinations
 from harnessdrive.sandbox.limits import Limits, MiB
 from harnessdrive.sandbox.mounts import system_argv, tool_view
 from harnessdrive.sandbox.process import Launch, ProcessResult, StopToken, niced, run_process
@@ -112,8 +113,12 @@ def nested_problem() -> str | None:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def sandbox_ids() -> tuple[int, int]:
-    """The uid and gid inside: ours, except that root becomes 1000 (see the module notes)."""
+def sandbox_ids(image: ImageRoot | None = None) -> tuple[int, int]:
+    """The uid and gid inside: ours, except that root becomes 1000 (see the module notes); in
+    an image whose ``User`` is not root, that user's (still us on the host's side)."""
+    named = image.user_ids() if image is not None else None
+    if named is not None:
+        return named
     uid, gid = os.getuid(), os.getgid()
     return (uid or NESTED_UID, gid or NESTED_UID)
 
@@ -126,6 +131,9 @@ class BwrapSandbox:
 
     def with_limits(self, limits: Limits | None) -> BwrapSandbox:
         return BwrapSandbox(replace(self.settings, limits=limits))
+
+    def with_image(self, image: ImageRoot | None) -> BwrapSandbox:
+        return BwrapSandbox(replace(self.settings, image=image))
 
     def with_hidden(self, extra: tuple[Path, ...]) -> BwrapSandbox:
         return BwrapSandbox(replace(self.settings, hidden=(*self.settings.hidden, *extra)))
@@ -149,6 +157,8 @@ class BwrapSandbox:
             from harnessdrive.errors import SandboxError
 
             raise SandboxError("bubblewrap (bwrap) is not installed")
+        if self.settings.image is not None:
+            env = self.settings.image.environment(env)
         fds: list[int] = []
         relay: LoopbackRelay | None = None
         gate: Gate | None = None
@@ -156,7 +166,7 @@ class BwrapSandbox:
         info_read, info_write = os.pipe()
         try:
             fds.append(info_write)
-            passwd = _passwd_fd()
+            passwd = _passwd_fd(self.settings.image)
             if passwd is not None:
                 fds.append(passwd)
             # The sandbox is built while ``meanwhile`` runs; the command waits for it inside.
@@ -233,6 +243,8 @@ def piped_command(
         from harnessdrive.errors import SandboxError
 
         raise SandboxError("bubblewrap (bwrap) is not installed")
+    if settings.image is not None:
+        env = settings.image.environment(env)
     options = build_argv(
         isolation,
         cwd=cwd,
@@ -254,8 +266,11 @@ def build_argv(
     extra: Sequence[str] = (),
 ) -> list[str]:
     """Every bwrap option for one process, in the order bwrap must apply them."""
-    uid, gid = sandbox_ids()
-    argv = [*_namespace_argv(isolation, uid, gid), *system_argv()]
+    settings = settings or SandboxSettings(limits=None)
+    image = settings.image
+    uid, gid = sandbox_ids(image)
+    argv = [*_namespace_argv(isolation, uid, gid)]
+    system_at = len(argv)
     if isolation.host_pids:
         argv += ["--bind", "/proc", "/proc"]
     else:
@@ -263,7 +278,6 @@ def build_argv(
     argv += ["--dev", "/dev"]
     for folder in ("/tmp", "/var/tmp", "/dev/shm"):
         argv += ["--perms", "1777", "--size", str(tmpfs_size), "--tmpfs", folder]
-    settings = settings or SandboxSettings(limits=None)
     view = tool_view(
         env,
         secret=settings.hidden,
@@ -279,11 +293,17 @@ def build_argv(
     for path in isolation.readonly:
         text = os.path.abspath(path)
         argv += ["--ro-bind", text, text]
+    for source, dest, writable in isolation.mounts:
+        argv += ["--bind" if writable else "--ro-bind", os.path.abspath(source), dest]
     for cover in view.covers:
         argv += ["--remount-ro", cover]
     # The root itself is a tmpfs of no set size: read-only, so nothing can fill memory there.
-    argv += [*extra, "--remount-ro", "/", "--chdir", os.path.abspath(cwd)]
-    return argv
+    if image is None:
+        argv += [*extra, "--remount-ro", "/", "--chdir", os.path.abspath(cwd)]
+        return [*argv[:system_at], *system_argv(), *argv[system_at:]]
+    argv += [*image.workdir_argv(cwd, bind_destinations(argv)), *extra, "--remount-ro", "/"]
+    system = image.system_argv(bind_destinations(argv))
+    return [*argv[:system_at], *system, *argv[system_at:]]
 
 
 def _namespace_argv(isolation: Isolation, uid: int, gid: int) -> list[str]:
@@ -327,18 +347,24 @@ def _tmpfs_size(limits: Limits | None) -> int:
     return max(min(limits.disk, _TMPFS_CAP), 1024 * 1024)
 
 
-def _passwd_fd() -> int | None:
-    """A passwd file naming the sandbox user, when the host's has no entry for it."""
-    uid, gid = sandbox_ids()
-    try:
-        pwd.getpwuid(uid)
-        return None
-    except KeyError:
-        pass
-    try:
-        text = Path("/etc/passwd").read_text()
-    except OSError:
-        text = ""
+def _passwd_fd(image: ImageRoot | None = None) -> int | None:
+    """A passwd file naming the sandbox user, when the system shown has no entry for it (an
+    image's own passwd file, with the sandbox user added, inside an image)."""
+    uid, gid = sandbox_ids(image)
+    if image is not None:
+        text = image.passwd_text()
+        if any(line.split(":")[2:3] == [str(uid)] for line in text.splitlines()):
+            return None
+    else:
+        try:
+            pwd.getpwuid(uid)
+            return None
+        except KeyError:
+            pass
+        try:
+            text = Path("/etc/passwd").read_text()
+        except OSError:
+            text = ""
     line = f"agent:x:{uid}:{gid}:agent:/tmp:/bin/sh\n"
     fd = os.memfd_create("passwd")
     os.write(fd, (text.rstrip("\n") + "\n" + line).lstrip("\n").encode())

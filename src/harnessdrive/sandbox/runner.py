@@ -13,8 +13,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, Protocol
 
-from harnessdrive.errors import Setting, UserError
+from harnessdrive.errors import SandboxError, Setting, UserError
 from harnessdrive.sandbox.gate import gated
+from harnessdrive.sandbox.image_root import ImageRoot
 from harnessdrive.sandbox.limits import Limits, default_limits
 from harnessdrive.sandbox.process import Launch, ProcessResult, StopToken, run_process
 
@@ -42,6 +43,9 @@ class Isolation:
     """The nested-sandbox profile for agents whose own sandbox insists on mounting /proc: the
     host PID namespace and /proc are shared. The agent can then see and signal processes of the
     same user, so only a harness that needs it asks for it."""
+    mounts: tuple[tuple[Path, str, bool], ...] = ()
+    """Folders shown at another path: (source, destination inside, writable). A Harbor
+    verifier's ``/tests`` and ``/logs/verifier``; the ``none`` back-end cannot show them."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,8 @@ class SandboxSettings:
     shown: tuple[Path, ...] = ()
     """Extra folders every process of the run sees read-only (``--show``)."""
     limits: Limits | None = field(default_factory=Limits)
+    image: ImageRoot | None = None
+    """An image's unpacked root shown as the system instead of the host's (bwrap only)."""
 
 
 class Sandbox(Protocol):
@@ -71,6 +77,10 @@ class Sandbox(Protocol):
 
     def with_limits(self, limits: Limits | None) -> Sandbox:
         """The same sandbox with other limits (each trial gets its task's)."""
+        ...
+
+    def with_image(self, image: ImageRoot | None) -> Sandbox:
+        """The same sandbox showing an image's root as the system (a task's environment)."""
         ...
 
     def with_hidden(self, extra: tuple[Path, ...]) -> Sandbox:
@@ -107,6 +117,13 @@ class PlainSandbox:
 
     def with_limits(self, limits: Limits | None) -> PlainSandbox:
         return PlainSandbox(replace(self.settings, limits=limits))
+
+    def with_image(self, image: ImageRoot | None) -> PlainSandbox:
+        if image is not None:
+            raise SandboxError(
+                "an image environment needs the bwrap sandbox (bubblewrap), which is not in use"
+            )
+        return self
 
     def with_hidden(self, extra: tuple[Path, ...]) -> PlainSandbox:
         return PlainSandbox(replace(self.settings, hidden=(*self.settings.hidden, *extra)))

@@ -138,6 +138,29 @@ class LimitsSpec(_Spec):
     """MiB above which a file the agent left is not part of its change (an ``oversized-file``)."""
 
 
+class EnvironmentSpec(_Spec):
+    """The system a task's processes run on instead of the host's: an OCI image
+    (docs/environments.md)."""
+
+    image: str | None = None
+    """An OCI layout folder (``oci:PATH[:TAG]``), a ``docker save`` archive
+    (``docker-archive:PATH``) or a registry reference (``docker://NAME:TAG``); paths relative
+    to the task folder."""
+    dockerfile: str | None = None
+    """A Dockerfile to build the image from (with buildah or podman), relative to the task
+    folder; its folder is the build context."""
+    workdir: str | None = None
+    """The folder the workspace is shown at and commands start in, instead of the image's."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Variables set on top of the image's own."""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> EnvironmentSpec:
+        if (self.image is None) == (self.dockerfile is None):
+            raise ValueError("give exactly one of 'image' and 'dockerfile'")
+        return self
+
+
 class TaskSpec(_Spec):
     """A ``task.toml``."""
 
@@ -166,6 +189,9 @@ class TaskSpec(_Spec):
     """An improvement task's objective and rounds (docs/improvement.md)."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Free-form data kept with the task (mined tasks store their commit here)."""
+    environment: EnvironmentSpec | None = None
+    """An OCI image whose root file system setup, the agent and grading run on (bubblewrap
+    only); without it they run on the host's system, seen read-only."""
 
     @field_validator("grade", mode="before")
     @classmethod

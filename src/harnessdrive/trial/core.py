@@ -427,9 +427,13 @@ def _named_where_recorded(result: TrialResult, artifacts: Path, job: TrialJob) -
 
 
 def _trial_sandbox(sandbox: Sandbox, task: Task) -> Sandbox:
-    """The worker's sandbox with this task's limits."""
+    """The worker's sandbox with this task's limits, on its image's root when it names one."""
+    from harnessdrive.environments.oci.task_image import task_image
+
     spec = task.spec.limits
     base = sandbox.settings.limits or Limits()
+    if task.spec.environment is not None:
+        sandbox = sandbox.with_image(task_image(task))
     return sandbox.with_limits(
         base.with_overrides(
             processes=spec.processes,

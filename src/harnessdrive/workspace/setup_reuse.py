@@ -103,6 +103,9 @@ def dependency_key(task: Task, snapshot: Snapshot, python: str) -> str:
         digest.update(part.encode() + b"\0")
     for folder in task.shared:
         digest.update(os.fsencode(folder) + b"\0")
+    if task.spec.environment is not None:
+        # Setup in one image is not setup in another: the image (as named) is part of the state.
+        digest.update(task.spec.environment.model_dump_json().encode() + b"\0")
     return digest.hexdigest()[:20]
 
 

@@ -8,9 +8,10 @@ from harnessdrive.grading.differential.kind import DifferentialKind
 from harnessdrive.grading.kinds.base import GraderKind
 from harnessdrive.grading.kinds.improve import ImproveKind
 from harnessdrive.grading.kinds.tests import TestsKind
+from harnessdrive.harbor.kind import HarborKind
 from harnessdrive.plugins.hookspecs import hookimpl
 
 
 @hookimpl
 def harnessdrive_grader_kinds() -> list[GraderKind[Any]]:
-    return [TestsKind(), ImproveKind(), DifferentialKind()]
+    return [TestsKind(), ImproveKind(), DifferentialKind(), HarborKind()]

@@ -1,0 +1,1 @@
+"""Environments a task runs in other than the host's own system: OCI images."""
