@@ -70,7 +70,7 @@ def trajectory(result: TrialResult, transcript: Transcript, prompt: str) -> dict
                 }
             )
             step_of_call[call_id] = current
-            input_of_call[call_id] = _text(arguments)
+            input_of_call[call_id] = "\n".join(_strings(arguments))
             pending.append(call_id)
         elif event.kind == "tool_result":
             call_id = str(event.data.get("id") or "")
@@ -151,6 +151,23 @@ def trajectory(result: TrialResult, transcript: Transcript, prompt: str) -> dict
 
 def trajectory_json(result: TrialResult, transcript: Transcript, prompt: str) -> str:
     return json.dumps(trajectory(result, transcript, prompt), indent=2) + "\n"
+
+
+def _strings(value: object) -> list[str]:
+    """Every string inside a call's arguments, unescaped, to find a command's text in; an
+    argument that is itself JSON (a Chat Completions call) is read as such."""
+    if isinstance(value, str):
+        if value.lstrip().startswith(("{", "[")):
+            try:
+                return [value, *_strings(json.loads(value))]
+            except ValueError:
+                return [value]
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _strings(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []
 
 
 def _wrapped(arguments: object) -> dict[str, Any]:
