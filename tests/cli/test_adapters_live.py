@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from harnessdrive.export.atif import trajectory
 from harnessdrive.harnesses.cli.agent_cli import AgentCli
 from harnessdrive.harnesses.cli.stored_logs import recollect
 from harnessdrive.harnesses.registry import get_harness
@@ -25,6 +26,7 @@ from harnessdrive.testing.model_server import EditFile, ModelServer, Script, She
 from harnessdrive.testing.model_server import Usage as ScriptUsage
 from harnessdrive.testing.suites import FAST_PYTEST, TaskFiles
 from harnessdrive.transcript.models import Usage
+from tests.atif_schema import atif_problems
 from tests.cli.conftest import cli_binary, endpoint_for, run_trials, transcript_usage
 
 pytestmark = pytest.mark.cli
@@ -165,3 +167,17 @@ def test_real_cli_through_the_runner(harness: str, tmp_path: Path) -> None:
     assert (again.turns, again.tool_calls) == (transcript.turns, transcript.tool_calls)
     assert again.session_log == transcript.session_log
     assert again.final_message == transcript.final_message
+
+    # Its ATIF export is a valid trajectory; every tool result names its call, and no output
+    # is given twice (a command and the shell result it repeats are one result).
+    document = trajectory(result, transcript, TASK.prompt)
+    assert atif_problems(document) == []
+    results = [
+        item
+        for step in document["steps"]
+        for item in step.get("observation", {}).get("results", [])
+    ]
+    if harness != "aider":  # aider's commands are its own, made by no tool call
+        assert results and all("source_call_id" in item for item in results), results
+    contents = [item["content"] for item in results if item["content"]]
+    assert len(contents) == len(set(contents)), contents

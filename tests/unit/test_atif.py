@@ -8,6 +8,7 @@ from harnessdrive.export.atif import ATIF_VERSION, trajectory
 from harnessdrive.store.results import Cost
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Event, ModelCall, Transcript, Usage
+from tests.atif_schema import atif_problems
 from tests.trial_results import trial_result
 
 EVENTS = (
@@ -25,7 +26,7 @@ EVENTS = (
 USAGE = Usage(input=100, cache_read=40, cache_write=10, output=30, reasoning=5)
 
 
-def document(**transcript: Any) -> dict[str, Any]:
+def document(events: tuple[Event, ...] = EVENTS, **transcript: Any) -> dict[str, Any]:
     result = trial_result(
         "t",
         "codex",
@@ -35,7 +36,7 @@ def document(**transcript: Any) -> dict[str, Any]:
         cost=Cost(usd=0.25, source="computed"),
     ).model_copy(update={"variant": VariantSpec(harness="codex", model="gpt-5.5", effort="high")})
     made = Transcript(
-        events=EVENTS,
+        events=events,
         calls=(ModelCall(model="gpt-5.5", usage=USAGE), ModelCall(model="gpt-5.5", usage=USAGE)),
         model="gpt-5.5",
         session_id="s-1",
@@ -66,6 +67,15 @@ def test_the_document_follows_the_atif_rules() -> None:
     assert len(ids) == len(set(ids)) == 3
 
 
+def test_the_document_is_a_valid_trajectory_and_the_schema_can_fail() -> None:
+    doc = document()
+    assert atif_problems(doc) == []
+    broken = {**doc, "steps": [{**doc["steps"][1], "source": "user"}, *doc["steps"][2:]]}
+    assert any("step ids" in p for p in atif_problems(broken))
+    assert any("agent-only" in p for p in atif_problems(broken))
+    assert atif_problems({**doc, "schema_version": "ATIF-v9"})
+
+
 def test_each_event_lands_where_a_reader_looks_for_it() -> None:
     steps = document()["steps"]
     first, editing, running, done = steps[1:]
@@ -76,9 +86,12 @@ def test_each_event_lands_where_a_reader_looks_for_it() -> None:
     # The late result goes to the step that made the call.
     assert {"content": "ok", "source_call_id": "t1"} in editing["observation"]["results"]
     assert editing["extra"]["harnessdrive_events"] == [{"kind": "file_change", "text": "a.py"}]
-    assert running["observation"]["results"] == [
-        {"content": "$ pytest -q\n[exit code 1]\n1 failed"}
-    ]
+    # The command is the result of the Bash call that named it, logged apart (as Codex does).
+    assert {
+        "content": "$ pytest -q\n[exit code 1]\n1 failed",
+        "source_call_id": "harnessdrive-call-1",
+    } in editing["observation"]["results"]
+    assert "observation" not in running
     assert running["extra"]["harnessdrive_events"][0]["kind"] == "error"
     assert running["reasoning_effort"] == "high" and running["model_name"] == "gpt-5.5"
     assert done["message"] == "All done."
@@ -91,3 +104,25 @@ def test_final_metrics_count_every_input_token_and_the_cost() -> None:
     assert metrics["total_completion_tokens"] == 60
     assert metrics["total_cost_usd"] == 0.25
     assert metrics["total_steps"] == 5
+
+
+def test_a_command_after_its_shell_result_adds_its_exit_code_and_no_second_output() -> None:
+    events = (
+        Event(kind="tool_call", text="Bash", data={"input": {"command": "pytest -q"}, "id": "b"}),
+        Event(kind="tool_result", text="Bash", data={"output": "3 passed", "id": "b"}),
+        Event(kind="command", text="pytest -q", data={"exit_code": 0, "output": "3 passed"}),
+        Event(kind="tool_call", text="Read", data={"input": {"file_path": "x"}, "id": "r"}),
+        Event(kind="tool_result", text="Read", data={"output": "x = 1", "id": "r"}),
+        Event(kind="command", text="make", data={"exit_code": 2, "output": "no rule"}),
+    )
+    doc = document(events=events)
+    [step] = [s for s in doc["steps"] if s.get("tool_calls")]
+    results = step["observation"]["results"]
+    assert results[0] == {
+        "content": "3 passed",
+        "source_call_id": "b",
+        "extra": {"command": "pytest -q", "exit_code": 0},
+    }
+    assert sum("3 passed" in r["content"] for r in results) == 1
+    # A command no call names stays a result of its own.
+    assert results[2] == {"content": "$ make\n[exit code 2]\nno rule"}

@@ -94,3 +94,23 @@ def test_only_the_tasks_both_arms_ran_are_compared_and_missing_records_show() ->
     assert fields(arm(), extra) == {}
     old = [r.model_copy(update={"provenance": None}) for r in arm()]
     assert "cli_version" in fields(arm(), old)
+
+
+def test_configurations_that_vary_say_how_many_and_which_setting_in_place_of_hashes() -> None:
+    parts = {"--model": "m1", "env CODEX_HOME": "e1", "file .codex/config.toml": "f1"}
+    first = arm(config_hash="c1", config_parts=parts)
+    other = {**parts, "file .codex/config.toml": "f2"}
+    varied = [
+        *arm(config_hash="c1", config_parts=parts),
+        *arm(config_hash="c2", config_parts=other),
+    ]
+    [found] = provenance_differences(first, varied)
+    assert (found.field, found.why) == ("config_hash", "differs between the arms")
+    assert found.summary == (
+        "A: 1 configuration over 2 trials, B: 2 configurations over 4 trials; "
+        "they differ in file .codex/config.toml"
+    )
+    unnamed = [*arm(config_hash="c1"), *arm(config_hash="c2")]
+    [found] = provenance_differences(unnamed, unnamed)
+    assert found.summary is not None
+    assert found.summary.endswith("the trials do not record which setting differs")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
+
 from rich.console import Console
 
 
@@ -13,12 +16,25 @@ class _Console(Console):
         raise BrokenPipeError
 
 
+PIPED_WIDTH = 120
+"""The width of output to a pipe or a log when ``COLUMNS`` does not say."""
+
+
 def stdout() -> Console:
-    """Rich on a terminal; plain ASCII at a fixed width for pipes and logs."""
+    """Rich on a terminal; plain ASCII for pipes and logs, as wide as ``COLUMNS`` says
+    (else 120)."""
     console = _Console(highlight=False)
     if not console.is_terminal:
-        console = _Console(highlight=False, width=140, no_color=True, safe_box=True)
+        console = _Console(
+            highlight=False, width=piped_width(os.environ), no_color=True, safe_box=True
+        )
     return console
+
+
+def piped_width(environ: Mapping[str, str]) -> int:
+    """``COLUMNS`` when it is a sensible width, else ``PIPED_WIDTH``."""
+    given = environ.get("COLUMNS", "").strip()
+    return int(given) if given.isdigit() and 20 <= int(given) <= 1000 else PIPED_WIDTH
 
 
 def stderr() -> Console:

@@ -4,7 +4,10 @@ version ATIF-v1.4), so Harbor's viewers and tools can read it (docs/matrix.md#tr
 Mapping: the prompt is the first step (``user``). Each message of the agent opens an ``agent``
 step; the tool calls that follow it are that step's ``tool_calls`` (an id is made up where the
 CLI logged none), and each tool result is an observation result of the step that made the call,
-matched by id. A command with its exit code is an observation result of the current step. File
+matched by id. A command with its exit code is the result of the latest call without one that
+names it (Codex logs them apart), else of the current step; a command that repeats the result
+just given for its shell call adds only its exit code to that result (``extra``), so no output
+appears twice. File
 changes, errors, retries and notes have no ATIF field of their own: they are kept under the
 step's ``extra.harnessdrive_events``. Token totals and the cost go to ``final_metrics``; ATIF's
 ``prompt_tokens`` counts every input token, cache reads included (``cached_tokens``).
@@ -26,6 +29,13 @@ def trajectory(result: TrialResult, transcript: Transcript, prompt: str) -> dict
     """The ATIF document of one round's transcript of ``result``."""
     steps: list[dict[str, Any]] = [{"step_id": 1, "source": "user", "message": prompt}]
     step_of_call: dict[str, dict[str, Any]] = {}
+    input_of_call: dict[str, str] = {}
+    pending: list[str] = []
+    """Calls without a result yet, in order: a command with no id of its own is the result of
+    the latest one that names it (Codex logs a command's outcome apart from its call)."""
+    last_result: dict[str, Any] | None = None
+    """The result the previous event gave, when it did: a command right after the result of
+    the shell call that ran it repeats that output (Claude Code, pi, ...), so it is folded in."""
     current: dict[str, Any] | None = None
     made_up = 0
 
@@ -40,6 +50,7 @@ def trajectory(result: TrialResult, transcript: Transcript, prompt: str) -> dict
         return step
 
     for event in transcript.events:
+        previous_result, last_result = last_result, None
         if event.kind == "message":
             current = agent_step(event.text)
             continue
@@ -59,20 +70,40 @@ def trajectory(result: TrialResult, transcript: Transcript, prompt: str) -> dict
                 }
             )
             step_of_call[call_id] = current
+            input_of_call[call_id] = "\n".join(_strings(arguments))
+            pending.append(call_id)
         elif event.kind == "tool_result":
             call_id = str(event.data.get("id") or "")
             owner = step_of_call.get(call_id, current)
             item: dict[str, Any] = {"content": _text(event.data.get("output", event.text))}
             if call_id in step_of_call:
                 item["source_call_id"] = call_id
+                if call_id in pending:
+                    pending.remove(call_id)
             owner.setdefault("observation", {"results": []})["results"].append(item)
+            last_result = item
         elif event.kind == "command":
             code = event.data.get("exit_code")
+            shown_code = code if code is not None else "unknown"
+            ran = previous_result.get("source_call_id") if previous_result else None
+            if previous_result is not None and ran and event.text in input_of_call.get(ran, ""):
+                previous_result.setdefault("extra", {}).update(
+                    {"command": event.text, "exit_code": code}
+                )
+                continue
             output = _text(event.data.get("output", ""))
-            content = f"$ {event.text}\n[exit code {code if code is not None else 'unknown'}]"
-            current.setdefault("observation", {"results": []})["results"].append(
-                {"content": f"{content}\n{output}" if output else content}
+            content = f"$ {event.text}\n[exit code {shown_code}]"
+            result_item: dict[str, Any] = {"content": f"{content}\n{output}" if output else content}
+            owner = current
+            caller = next(
+                (c for c in reversed(pending) if event.text and event.text in input_of_call[c]),
+                None,
             )
+            if caller is not None:
+                pending.remove(caller)
+                result_item["source_call_id"] = caller
+                owner = step_of_call[caller]
+            owner.setdefault("observation", {"results": []})["results"].append(result_item)
         else:
             extra = current.setdefault("extra", {})
             extra.setdefault("harnessdrive_events", []).append(_event(event))
@@ -120,6 +151,23 @@ def trajectory(result: TrialResult, transcript: Transcript, prompt: str) -> dict
 
 def trajectory_json(result: TrialResult, transcript: Transcript, prompt: str) -> str:
     return json.dumps(trajectory(result, transcript, prompt), indent=2) + "\n"
+
+
+def _strings(value: object) -> list[str]:
+    """Every string inside a call's arguments, unescaped, to find a command's text in; an
+    argument that is itself JSON (a Chat Completions call) is read as such."""
+    if isinstance(value, str):
+        if value.lstrip().startswith(("{", "[")):
+            try:
+                return [value, *_strings(json.loads(value))]
+            except ValueError:
+                return [value]
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _strings(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []
 
 
 def _wrapped(arguments: object) -> dict[str, Any]:

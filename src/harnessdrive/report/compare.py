@@ -101,7 +101,8 @@ def compare_arms(
         [t for t in trials if t.variant_label == second],
     )
     rows = tuple(
-        ProvenanceRow(field=d.field, first=d.a, second=d.b, why=d.why) for d in differences
+        ProvenanceRow(field=d.field, first=d.a, second=d.b, why=d.why, summary=d.summary)
+        for d in differences
     )
     return found.model_copy(update={"provenance": rows})
 
@@ -134,14 +135,20 @@ def render_comparison(c: Comparison) -> RenderableType:
     ]
     if c.provenance:
         lines.append(Text("Beyond what their variants say, the arms' trials differ in:"))
-        lines.extend(
-            Text(
-                f"  {row.field} ({row.why}): {c.first} {', '.join(row.first) or '-'}; "
-                f"{c.second} {', '.join(row.second) or '-'}"
-            )
-            for row in c.provenance
-        )
+        lines.extend(Text(_provenance_line(row, c)) for row in c.provenance)
     return Group(table, *lines)
+
+
+def _provenance_line(row: ProvenanceRow, c: Comparison) -> str:
+    if row.summary:
+        summary = row.summary.replace("A: ", f"{c.first}: ", 1).replace(
+            ", B: ", f", {c.second}: ", 1
+        )
+        return f"  {row.field} ({row.why}): {summary}"
+    return (
+        f"  {row.field} ({row.why}): {c.first} {', '.join(row.first) or '-'}; "
+        f"{c.second} {', '.join(row.second) or '-'}"
+    )
 
 
 def _rate(mean: float, trials: int) -> str:

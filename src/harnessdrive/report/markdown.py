@@ -9,6 +9,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from harnessdrive.report.fitting import Fitted
 from harnessdrive.report.render import render_report
 from harnessdrive.report.scoreboard import Report
 
@@ -38,6 +39,9 @@ def _paragraph_line(text: str) -> str:
 def _parts(renderable: RenderableType) -> list[RenderableType]:
     if isinstance(renderable, Group):
         return [part for item in renderable.renderables for part in _parts(item)]
+    if isinstance(renderable, Fitted):
+        # A page has no width to fit: every table in its widest layout.
+        return [renderable.widest()]
     return [renderable]
 
 

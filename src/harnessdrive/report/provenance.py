@@ -29,6 +29,9 @@ class ProvenanceDifference:
     b: tuple[str, ...]
     why: str
     """``differs between the arms``, or ``varies within A`` / ``within B``."""
+    summary: str | None = None
+    """For the configuration hash: how many there are and which settings differ, in place of
+    the hashes themselves."""
 
 
 def provenance_differences(
@@ -57,14 +60,38 @@ def provenance_differences(
         read = _reader(field)
         values_a, values_b = _values(a, read), _values(b, read)
         if values_a != values_b and not is_explained:
-            found.append(
-                ProvenanceDifference(field, values_a, values_b, "differs between the arms")
-            )
+            why, among = "differs between the arms", [*a, *b]
         elif _varies(field, a, read):
-            found.append(ProvenanceDifference(field, values_a, values_b, "varies within A"))
+            why, among = "varies within A", a
         elif _varies(field, b, read):
-            found.append(ProvenanceDifference(field, values_a, values_b, "varies within B"))
+            why, among = "varies within B", b
+        else:
+            continue
+        summary = _config_summary(a, b, among) if field == "config_hash" else None
+        found.append(ProvenanceDifference(field, values_a, values_b, why, summary))
     return tuple(found)
+
+
+def _config_summary(
+    a: Sequence[TrialResult], b: Sequence[TrialResult], among: Sequence[TrialResult]
+) -> str:
+    """``A: 3 configurations over 10 trials, B: 1 over 10; they differ in --model, env X``."""
+
+    def count(results: Sequence[TrialResult]) -> str:
+        hashes = {r.provenance.config_hash for r in results if r.provenance}
+        noun = "configuration" if len(hashes) == 1 else "configurations"
+        return f"{len(hashes)} {noun} over {len(results)} trials"
+
+    recorded = [r.provenance.config_parts for r in among if r.provenance is not None]
+    recorded = [parts for parts in recorded if parts]
+    names = sorted({name for parts in recorded for name in parts})
+    differing = [n for n in names if len({parts.get(n) for parts in recorded}) > 1]
+    where = (
+        f"; they differ in {', '.join(differing)}"
+        if differing
+        else "; the trials do not record which setting differs"
+    )
+    return f"A: {count(a)}, B: {count(b)}{where}"
 
 
 _DIMS = ("harness", "model", "effort", "treatment", "options")

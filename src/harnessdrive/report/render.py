@@ -6,8 +6,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from harnessdrive.report.fitting import Column, Fitted, shown_columns, table_of
 from harnessdrive.report.rules import differential_parts
-from harnessdrive.report.scoreboard import HarnessRow, Report
+from harnessdrive.report.scoreboard import HarnessRow, Report, TaskRow, TrialRow
 from harnessdrive.report.verdicts import statistics_lines
 from harnessdrive.workspace.names import encodable, shown
 
@@ -65,79 +66,108 @@ def _legend(report: Report) -> str:
 
 
 def _path_lines(report: Report) -> list[RenderableType]:
-    """Findings and paths left out of a change, each name escaped for the terminal."""
+    """Findings and paths left out of a change, grouped per arm, each name escaped for the
+    terminal."""
     lines: list[RenderableType] = []
-    for trial in report.trials:
-        for finding in trial.findings:
+    for variant in dict.fromkeys(trial.variant for trial in report.trials):
+        trials = [t for t in report.trials if t.variant == variant]
+        found = [(t, f) for t in trials for f in t.findings]
+        left = [(t, item) for t in trials for item in t.left_out]
+        if not found and not left:
+            continue
+        flagged = len({t.trial_id for t, _ in [*found, *left]})
+        noun = "trial" if len(trials) == 1 else "trials"
+        lines.append(Text(f"Findings, {variant} ({flagged} of {len(trials)} {noun}):"))
+        for trial, finding in found:
             where = f" {shown(finding.path)}" if finding.path else ""
-            text = f"- {trial.trial_id}: {finding.code}{where}: {shown(finding.detail)}"
+            text = f"  - {_trial_name(trial)}: {finding.code}{where}: {shown(finding.detail)}"
             lines.append(Text(text, style="magenta"))
-        for item in trial.left_out:
+        for trial, item in left:
             where = f" {shown(item.path)}" if item.path else ""
-            text = f"- {trial.trial_id}: left out ({item.code}){where}: {shown(item.detail)}"
+            text = f"  - {_trial_name(trial)}: left out ({item.code}){where}: {shown(item.detail)}"
             lines.append(Text(text))
     return lines
 
 
-def _harness_table(report: Report) -> Table:
-    table = Table(title="Harnesses, ranked by the mean per-task pass rate", title_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("Harness", no_wrap=True)
-    table.add_column("Version")
-    # A score column only for graders that give one; today's suites keep their table.
-    scored = _scored(report)
-    reviewed = any(row.accepted is not None for row in report.harnesses)
-    names = (
-        "Passed",
-        *(("Accepted",) if reviewed else ()),
-        "Rate",
-        "Interval",
-        "Standing",
-        *(("Score",) if scored else ()),
+def _trial_name(trial: TrialRow) -> str:
+    """``task r2``: the arm is the group's heading."""
+    attempt = f" attempt {trial.attempt}" if trial.attempt > 1 else ""
+    return f"{trial.task} r{trial.repetition}{attempt}"
+
+
+COMPACT_BELOW = 110
+"""Narrower than this, the scoreboard is the compact one whatever fits."""
+
+
+def _harness_table(report: Report) -> Fitted:
+    return Fitted(
+        [
+            lambda: _full_table(report),
+            lambda: _full_table(report, _DETAIL_COLUMNS),
+            lambda: _compact_table(report),
+        ],
+        narrowest_full=COMPACT_BELOW,
     )
-    for name in (
-        *names,
-        "Visible",
-        "Hidden",
-        "Min",
-        "Tokens",
-        "$/pass",
-        "Lines",
-        "Tampered",
-        "Timeouts",
-        "No run",
-    ):
-        table.add_column(name, justify="right", no_wrap=True)
-    # Only suites whose tasks name a scope can stray from it; others keep the table narrow.
-    scoped = _scoped(report)
-    if scoped:
-        table.add_column("Out of scope", justify="right", no_wrap=True)
-    for rank, row in enumerate(report.harnesses, 1):
-        scope_cell = [str(row.out_of_scope)] if scoped else []
-        score_cell = [_number(row.mean_score, 2)] if scored else []
-        review_cell = [_accepted(row, report)] if reviewed else []
-        table.add_row(
-            str(row.rank or rank),
-            row.variant,
-            ", ".join(row.versions) or "-",
-            f"{row.passed} of {row.trials}",
-            *review_cell,
-            _percent(row.pass_rate),
-            _interval(row),
-            row.versus_best or "-",
-            *score_cell,
-            _of(row.visible_passed, row.visible_trials),
-            _of(row.hidden_passed, row.hidden_trials),
-            _number(row.median_minutes, 2),
-            _tokens(row.median_tokens),
-            _cost(row),
-            _number(row.median_lines_changed, 0),
-            str(row.tampered),
-            str(row.timeouts),
-            str(row.could_not_run),
-            *scope_cell,
-        )
-    return table
+
+
+_TITLE = "Harnesses, ranked by the mean per-task pass rate"
+
+
+_DETAIL_COLUMNS = frozenset({"Version", "Visible", "Hidden", "Lines", "Timeouts", "No run"})
+"""Left out first when the whole table does not fit; the legend and ``show`` still say them."""
+
+
+def _full_table(report: Report, left_out: frozenset[str] = frozenset()) -> Table:
+    rows = report.harnesses
+    columns = [
+        Column("#", _ranks(report), right=True, kept=True),
+        Column("Harness", tuple(row.variant for row in rows), kept=True),
+        Column("Version", tuple(", ".join(row.versions) or "-" for row in rows)),
+        Column("Passed", tuple(f"{row.passed} of {row.trials}" for row in rows), True, kept=True),
+        Column("Accepted", tuple(_accepted(row, report) for row in rows), True),
+        Column("Rate", tuple(_percent(row.pass_rate) for row in rows), True, kept=True),
+        Column("Interval", tuple(_interval(row) for row in rows), True),
+        Column("Standing", tuple(row.versus_best or "-" for row in rows), True),
+        Column("Score", tuple(_number(row.mean_score, 2) for row in rows), True),
+        Column("Visible", tuple(_of(r.visible_passed, r.visible_trials) for r in rows), True),
+        Column("Hidden", tuple(_of(r.hidden_passed, r.hidden_trials) for r in rows), True),
+        Column("Min", tuple(_number(row.median_minutes, 2) for row in rows), True),
+        Column("Tokens", tuple(_tokens(row.median_tokens) for row in rows), True),
+        Column("$/pass", tuple(_cost(row) for row in rows), True),
+        Column("Lines", tuple(_number(row.median_lines_changed, 0) for row in rows), True),
+        Column("Tampered", tuple(str(row.tampered) for row in rows), True),
+        Column("Timeouts", tuple(str(row.timeouts) for row in rows), True),
+        Column("No run", tuple(str(row.could_not_run) for row in rows), True),
+        Column("Out of scope", tuple(str(row.out_of_scope) for row in rows), True),
+    ]
+    if not _scored(report):
+        # A score column only for graders that give one.
+        left_out |= {"Score"}
+    return table_of(_TITLE, shown_columns([c for c in columns if c.header not in left_out]))
+
+
+def _compact_table(report: Report) -> Table:
+    """``# | arm | passed | rate [interval] | $/pass | verdict``; names and intervals wrap
+    rather than being cut."""
+    rows = report.harnesses
+    columns = [
+        Column("#", _ranks(report), right=True, kept=True),
+        Column("Arm", tuple(row.variant for row in rows), wraps=True, kept=True),
+        Column("Passed", tuple(f"{row.passed} of {row.trials}" for row in rows), True, kept=True),
+        Column("Rate [interval]", tuple(_rate_interval(r) for r in rows), True, True, True),
+        Column("$/pass", tuple(_cost(row) for row in rows), True),
+        Column("Verdict", tuple(row.versus_best or "-" for row in rows)),
+    ]
+    return table_of(_TITLE, shown_columns(columns), compact=True)
+
+
+def _ranks(report: Report) -> tuple[str, ...]:
+    return tuple(str(row.rank or rank) for rank, row in enumerate(report.harnesses, 1))
+
+
+def _rate_interval(row: HarnessRow) -> str:
+    rate = _percent(row.pass_rate)
+    return rate if row.interval is None else f"{rate} [{_interval(row)}]"
 
 
 def _accepted(row: HarnessRow, report: Report) -> str:
@@ -174,22 +204,52 @@ def _broken_table(rows: tuple[HarnessRow, ...]) -> Table:
     return table
 
 
-def _task_table(report: Report) -> Table:
-    table = Table(title="Tasks", title_justify="left")
-    table.add_column("Task")
+def _task_table(report: Report) -> Fitted:
+    """Tasks down and arms across; arms down and tasks across when only that fits; one line
+    per task and arm when neither does."""
     variants = [row.variant for row in report.harnesses] + [r.variant for r in report.could_not_run]
-    for variant in variants:
-        table.add_column(variant)
-    for task in report.tasks:
-        name = task.task if task.compared else f"{task.task} (not compared)"
-        cells = []
-        for variant in variants:
-            cell = task.cells.get(variant)
-            text = cell.text if cell else "not run"
-            style = _STYLE.get(text.split(" ")[0], "")
-            cells.append(Text(text, style=style))
-        table.add_row(name, *cells)
-    return table
+    return Fitted(
+        [
+            lambda: _tasks_by_arm(report, variants),
+            lambda: _arms_by_task(report, variants),
+            lambda: _task_lines(report, variants),
+        ]
+    )
+
+
+def _task_name(task: TaskRow) -> str:
+    return task.task if task.compared else f"{task.task} (not compared)"
+
+
+def _result(task: TaskRow, variant: str) -> Text:
+    cell = task.cells.get(variant)
+    text = cell.text if cell else "not run"
+    return Text(text, style=_STYLE.get(text.split(" ")[0], ""))
+
+
+def _tasks_by_arm(report: Report, variants: list[str]) -> Table:
+    columns = [Column("Task", tuple(_task_name(t) for t in report.tasks), kept=True)]
+    columns += [Column(v, tuple(_result(t, v) for t in report.tasks), kept=True) for v in variants]
+    return table_of("Tasks", columns)
+
+
+def _arms_by_task(report: Report, variants: list[str]) -> Table:
+    columns = [Column("Arm", tuple(variants), kept=True)]
+    columns += [
+        Column(_task_name(t), tuple(_result(t, v) for v in variants), kept=True)
+        for t in report.tasks
+    ]
+    return table_of("Tasks", columns)
+
+
+def _task_lines(report: Report, variants: list[str]) -> Table:
+    pairs = [(t, v) for t in report.tasks for v in variants]
+    columns = [
+        Column("Task", tuple(_task_name(t) for t, _ in pairs), wraps=True, kept=True),
+        Column("Arm", tuple(v for _, v in pairs), wraps=True, kept=True),
+        Column("Result", tuple(_result(t, v) for t, v in pairs), wraps=True, kept=True),
+    ]
+    return table_of("Tasks", columns, compact=True)
 
 
 def _cost(row: HarnessRow) -> str:

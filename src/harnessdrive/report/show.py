@@ -47,6 +47,20 @@ class FailingTest(_Model):
     """The junit report it came from (``junit-tests.xml``: the deciding tests)."""
 
 
+class TestCount(_Model):
+    __test__ = False  # not a pytest class
+
+    tests: Literal["hidden", "visible"]
+    """The deciding (hidden) tests or the ones the agent could see."""
+    passed: int
+    total: int
+    failed: int = 0
+    errors: int = 0
+    skipped: int = 0
+    source: str
+    """``junit`` (a per-test report) or ``exit_code`` (the command's status alone)."""
+
+
 class Clipped(_Model):
     text: str = ""
     cut: bool = False
@@ -91,6 +105,18 @@ class TrialView(_Model):
     """``cost.json``: the per-call prices, when the trial was priced."""
     provenance: Provenance | None
     review: Review | None
+    model: str | None = None
+    """The model the API reported, else the one the variant asked for."""
+    effort: str | None = None
+    treatment: str | None = None
+    agent_seconds: float = 0.0
+    total_seconds: float = 0.0
+    tokens: int = 0
+    """Every tier of every call: input, cache reads and writes, output."""
+    calls: int = 0
+    turns: int | None = None
+    tests: tuple[TestCount, ...] = ()
+    """How many tests passed, for every trial that was graded (passing ones too)."""
 
     def to_json(self) -> str:
         return self.model_dump_json(by_alias=True, indent=2)
@@ -174,7 +200,37 @@ def trial_view(paths: TrialPaths) -> TrialView:
         ledger=_ledger(paths.cost),
         provenance=result.provenance,
         review=read_review(paths, result),
+        model=result.agent.model or result.variant.model,
+        effort=result.variant.effort,
+        treatment=result.variant.treatment.name if result.variant.treatment else None,
+        agent_seconds=result.seconds.agent,
+        total_seconds=result.seconds.total,
+        tokens=result.agent.usage.total,
+        calls=result.agent.calls,
+        turns=result.agent.turns,
+        tests=_test_counts(result),
     )
+
+
+def _test_counts(result: TrialResult) -> tuple[TestCount, ...]:
+    grading = result.grading
+    if grading is None:
+        return ()
+    found = []
+    for kind, run in (("hidden", grading.hidden), ("visible", grading.visible)):
+        if run is not None:
+            found.append(
+                TestCount(
+                    tests=cast(Literal["hidden", "visible"], kind),
+                    passed=run.passed,
+                    total=run.total,
+                    failed=run.failed,
+                    errors=run.errors,
+                    skipped=run.skipped,
+                    source=run.source,
+                )
+            )
+    return tuple(found)
 
 
 def _read_bytes(path: Path, limit: int | None = None) -> bytes:
@@ -216,12 +272,14 @@ def _ledger(path: Path) -> dict[str, Any] | None:
 
 def _failing_tests(root: Path) -> tuple[FailingTest, ...]:
     """Every failed or erroring test case of the deciding and the visible junit reports."""
-    found: list[FailingTest] = []
+    found: dict[tuple[str, str], FailingTest] = {}
     for name in ("junit-tests.xml", "junit-visible.xml"):
         path = root / name
         if path.is_file() and not path.is_symlink():
-            found.extend(_failing_in(path, _canaries(path)))
-    return tuple(found)
+            for test in _failing_in(path, _canaries(path)):
+                # A test both reports hold failed once: the deciding report's copy is kept.
+                found.setdefault((test.name, test.message), test)
+    return tuple(found.values())
 
 
 def _failing_in(path: Path, canaries: list[tuple[str, str]]) -> Iterator[FailingTest]:

@@ -15,6 +15,8 @@ from harnessdrive.transcript.models import Event
 
 EVENT_TEXT = 600
 """Characters shown of one message, tool input or command output."""
+RESULT_LINES = 6
+"""Lines shown of one tool result (a file read, an edit's answer); the transcript has them all."""
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b]")
 
 
@@ -26,6 +28,22 @@ def _lines(view: TrialView) -> Iterator[str]:
     yield f"Trial {view.trial_id}  (attempt {view.attempt})"
     yield f"  {view.variant} on {view.task}, repetition {view.repetition}: {view.outcome}"
     yield f"  status {view.status}; harness {view.harness} {view.harness_version or ''}".rstrip()
+    yield (
+        "  "
+        + ", ".join(
+            f"{name} {_safe(value)}"
+            for name, value in (
+                ("model", view.model),
+                ("effort", view.effort),
+                ("treatment", view.treatment),
+            )
+            if value
+        )
+        if (view.model or view.effort or view.treatment)
+        else "  model not recorded"
+    )
+    yield f"  {_spent(view)}"
+    yield f"  tests: {_tests(view)}"
     if view.protocol is not None:
         yield f"  protocol {view.protocol}"
     if view.plugins is not None:
@@ -58,7 +76,8 @@ def _lines(view: TrialView) -> Iterator[str]:
     failing = []
     for test in view.failing_tests:
         failing.append(f"{test.kind.upper()} {_safe(test.name)}  [{test.source}]")
-        if test.message:
+        if test.message and not _repeated(test.message, test.output):
+            # The assertion once: pytest's output usually repeats the message.
             failing.append(f"  {_short(test.message)}")
         failing += [f"  | {line}" for line in _safe(test.output).splitlines()[-30:]]
     if view.test_log is not None:
@@ -86,7 +105,7 @@ def _section(title: str, lines: list[str]) -> Iterator[str]:
 
 
 def _events(events: tuple[Event, ...]) -> Iterator[str]:
-    for event in events:
+    for index, event in enumerate(events):
         data = event.data
         if event.kind == "message":
             yield f"[message] {_short(event.text)}"
@@ -95,17 +114,74 @@ def _events(events: tuple[Event, ...]) -> Iterator[str]:
             detail = f" {_short(json.dumps(shown, default=str))}" if shown else ""
             yield f"[tool] {_safe(event.text)}{detail}"
         elif event.kind == "tool_result":
-            yield f"[tool result] {_short(event.text or str(data.get('output', '')))}"
+            output = _text(data.get("output", ""))
+            failed = " (error)" if data.get("error") else ""
+            yield f"[tool result] {_safe(event.text) or 'tool'}{failed}"
+            lines = _safe(output).splitlines()
+            yield from (f"  | {line[:200]}" for line in lines[:RESULT_LINES])
+            if len(lines) > RESULT_LINES:
+                yield f"  | [... {len(lines) - RESULT_LINES} more lines]"
         elif event.kind == "command":
             code = data.get("exit_code")
             yield f"[command] $ {_short(event.text)}  -> exit {code if code is not None else '?'}"
-            output = data.get("output")
-            if output:
-                yield from (f"  | {line}" for line in _short(str(output)).splitlines()[:20])
+            said = _text(data.get("output") or "")
+            before = events[index - 1] if index else None
+            # The shell call's result just above already showed this output.
+            if (
+                before is not None
+                and before.kind == "tool_result"
+                and _text(before.data.get("output", "")).strip() == said.strip()
+            ):
+                continue
+            yield from (f"  | {line}" for line in _short(said).splitlines()[:20])
         elif event.kind == "file_change":
             yield f"[file] {_safe(event.text)}"
         else:
             yield f"[{event.kind}] {_short(event.text or json.dumps(data, default=str))}"
+
+
+def _repeated(message: str, output: str) -> bool:
+    """Every line of ``message`` is in ``output`` already (pytest's ``E`` lines)."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    return bool(lines) and all(line in output for line in lines)
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else json.dumps(value, default=str)
+
+
+def _spent(view: TrialView) -> str:
+    cost = f"${view.cost.usd:.4f}" if view.cost.usd is not None else "cost not priced"
+    turns = f", {view.turns} turns" if view.turns is not None else ""
+    return (
+        f"agent {_duration(view.agent_seconds)} of {_duration(view.total_seconds)} in all; "
+        f"{view.tokens:,} tokens over {view.calls} model calls{turns}; {cost}"
+    )
+
+
+def _duration(seconds: float) -> str:
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes}m {rest:02d}s" if minutes else f"{seconds:.1f}s"
+
+
+def _tests(view: TrialView) -> str:
+    if not view.tests:
+        return "not graded"
+    parts = []
+    for count in view.tests:
+        extra = [
+            f"{n} {word}"
+            for n, word in (
+                (count.failed, "failed"),
+                (count.errors, "errors"),
+                (count.skipped, "skipped"),
+            )
+            if n
+        ]
+        how = "" if count.source == "junit" else " (exit status only)"
+        more = f" ({', '.join(extra)})" if extra else ""
+        parts.append(f"{count.tests} {count.passed} of {count.total} passed{more}{how}")
+    return "; ".join(parts)
 
 
 def _cost(view: TrialView) -> Iterator[str]:

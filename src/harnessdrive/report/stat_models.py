@@ -92,6 +92,8 @@ class ProvenanceRow(_Model):
     first: tuple[str, ...]
     second: tuple[str, ...]
     why: str
+    summary: str | None = None
+    """For the configuration hash: how many and which settings differ."""
 
 
 class MeasureDifference(_Model):

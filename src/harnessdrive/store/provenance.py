@@ -16,9 +16,13 @@ class Provenance(BaseModel):
     """The agent CLI's version, as it printed it."""
     config_hash: str | None = None
     """A hash of the command line, environment and config files the adapter gave the CLI,
-    each trial's own paths, session id, endpoint address and key left out."""
+    each trial's own paths, session id, endpoint address and key and the spend cap left
+    (``--max-budget-usd``) left out."""
     tools: tuple[str, ...] = ()
     """The permission setting and the tool allow-list passed to the CLI."""
+    config_parts: dict[str, str] = {}
+    """Each setting ``config_hash`` covers (``--model``, ``env FOO``, ``file .x/y.json``) with a
+    short hash of its value: where two hashes differ, these name the setting."""
     instruction_files: dict[str, str] = {}
     """Each instruction file (``AGENTS.md``, ``CLAUDE.md``, ...) in the starting files, by path,
     with a hash of its content."""

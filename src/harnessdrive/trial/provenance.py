@@ -40,6 +40,7 @@ def trial_provenance(snapshot: Snapshot, runs: Sequence[AgentRun], sandbox: str)
         cli_version=last.version if last is not None else None,
         config_hash=setting.config_hash if setting is not None else None,
         tools=setting.tools if setting is not None else (),
+        config_parts=dict(setting.config_parts) if setting is not None else {},
         instruction_files=instructions,
         instructions_hash=combined,
         start_tree=snapshot.tree,
