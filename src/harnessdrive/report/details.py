@@ -12,8 +12,9 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
+from harnessdrive.report.trial_record import TrialRecord, read_record
 from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.results import TrialResult
 from harnessdrive.workspace.names import NameText
@@ -54,6 +55,8 @@ class TrialDetail(_Model):
     events: int = 0
     cost: tuple[str, ...] = ()
     """One line per model: calls, tokens and what they cost."""
+    record: TrialRecord | None = Field(default=None, exclude=True)
+    """Everything recorded, uncut, for the HTML page (left out of the JSON report)."""
 
 
 def trial_details(
@@ -89,6 +92,7 @@ def _detail(result: TrialResult, results: Path, share: int) -> TrialDetail:
             + ("unpriced" if m.usd is None else f"${m.usd:.4f}")
             for m in result.cost.models
         ),
+        record=read_record(folder, result),
     )
 
 
