@@ -8,6 +8,7 @@ import base64
 import json
 import zlib
 from collections.abc import Sequence
+from typing import Any
 
 from harnessdrive.report.details import Excerpt, TrialDetail
 from harnessdrive.report.html.text import attr, clean, esc
@@ -104,12 +105,11 @@ def _trial(index: int, trial: TrialRow, detail: TrialDetail | None, base: str) -
         body += _files(detail, base)
     if record is not None:
         payload = json.dumps(
-            {**record.to_json(), "passed": trial.outcome == "pass"},
+            _cleaned({**record.to_json(), "passed": trial.outcome == "pass"}),
             ensure_ascii=False,
             separators=(",", ":"),
-            default=str,
         )
-        packed = base64.b64encode(zlib.compress(clean(payload).encode("utf-8"), 9)).decode()
+        packed = base64.b64encode(zlib.compress(payload.encode("utf-8"), 9)).decode()
         body += (
             f'<script type="application/x-deflate-base64" class="record">{packed}</script>'
             '<div class="record-view"></div>'
@@ -124,6 +124,19 @@ def _trial(index: int, trial: TrialRow, detail: TrialDetail | None, base: str) -
         f'data-cost="{trial.cost_usd or 0}" data-seconds="{trial.agent_seconds}" '
         f'data-tokens="{trial.tokens}"><summary>{summary}</summary>{body}</details>'
     )
+
+
+def _cleaned(value: Any) -> Any:
+    """``value`` with every string (keys too) as valid Unicode without control characters."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, dict):
+        return {clean(k): _cleaned(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_cleaned(v) for v in value]
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    return clean(value)
 
 
 def _count(passed: int | None, total: int | None) -> str:
