@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from harnessdrive.report.trial_record import TrialRecord, read_record
 from harnessdrive.store.paths import TrialPaths
@@ -57,6 +57,10 @@ class TrialDetail(_Model):
     """One line per model: calls, tokens and what they cost."""
     record: TrialRecord | None = Field(default=None, exclude=True)
     """Everything recorded, uncut, for the HTML page (left out of the JSON report)."""
+    protocol: str | None = None
+    """The trial protocol that ran it."""
+    kind_details: dict[str, JsonValue] = Field(default_factory=dict)
+    """The deciding verdict's grader-kind data (``Verdict.details``), as the kind wrote it."""
 
 
 def trial_details(
@@ -93,6 +97,8 @@ def _detail(result: TrialResult, results: Path, share: int) -> TrialDetail:
             for m in result.cost.models
         ),
         record=read_record(folder, result),
+        protocol=result.protocol,
+        kind_details=dict(result.grading.details) if result.grading is not None else {},
     )
 
 
