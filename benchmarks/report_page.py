@@ -2,6 +2,10 @@
 Asserts nothing.
 
     python benchmarks/report_page.py [--trials 1000] [--arms 8] [--repeats 5]
+    python benchmarks/report_page.py --from RESULTS   # 100 recorded trials, in Chromium
+
+With ``--from``, the page of 100 copies of a recorded run's trials (a real-CLI run) is opened
+in headless Chromium instead: its size and its time to ready (benchmarks/report_page_browser.py).
 
 Records ``--trials`` synthetic trials (``--arms`` arms, each task repeated ``--repeats`` times,
 verdicts from a seeded coin) in a scratch results folder, each with a 24 kB diff, a 14 kB test
@@ -38,7 +42,13 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=1000)
     parser.add_argument("--arms", type=int, default=8)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--from", dest="recorded", type=Path, default=None)
     args = parser.parse_args()
+    if args.recorded is not None:
+        from benchmarks.report_page_browser import measure
+
+        measure(args.recorded)
+        return
     rng = random.Random(1)
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)

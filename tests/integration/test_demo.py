@@ -275,17 +275,26 @@ def test_the_demo_report_page_works_in_a_real_browser(
     cells = visit.evaluate("document.querySelectorAll('#tasks td .cell').length")
     assert cells == len(report["tasks"]) * 4  # type: ignore[arg-type]
     # A drill-down holds its diff and test output, and links to the trial's own files.
-    opened = visit.evaluate(
-        "(() => { const d = document.querySelector('details.trial[data-outcome=pass]');"
-        " d.open = true; return [d.querySelector('pre').textContent,"
-        " d.querySelector('a').getAttribute('href')]; })()"
-    )
+    opened = visit.browser.call(
+        "Runtime.evaluate",
+        {
+            "expression": "(() => { const d = document.querySelector("
+            "'details.trial[data-outcome=pass]'); d.querySelector('summary').click();"
+            " return new Promise(done => (function wait() { if (d.dataset.drawn === 'yes') {"
+            " done([d.querySelector('.record-view pre.diff').textContent,"
+            " d.querySelector('a[href^=trials]').getAttribute('href')]); }"
+            " else { requestAnimationFrame(wait); } })()); })()",
+            "awaitPromise": True,
+            "returnByValue": True,
+        },
+        session=visit.session,
+    )["result"]["value"]
     assert "diff --git" in opened[0] and opened[1].startswith("trials/demo@")
     visit.screenshot(ARTIFACTS / "demo-report.png")  # the page with one trial opened
     assert (ARTIFACTS / "demo-report.png").stat().st_size > 10_000
     filtered = visit.evaluate(
-        "(() => { const f = document.getElementById('filter'); f.value = 'tamperer';"
-        " f.dispatchEvent(new Event('input'));"
+        "(() => { const f = document.getElementById('filter-arm'); f.value = 'tamperer';"
+        " f.dispatchEvent(new Event('change'));"
         " return document.querySelectorAll('details.trial:not([hidden])').length; })()"
     )
     assert filtered == sum(t["variant"] == "tamperer" for t in trials)  # type: ignore[index]

@@ -90,7 +90,7 @@ def test_every_view_gives_the_same_rates_ranks_and_verdicts(tmp_path: Path) -> N
     as_json = json.loads(str(reporters()["json"].render(report)))
     assert text.startswith(" ".join(report.headline.split()))
     assert markdown.startswith(" ".join(escape(report.headline).split()))
-    assert f"<h1>{html.escape(report.headline)}</h1>" in str(page)
+    assert f'<h1 id="answer">{html.escape(report.headline)}</h1>' in str(page)
     assert as_json["headline"] == report.headline
     assert as_json["statistics"] == json.loads(stats.model_dump_json())
     for arm in stats.arms:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from harnessdrive.report.trial_record import TrialRecord, read_record
 from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.results import TrialResult
 from harnessdrive.workspace.names import NameText
@@ -54,6 +55,8 @@ class TrialDetail(_Model):
     events: int = 0
     cost: tuple[str, ...] = ()
     """One line per model: calls, tokens and what they cost."""
+    record: TrialRecord | None = Field(default=None, exclude=True)
+    """Everything recorded, uncut, for the HTML page (left out of the JSON report)."""
     protocol: str | None = None
     """The trial protocol that ran it."""
     kind_details: dict[str, JsonValue] = Field(default_factory=dict)
@@ -93,6 +96,7 @@ def _detail(result: TrialResult, results: Path, share: int) -> TrialDetail:
             + ("unpriced" if m.usd is None else f"${m.usd:.4f}")
             for m in result.cost.models
         ),
+        record=read_record(folder, result),
         protocol=result.protocol,
         kind_details=dict(result.grading.details) if result.grading is not None else {},
     )

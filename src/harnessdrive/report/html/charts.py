@@ -76,27 +76,37 @@ def cost_chart(arms: Sequence[ArmStats]) -> str:
     left, right, top, bottom = 60, WIDTH - 20, 15, 260
     height = bottom + 40
     placed = [a for a in arms if a.cost_per_trial is not None and a.pass_rate is not None]
-    most = max((a.cost_high or a.cost_per_trial or 0.0 for a in placed), default=0.0) or 1.0
+    highest = max((a.cost_high or a.cost_per_trial or 0.0 for a in placed), default=0.0)
+    most = round_ticks(highest)[-1] if highest > 0 else 1.0
 
     def x(cost: float) -> float:
-        return left + (right - left) * max(cost, 0.0) / (most * 1.05)
+        return left + (right - left) * max(cost, 0.0) / most
 
     def y(rate: float) -> float:
         return bottom - (bottom - top) * rate
 
     body = [f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" class="axis"/>']
     for f in (0, 0.5, 1):
+        # 0% sits just above its line, clear of the cost axis's first tick label below it.
+        at = y(f) + 4 if f else y(f) - 3
+        body.append(f'<text x="{left - 6}" y="{at:.1f}" text-anchor="end">{f * 100:.0f}%</text>')
+    measured = any((a.cost_high or a.cost_per_trial or 0.0) > 0 for a in placed)
+    if measured:
+        ticks = [(x(v), _dollars(v)) for v in round_ticks(most)]
+        body.extend(_x_axis(left, right, bottom, ticks))
+    else:
+        body.extend(_x_axis(left, right, bottom, [(x(0.0), "$0")]))
         body.append(
-            f'<text x="{left - 6}" y="{y(f) + 4:.1f}" text-anchor="end">{f * 100:.0f}%</text>'
+            f'<text x="{(left + right) / 2:.0f}" y="{(top + bottom) / 2:.0f}" '
+            'text-anchor="middle" class="empty">no cost measured</text>'
         )
-    ticks = [(x(most * f), f"${most * f:.3g}") for f in (0, 0.25, 0.5, 0.75, 1)]
-    body.extend(_x_axis(left, right, bottom, ticks))
     frontier = sorted((a for a in placed if a.on_frontier), key=lambda a: a.cost_per_trial or 0.0)
     if frontier:
         points = " ".join(
             f"{x(a.cost_per_trial or 0.0):.1f},{y(a.pass_rate or 0.0):.1f}" for a in frontier
         )
         body.append(f'<polyline class="frontier" points="{points}"/>')
+    labels = LabelPlacer(right)
     for i, arm in enumerate(arms):
         if arm not in placed:
             continue
@@ -110,24 +120,28 @@ def cost_chart(arms: Sequence[ArmStats]) -> str:
             f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="5" fill="{colour(i)}"><title>'
             f"{esc(arm.variant)}: {(arm.pass_rate or 0) * 100:.0f}% of tasks at "
             f"${arm.cost_per_trial or 0:.4f} a task</title></circle>"
-            f'<text x="{cx + 8:.1f}" y="{cy - 6:.1f}">{esc(arm.variant)}</text>'
         )
+        lx, ly = labels.place(cx + 8, cy - 6, arm.variant)
+        body.append(f'<text x="{lx:.1f}" y="{ly:.1f}" class="label">{esc(arm.variant)}</text>')
     body.append(
         f'<text x="{(left + right) / 2:.0f}" y="{bottom + 34}" text-anchor="middle">'
         "cost a task (USD)</text>"
+        f'<text x="14" y="{(top + bottom) / 2:.0f}" text-anchor="middle" '
+        f'transform="rotate(-90 14 {(top + bottom) / 2:.0f})">pass rate</text>'
     )
     return _svg(
         "pareto", height, body, "Pass rate against cost a task, with intervals and the frontier"
     )
 
 
-def curve_chart(curves: Sequence[tuple[str, int, Sequence[float]]]) -> str:
-    """Each improvement trial's best value by round, as a ratio to its baseline (log scale).
-    ``curves``: (label, colour index, values from the baseline on)."""
-    left, right, top, bottom = 60, WIDTH - 20, 15, 220
-    ratios = [[math.log2(v / c[0]) if c[0] > 0 and v > 0 else 0.0 for v in c] for _, _, c in curves]
+def curve_chart(curves: Sequence[tuple[str, int, Sequence[float], bool]]) -> str:
+    """Each improvement trial's best value by round as an improvement factor over its baseline
+    (log scale, up is better). ``curves``: (label, colour index, values from the baseline on,
+    whether lower values are better)."""
+    left, right, top, bottom = 70, WIDTH - 20, 15, 220
+    ratios = [[_gain(c[0], v, lower) for v in c] for _, _, c, lower in curves]
     span = max((abs(r) for rs in ratios for r in rs), default=1.0) or 1.0
-    rounds = max((len(c) for _, _, c in curves), default=2) - 1 or 1
+    rounds = max((len(c) for _, _, c, _ in curves), default=2) - 1 or 1
 
     def x(i: int) -> float:
         return left + (right - left) * i / rounds
@@ -136,21 +150,78 @@ def curve_chart(curves: Sequence[tuple[str, int, Sequence[float]]]) -> str:
         return (top + bottom) / 2 - (bottom - top) / 2 * r / span
 
     body = [f'<line x1="{left}" y1="{y(0):.1f}" x2="{right}" y2="{y(0):.1f}" class="axis"/>']
-    body.append(
-        f'<text x="{left - 6}" y="{y(span) + 4:.1f}" text-anchor="end">x{2**span:.3g}</text>'
-    )
-    body.append(
-        f'<text x="{left - 6}" y="{y(-span) + 4:.1f}" text-anchor="end">x{2**-span:.3g}</text>'
-    )
-    for (label, index, _), series in zip(curves, ratios, strict=True):
+    for value, label in (
+        (span, f"x{2**span:.3g} better"),
+        (0.0, "baseline"),
+        (-span, f"x{2**span:.3g} worse"),
+    ):
+        body.append(
+            f'<text x="{left - 6}" y="{y(value) + 4:.1f}" text-anchor="end" class="tick">'
+            f"{label}</text>"
+        )
+    legend: list[str] = []
+    for (label, index, _, _), series in zip(curves, ratios, strict=True):
         points = " ".join(f"{x(i):.1f},{y(r):.1f}" for i, r in enumerate(series))
         body.append(
-            f'<polyline class="curve" stroke="{colour(index)}" points="{points}">'
-            f"<title>{esc(label)}</title></polyline>"
+            f'<polyline class="curve" stroke="{colour(index)}" points="{points}" '
+            f'data-final="{series[-1]:.6g}"><title>{esc(label)}</title></polyline>'
+        )
+        legend.append(
+            f'<span class="key"><i style="background:{colour(index)}"></i>{esc(label)}</span>'
         )
     ticks = [(x(i), str(i)) for i in range(rounds + 1)]
     body.extend(_x_axis(left, right, bottom, ticks))
-    return _svg("improvement", bottom + 24, body, "Improvement by round, against the baseline")
+    body.append(
+        f'<text x="{(left + right) / 2:.0f}" y="{bottom + 34}" text-anchor="middle">'
+        "round (0 = baseline)</text>"
+    )
+    chart = _svg("improvement", bottom + 40, body, "Improvement by round, against the baseline")
+    return chart + '<p class="legend">' + " ".join(legend) + "</p>"
+
+
+def _gain(baseline: float, value: float, lower_is_better: bool) -> float:
+    """log2 of how many times better ``value`` is than ``baseline`` (0 when not measurable)."""
+    if baseline <= 0 or value <= 0:
+        return 0.0
+    ratio = math.log2(value / baseline)
+    return -ratio if lower_is_better else ratio
+
+
+def round_ticks(high: float, count: int = 4) -> list[float]:
+    """Ticks from 0 at a round step (1, 2 or 5 times a power of ten) that reach ``high``."""
+    if high <= 0:
+        return [0.0]
+    raw = high / count
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    n = math.ceil(high / step - 1e-9)
+    return [round(step * k, 12) for k in range(n + 1)]
+
+
+def _dollars(value: float) -> str:
+    return "$0" if value == 0 else f"${value:g}"
+
+
+class LabelPlacer:
+    """Places text labels so that none overlaps another: a label that would collide moves
+    down a line at a time (widths estimated from an 11px font)."""
+
+    def __init__(self, right: float) -> None:
+        self.right = right
+        self.boxes: list[tuple[float, float, float, float]] = []
+
+    def place(self, x: float, y: float, text: str) -> tuple[float, float]:
+        width = 6.6 * len(text) + 2
+        if x + width > self.right:
+            x = max(0.0, self.right - width)
+        while any(self._hits((x, y - 11, x + width, y + 2), box) for box in self.boxes):
+            y += 13
+        self.boxes.append((x, y - 11, x + width, y + 2))
+        return x, y
+
+    @staticmethod
+    def _hits(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+        return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 def rules_chart(arms: Sequence[ArmStats]) -> str:

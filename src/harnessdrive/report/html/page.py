@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 
-from harnessdrive.report.html import sections
+from harnessdrive.report.html import matrix, sections, trial_view
+from harnessdrive.report.html.scripts import SCRIPT
 from harnessdrive.report.html.text import esc
 from harnessdrive.report.scoreboard import Report
 
@@ -21,35 +23,18 @@ text-align:right}th{background:#f4f4f4}td:first-child,td:nth-child(2){text-align
 .chart{display:block;margin:.6em 0;font-size:11px}.axis{stroke:#888}.whisker{stroke:#222;
 stroke-width:1.5}.frontier{fill:none;stroke:#222;stroke-dasharray:4 3}.link{stroke:#999;
 stroke-dasharray:2 2}.curve{fill:none;stroke-width:1.5}
-pre{background:#f7f7f7;padding:.5em;overflow:auto;max-height:24em;white-space:pre-wrap}
-details.trial{border-bottom:1px solid #eee;padding:2px 0}.finding{color:#80a}.mixed-note{color:#a60}
-"""
-
-SCRIPT = """
-(function () {
-  var list = document.getElementById('trial-list');
-  var filter = document.getElementById('filter');
-  var shown = document.getElementById('shown');
-  var expand = document.getElementById('expand');
-  if (!list || !filter || !shown || !expand) { return; }
-  var trials = Array.prototype.slice.call(list.querySelectorAll('details.trial'));
-  filter.addEventListener('input', function () {
-    var words = filter.value.toLowerCase();
-    var count = 0;
-    trials.forEach(function (trial) {
-      var hit = trial.textContent.toLowerCase().indexOf(words) !== -1;
-      trial.hidden = !hit;
-      if (hit) { count += 1; }
-    });
-    shown.textContent = count + ' of ' + trials.length + ' trials';
-  });
-  expand.addEventListener('click', function () {
-    var open = expand.textContent === 'Expand all';
-    trials.forEach(function (trial) { trial.open = open; });
-    expand.textContent = open ? 'Collapse all' : 'Expand all';
-  });
-  document.documentElement.setAttribute('data-ready', String(trials.length));
-}());
+pre{background:#f7f7f7;padding:.5em;overflow:auto;max-height:32em;white-space:pre-wrap;
+margin:.2em 0}details.trial{border-bottom:1px solid #eee;padding:2px 0}.finding{color:#80a}
+.mixed-note{color:#a60}.chart{max-width:100%;height:auto}.empty{fill:#888;font-size:14px}
+nav.toc a{margin-right:.8em}.controls label{margin-right:.6em}.step{margin:.3em 0 .3em 1em;
+border-left:3px solid #9bd;padding-left:.5em}.step.result{border-color:#ccc}.msg{margin:.4em 0}
+.msg pre{background:#eef4ff}.arg{margin:.1em 0}.label{color:#666;font-size:.9em}
+.diff .da{color:#060;background:#e6ffe6}.diff .dd{color:#900;background:#ffe6e6}
+.diff .dc{color:#06c}.diff .dh{font-weight:bold}.pre.failing,pre.failing{background:#fff0f0}
+.planted{background:#fff8d8;padding:.3em}.ok{color:#060}.legend .key{margin-right:1em}
+.legend i{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:middle}
+.review{font-weight:bold}.claim{color:#a00}#answer{font-size:1.5em;line-height:1.3}
+.pager button{margin:0 .3em}
 """
 
 
@@ -66,20 +51,23 @@ def render_html(report: Report) -> str:
         "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
         f"script-src '{_script_hash(SCRIPT)}'; base-uri 'none'; form-action 'none'"
     )
-    body = "".join(
-        (
-            sections.header(report),
-            sections.scoreboard(report),
-            sections.cost(report),
-            sections.comparisons(report),
-            sections.task_grid(report),
-            sections.flaky(report),
-            sections.improvement(report),
-            sections.rules(report),
-            sections.trials(report, base),
-            sections.notes(report),
-        )
+    parts = (
+        sections.header(report),
+        sections.scoreboard(report),
+        matrix.arm_facts(report),
+        matrix.matrix(report),
+        sections.cost(report),
+        sections.comparisons(report),
+        sections.task_grid(report),
+        matrix.task_prompts(report),
+        sections.flaky(report),
+        sections.improvement(report),
+        sections.rules(report),
+        matrix.false_claims(report),
+        trial_view.trials(report, base),
+        sections.notes(report),
     )
+    body = parts[0] + _contents(parts[1:]) + "".join(parts[1:])
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -89,3 +77,16 @@ def render_html(report: Report) -> str:
         f"<title>{esc(report.headline)}</title><style>{STYLE}</style></head>"
         f"<body>{body}<script>{SCRIPT}</script></body></html>\n"
     )
+
+
+_SECTION = re.compile(r'<section id="([a-z-]+)"><h2>([^<]*)</h2>')
+
+
+def _contents(parts: tuple[str, ...]) -> str:
+    """Links to every section present, in order."""
+    links = [
+        f'<a href="#{found.group(1)}">{found.group(2)}</a>'
+        for part in parts
+        if (found := _SECTION.match(part))
+    ]
+    return '<nav class="toc">' + "".join(links) + "</nav>"

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harnessdrive.report.details import Excerpt, TrialDetail
 from harnessdrive.report.html import charts
 from harnessdrive.report.html.text import attr, esc
+from harnessdrive.report.html.trial_view import trial_anchor
 from harnessdrive.report.scoreboard import Report, TrialRow
 from harnessdrive.report.statistics import Bounds, Comparison
 from harnessdrive.report.verdicts import describe_measure, family_line
@@ -50,7 +50,7 @@ def scoreboard(report: Report) -> str:
         rows.append(
             [
                 str(rank),
-                esc(row.variant),
+                arm_link(row.variant),
                 f"{row.passed} of {row.trials}",
                 *([_accepted(row.accepted, row.rejected)] if reviewed else []),
                 _pct(row.pass_rate),
@@ -98,6 +98,11 @@ def scoreboard(report: Report) -> str:
     )
 
 
+def arm_link(variant: str) -> str:
+    """The arm's name, linking to its trials (the page's script sets the arm filter)."""
+    return f'<a href="#trials" data-arm="{attr(variant)}">{esc(variant)}</a>'
+
+
 def _accepted(accepted: int | None, rejected: int) -> str:
     if accepted is None:
         return "-"
@@ -127,12 +132,21 @@ def task_grid(report: Report) -> str:
     variants = [r.variant for r in (*report.harnesses, *report.could_not_run)]
     rows = []
     for task in report.tasks:
-        cells = [esc(task.task) + ("" if task.compared else " <small>(not compared)</small>")]
+        cells = [
+            esc(task.task)
+            + (f" <small>{esc(task.title)}</small>" if task.title else "")
+            + ("" if task.compared else " <small>(not compared)</small>")
+        ]
         for variant in variants:
             cell = task.cells.get(variant)
             text = cell.text if cell else "not run"
             css = _cell_class(cell.passed if cell else 0, cell.trials if cell else 0, text)
-            cells.append(f'<span class="cell {css}">{esc(text)}</span>')
+            links = " ".join(
+                f'<a href="#{trial_anchor(i)}" title="open this trial">r{t.repetition}</a>'
+                for i, t in enumerate(report.trials)
+                if t.task == task.task and t.variant == variant
+            )
+            cells.append(f'<span class="cell {css}">{esc(text)}</span> {links}')
         rows.append(cells)
     return (
         '<section id="tasks"><h2>Tasks</h2>'
@@ -205,8 +219,8 @@ def _comparison_row(c: Comparison) -> list[str]:
     for measure in c.measures:
         verdict += f"<br>{esc(describe_measure(measure))}"
     return [
-        esc(c.first),
-        esc(c.second),
+        arm_link(c.first),
+        arm_link(c.second),
         str(len(c.tasks)),
         diff,
         esc(interval),
@@ -263,7 +277,8 @@ def improvement(report: Report) -> str:
         )
         if len(points) >= 2:
             label = f"{trial.variant} on {trial.task} (r{trial.repetition})"
-            curves.append((label, order.get(trial.variant, 0), [v for _, v in points]))
+            values = [v for _, v in points]
+            curves.append((label, order.get(trial.variant, 0), values, _lower_is_better(trial)))
     if not arms and not curves:
         return ""
     rows = [
@@ -284,6 +299,19 @@ def improvement(report: Report) -> str:
         + (charts.curve_chart(curves) if curves else "")
         + "</section>"
     )
+
+
+def _lower_is_better(trial: TrialRow) -> bool:
+    """Whether the trial's objective falls as it improves: its recorded ratio (above 1 is
+    better) is above 1 while its values fell, or below 1 while they rose."""
+    ratio = trial.metrics.get("improve.ratio")
+    first, last = trial.metrics.get(f"{CURVE}0"), None
+    rounds = [k for k in trial.metrics if k.startswith(CURVE) and k[len(CURVE) :].isdigit()]
+    if rounds:
+        last = trial.metrics[max(rounds, key=lambda k: int(k[len(CURVE) :]))]
+    if ratio is None or first is None or last is None or ratio == 1 or first == last:
+        return False
+    return (ratio > 1) == (last < first)
 
 
 def _ratio_bounds(bounds: Bounds | None) -> str:
@@ -313,89 +341,8 @@ def rules(report: Report) -> str:
     )
 
 
-def trials(report: Report, base: str) -> str:
-    details = {d.trial_id: d for d in report.details}
-    items = "".join(_trial(t, details.get(t.trial_id), base) for t in report.trials)
-    return (
-        '<section id="trials"><h2>Trials</h2>'
-        '<p><input id="filter" type="search" placeholder="Filter trials" aria-label="Filter '
-        'trials"> <button id="expand" type="button">Expand all</button> '
-        f'<span id="shown">{len(report.trials)} trials</span></p>'
-        f'<div id="trial-list">{items}</div></section>'
-    )
-
-
-def _trial(trial: TrialRow, detail: TrialDetail | None, base: str) -> str:
-    cost = "-" if trial.cost_usd is None else f"${trial.cost_usd:.4f}"
-    summary = (
-        f'<span class="cell {_outcome_class(trial.outcome)}">{esc(trial.outcome)}</span> '
-        f"{esc(trial.task)} · {esc(trial.variant)} · r{trial.repetition} · {esc(trial.status)}"
-        f" · {cost} · {trial.tokens} tokens · {trial.agent_seconds:.1f}s"
-    )
-    facts = [
-        f"<li>Trial: <code>{esc(trial.trial_id)}</code></li>",
-        f"<li>Hidden tests: {_count(trial.hidden_passed, trial.hidden_total)}; visible: "
-        f"{_count(trial.visible_passed, trial.visible_total)}</li>",
-        f"<li>Changed {trial.files_changed} file(s), +{trial.lines_added} -{trial.lines_deleted}"
-        "</li>",
-        f"<li>Cost: {cost} ({esc(trial.cost_source)}), charged ${trial.charged_usd:.4f}</li>",
-    ]
-    if trial.error:
-        facts.append(f"<li>Error: {esc(trial.error)}</li>")
-    facts.extend(
-        f'<li class="finding">{esc(f.code)} {esc(f.path or "")}: {esc(f.detail)}</li>'
-        for f in trial.findings
-    )
-    body = "<ul>" + "".join(facts) + "</ul>"
-    if detail is not None:
-        body += _detail(detail, base)
-    return (
-        f'<details class="trial" data-trial="{attr(trial.trial_id)}" '
-        f'data-outcome="{attr(trial.outcome)}"><summary>{summary}</summary>{body}</details>'
-    )
-
-
-def _count(passed: int | None, total: int | None) -> str:
-    return "-" if passed is None or total is None else f"{passed} of {total}"
-
-
-def _outcome_class(outcome: str) -> str:
-    return {"pass": "pass", "fail": "fail", "tampered": "tampered"}.get(outcome, "none")
-
-
-def _detail(detail: TrialDetail, base: str) -> str:
-    folder = f"{base}{detail.folder}"
-    parts = [f'<p>Files: <a href="{attr(folder)}/">{esc(detail.folder)}</a></p>']
-    for title, excerpt in (("Diff", detail.diff), ("Test output (tail)", detail.tests)):
-        if excerpt is not None:
-            parts.append(_excerpt(title, excerpt, folder))
-    if detail.transcript:
-        parts.append(
-            f"<h4>Transcript ({detail.events} events)</h4><pre>"
-            + esc("\n".join(detail.transcript))
-            + "</pre>"
-        )
-    if detail.cost:
-        parts.append(
-            "<h4>Cost by model</h4><ul>"
-            + "".join(f"<li>{esc(c)}</li>" for c in detail.cost)
-            + "</ul>"
-        )
-    return "".join(parts)
-
-
-def _excerpt(title: str, excerpt: Excerpt, folder: str) -> str:
-    link = f'<a href="{attr(folder)}/{attr(excerpt.file)}">{esc(excerpt.file)}</a>'
-    note = (
-        f" (cut from {excerpt.chars} bytes: the whole text is in {link})"
-        if excerpt.cut
-        else f" ({link})"
-    )
-    return f"<h4>{esc(title)}{note}</h4><pre>{esc(excerpt.text)}</pre>"
-
-
 def header(report: Report) -> str:
-    lines = [f"<h1>{esc(report.headline)}</h1>"]
+    lines = [f'<h1 id="answer">{esc(report.headline)}</h1>']
     if report.run_id:
         lines.append(
             f"<p>Run {esc(report.run_id)} of suite {esc(report.suite_id or report.suite)}</p>"
