@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from harnessdrive.cli import options as opt
+from harnessdrive.cli.audit_view import run_audit, show_audit, with_audit
 from harnessdrive.cli.output import stdout
 from harnessdrive.grading.differential.baselines import Baseline, baselines_json, suite_baselines
 from harnessdrive.grading.selftest.cases import CheckCase, TaskCheck, checks_json, new_logs_folder
@@ -31,6 +32,14 @@ def check(
             "any task whose verdicts disagree.",
         ),
     ] = 1,
+    audit: Annotated[
+        bool,
+        typer.Option(
+            "--audit",
+            help="Also run the exploit library on every task and record which tasks can be "
+            "trusted (audit.json beside each task).",
+        ),
+    ] = False,
 ) -> None:
     """Prove each task grades right: reference passes, untouched and noop fail, and every
     self-test fixture gets the verdict its task declares."""
@@ -52,9 +61,15 @@ def check(
         if not b.ok
     ]
     broken = [item for item in checks if not item.ok]
+    audits = []
+    if audit:
+        audits = run_audit(
+            loaded, checks, logs=logs, jobs=max(jobs, 1), sandbox=opt.sandbox_kind(sandbox)
+        )
+    untrusted = any(not item.trusted for item in audits)
     if json_output:
-        print(checks_json(checks, baselines_json(baselines)))
-        if broken or wrong:
+        print(with_audit(checks_json(checks, baselines_json(baselines)), audits))
+        if broken or wrong or untrusted:
             raise typer.Exit(1)
         return
     console = stdout()
@@ -65,6 +80,8 @@ def check(
     if wrong and not broken:
         raise typer.Exit(1)
     console.print(_builtin_table(loaded.name, checks))
+    if audits:
+        show_audit(audits)
     if any(item.fixtures for item in checks):
         console.print(_fixture_table(checks))
     for item in checks:
@@ -77,6 +94,9 @@ def check(
         console.print(
             f"{len(broken)} of {_tasks(len(checks))} broken: {', '.join(i.task for i in broken)}"
         )
+        console.print(f"Logs of every case: {logs}")
+        raise typer.Exit(1)
+    if untrusted:
         console.print(f"Logs of every case: {logs}")
         raise typer.Exit(1)
     fixtures = sum(len(item.fixtures) for item in checks)
