@@ -18,7 +18,7 @@ _TYPE_ONLY = "from calc import add\n\n\ndef test_add():\n    assert isinstance(a
 
 def _scoreboard(untrusted: list[str]) -> tuple[int, tuple[str, ...]]:
     results = [
-        trial_result(task, variant, outcome=outcome)
+        trial_result(task, variant, status="completed", outcome=outcome)
         for task in ("sound", "other")
         for variant, outcome in (("a", "pass"), ("b", "fail"))
     ]
