@@ -44,7 +44,7 @@ def main() -> None:
     )
     for item in found:
         broken = ", ".join(e.exploit for e in item.broken_by) or "-"
-        trust = "trusted" if item.trusted else "UNTRUSTED"
+        trust = item.trust_word
         print(f"  {item.task}: {trust}; exploits that got a pass: {broken}")
         for problem in item.problems:
             print(f"    {problem}")

@@ -35,14 +35,25 @@ class TaskAudit:
         return [item for item in self.exploits if item.succeeded]
 
     @property
+    def audited(self) -> bool:
+        """Whether any exploit applied to the task (none does to some grader kinds yet)."""
+        return bool(self.exploits)
+
+    @property
     def trusted(self) -> bool:
         return not self.broken_by and not self.problems
+
+    @property
+    def trust_word(self) -> str:
+        if not self.trusted:
+            return "untrusted"
+        return "trusted" if self.audited else "not audited"
 
     def as_json(self) -> dict[str, Any]:
         return {
             "task": self.task,
             "fingerprint": self.fingerprint,
-            "trusted": self.trusted,
+            "trusted": self.trusted if self.audited or self.problems else None,
             "exploits": [asdict(item) for item in self.exploits],
             "problems": self.problems,
         }
@@ -53,8 +64,8 @@ def write_audit(folder: Path, audit: TaskAudit) -> None:
 
 
 def read_trust(folder: Path, fingerprint: str | None = None) -> bool | None:
-    """Whether the task in ``folder`` was audited trusted; None when it has no audit (or one of
-    another version of the task, when ``fingerprint`` is given)."""
+    """Whether the task in ``folder`` was audited trusted; None when it has no audit, one no
+    exploit applied to, or one of another version of the task (when ``fingerprint`` is given)."""
     try:
         data = json.loads((folder / AUDIT_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):

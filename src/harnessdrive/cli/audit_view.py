@@ -40,7 +40,7 @@ def show_audit(audits: list[TaskAudit]) -> None:
             item.task,
             str(len(item.exploits)),
             ", ".join(e.exploit for e in item.broken_by) or "-",
-            "trusted" if item.trusted else "UNTRUSTED",
+            item.trust_word.upper() if not item.trusted else item.trust_word,
         )
     console.print(table)
     untrusted = [item for item in audits if not item.trusted]
@@ -53,7 +53,10 @@ def show_audit(audits: list[TaskAudit]) -> None:
         names = ", ".join(item.task for item in untrusted)
         console.print(f"{len(untrusted)} of {len(audits)} tasks untrusted: {names}")
     else:
-        console.print(f"All {len(audits)} tasks trusted: no exploit got a pass.")
+        console.print(f"No exploit got a pass on any of the {len(audits)} tasks.")
+    for item in audits:
+        if not item.audited:
+            console.print(f"{item.task}: not audited: no exploit applies to its grader kind")
 
 
 def with_audit(checks_text: str, audits: list[TaskAudit]) -> str:

@@ -17,6 +17,7 @@ from collections.abc import Collection, Mapping, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from harnessdrive.audit.counting import left_out_note
+from harnessdrive.audit.suspects import suspect_notes
 from harnessdrive.grading.claims import Claim
 from harnessdrive.grading.differential.results import Counterexample
 from harnessdrive.grading.scope import OUT_OF_SCOPE
@@ -264,7 +265,8 @@ def build_report(
         tasks=task_rows,
         trials=tuple(_trial_row(r) for r in results),
         notes=tuple([left_out_note(left_out)] if left_out else [])
-        + tuple(_notes(results, tasks, compared, broken)),
+        + tuple(_notes(results, tasks, compared, broken))
+        + tuple(suspect_notes([r for r in results if finished(r)])),
         suite_id=shared_identity(results),
         mixed=describe_mix(results, run_id),
         statistics=statistics,
