@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from harnessdrive.cli.variants import resolve_variants
-from harnessdrive.executors.base import WorkerSettings
 from harnessdrive.running.plan import make_plan
 from harnessdrive.running.run import RunOptions, execute
 from harnessdrive.tasks.loading import load_suite
 from harnessdrive.testing.ray_cluster import LocalRayCluster
 from harnessdrive.testing.suites import TaskFiles, write_suite
+from harnessdrive.trial.job import WorkerSettings
 
 
 def make_suite(folder: Path, trials: int, seconds: float) -> Path:

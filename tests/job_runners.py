@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import threading
 
-from harnessdrive.executors.base import JobResult, TrialJob
-from harnessdrive.executors.worker import WorkerContext
+from harnessdrive.trial.job import JobResult, TrialJob
+from harnessdrive.trial.worker import WorkerContext
 
 
 class HoldingRunner:

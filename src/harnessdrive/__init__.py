@@ -13,15 +13,8 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from harnessdrive.errors import HarnessdriveError, PluginError, UserError
-    from harnessdrive.executors.base import (
-        Executor,
-        ExecutorEntry,
-        JobResult,
-        TrialJob,
-        TrialSettings,
-        WorkerSettings,
-    )
+    from harnessdrive.errors import GradingError, HarnessdriveError, PluginError, UserError
+    from harnessdrive.executors.interface import Executor, ExecutorEntry
     from harnessdrive.grading.kinds.base import GraderKind, GradingCopy, grader_kind
     from harnessdrive.grading.verdict import Finding, GraderRef, GradingRun, Verdict
     from harnessdrive.harnesses.base import (
@@ -47,6 +40,7 @@ if TYPE_CHECKING:
         RoundOutcome,
         TrialProtocol,
     )
+    from harnessdrive.protocols.round import run_round
     from harnessdrive.pytest_plugin.case import evalcase
     from harnessdrive.report.loading import list_runs, load_report
     from harnessdrive.report.render import render_report
@@ -60,6 +54,14 @@ if TYPE_CHECKING:
     from harnessdrive.tasks import Suite, Task, VariantSpec, load_suite, load_task
     from harnessdrive.tasks.models import GradeSpec
     from harnessdrive.transcript import Event, ModelCall, Transcript, Usage
+    from harnessdrive.trial.core import run_job
+    from harnessdrive.trial.job import (
+        JobResult,
+        TrialJob,
+        TrialSettings,
+        WorkerSettings,
+    )
+    from harnessdrive.trial.worker import WorkerContext
 
 _PUBLIC: dict[str, tuple[str, str]] = {
     "AgentCli": ("harnessdrive.harnesses.cli.agent_cli", "AgentCli"),
@@ -69,13 +71,14 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "CliRun": ("harnessdrive.harnesses.cli.cli_run", "CliRun"),
     "Collected": ("harnessdrive.harnesses.cli.cli_run", "Collected"),
     "Event": ("harnessdrive.transcript", "Event"),
-    "Executor": ("harnessdrive.executors.base", "Executor"),
-    "ExecutorEntry": ("harnessdrive.executors.base", "ExecutorEntry"),
+    "Executor": ("harnessdrive.executors.interface", "Executor"),
+    "ExecutorEntry": ("harnessdrive.executors.interface", "ExecutorEntry"),
     "Finding": ("harnessdrive.grading.verdict", "Finding"),
     "GradeSpec": ("harnessdrive.tasks.models", "GradeSpec"),
     "GraderKind": ("harnessdrive.grading.kinds.base", "GraderKind"),
     "GraderRef": ("harnessdrive.grading.verdict", "GraderRef"),
     "GradingCopy": ("harnessdrive.grading.kinds.base", "GradingCopy"),
+    "GradingError": ("harnessdrive.errors", "GradingError"),
     "GradingRun": ("harnessdrive.grading.verdict", "GradingRun"),
     "Harness": ("harnessdrive.harnesses.base", "Harness"),
     "HarnessEntry": ("harnessdrive.harnesses.entry", "HarnessEntry"),
@@ -83,7 +86,7 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "HarnessOptions": ("harnessdrive.harnesses.options", "HarnessOptions"),
     "HarnessdriveError": ("harnessdrive.errors", "HarnessdriveError"),
     "Isolation": ("harnessdrive.sandbox.runner", "Isolation"),
-    "JobResult": ("harnessdrive.executors.base", "JobResult"),
+    "JobResult": ("harnessdrive.trial.job", "JobResult"),
     "Launch": ("harnessdrive.harnesses.cli.cli_run", "Launch"),
     "ModelCall": ("harnessdrive.transcript", "ModelCall"),
     "ModelPlan": ("harnessdrive.harnesses.base", "ModelPlan"),
@@ -107,15 +110,16 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "Task": ("harnessdrive.tasks", "Task"),
     "Transcript": ("harnessdrive.transcript", "Transcript"),
     "TranscriptBuilder": ("harnessdrive.harnesses.cli.recording", "TranscriptBuilder"),
-    "TrialJob": ("harnessdrive.executors.base", "TrialJob"),
+    "TrialJob": ("harnessdrive.trial.job", "TrialJob"),
     "TrialProtocol": ("harnessdrive.protocols.base", "TrialProtocol"),
     "TrialResult": ("harnessdrive.store.results", "TrialResult"),
-    "TrialSettings": ("harnessdrive.executors.base", "TrialSettings"),
+    "TrialSettings": ("harnessdrive.trial.job", "TrialSettings"),
     "Usage": ("harnessdrive.transcript", "Usage"),
     "UserError": ("harnessdrive.errors", "UserError"),
     "VariantSpec": ("harnessdrive.tasks", "VariantSpec"),
     "Verdict": ("harnessdrive.grading.verdict", "Verdict"),
-    "WorkerSettings": ("harnessdrive.executors.base", "WorkerSettings"),
+    "WorkerContext": ("harnessdrive.trial.worker", "WorkerContext"),
+    "WorkerSettings": ("harnessdrive.trial.job", "WorkerSettings"),
     "available_harnesses": ("harnessdrive.harnesses.registry", "available"),
     "build_report": ("harnessdrive.report.scoreboard", "build_report"),
     "evalcase": ("harnessdrive.pytest_plugin.case", "evalcase"),
@@ -131,6 +135,8 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "parse_options": ("harnessdrive.harnesses.options", "parse_options"),
     "render_report": ("harnessdrive.report.render", "render_report"),
     "reporter": ("harnessdrive.report.renderers", "reporter"),
+    "run_job": ("harnessdrive.trial.core", "run_job"),
+    "run_round": ("harnessdrive.protocols.round", "run_round"),
 }
 """Each public name and where it lives. They are imported on first use, so ``import
 harnessdrive`` (as every eval file does) costs nothing until a name is needed."""
@@ -164,6 +170,7 @@ __all__ = [
     "GraderKind",
     "GraderRef",
     "GradingCopy",
+    "GradingError",
     "GradingRun",
     "Harness",
     "HarnessEntry",
@@ -203,6 +210,7 @@ __all__ = [
     "UserError",
     "VariantSpec",
     "Verdict",
+    "WorkerContext",
     "WorkerSettings",
     "__version__",
     "available_harnesses",
@@ -220,4 +228,6 @@ __all__ = [
     "parse_options",
     "render_report",
     "reporter",
+    "run_job",
+    "run_round",
 ]

@@ -15,7 +15,7 @@ import pytest
 from harnessdrive.demo import DEMO_SUITE
 from harnessdrive.demo.scripted import improving_script, model_for, scripted_prices
 from harnessdrive.harnesses.cli.binaries import binary_variable
-from harnessdrive.improvement.evaluator import COMMAND_VARIABLE
+from harnessdrive.protocols.improve.evaluator import COMMAND_VARIABLE
 from harnessdrive.running.plan import make_plan
 from harnessdrive.running.run import RunOptions, execute
 from harnessdrive.store.results import TrialResult

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from harnessdrive.executors.base import RetryPolicy
 from harnessdrive.proxy import CALLS_FILE, ProxiedCall
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.testing.model_server import ModelServer, Script, Turn, WriteFile
+from harnessdrive.trial.job import RetryPolicy
 from tests.cli.conftest import cli_binary, endpoint_for, run_trials
 from tests.conftest import ADD_FIXED, add_task
 

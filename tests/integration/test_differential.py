@@ -59,7 +59,7 @@ def test_reference_scores_every_case(results: Path) -> None:
     assert (verdict["outcome"], verdict["score"]) == ("pass", 1.0)
     assert set(rates(verdict).values()) == {1.0}
     assert verdict["grader"]["kind"] == "differential"
-    assert verdict["counterexamples"] == []
+    assert verdict["details"]["counterexamples"] == []
 
 
 def test_readme_only_fails_exactly_the_buckets_of_rules_the_readme_gets_wrong(
@@ -84,7 +84,7 @@ def test_every_failing_readme_only_case_shrinks_to_a_tagged_minimal_counterexamp
 ) -> None:
     verdict = grading(results, "readme-only")
     failing = verdict["metrics"]["cases"] - verdict["metrics"]["cases_passed"]
-    examples = verdict["counterexamples"]
+    examples = verdict["details"]["counterexamples"]
     assert len(examples) == failing  # every failing case, not a sample
     readme_only = task_function("agents/readme-only/skiplist/rules.py", "skipped")
     oracle = task_function("oracle/skiplist_oracle.py", "answer")

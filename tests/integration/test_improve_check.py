@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from harnessdrive.checking.cases import TaskCheck
+from harnessdrive.checking.suite import self_test
 from harnessdrive.demo import DEMO_SUITE
-from harnessdrive.grading.selftest.cases import TaskCheck
-from harnessdrive.grading.selftest.suite import self_test
 from harnessdrive.tasks.loading import load_suite
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("improve-check")]

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import tomli_w
 
-from harnessdrive.executors.base import RetryPolicy
 from harnessdrive.running.run import RunSummary
 from harnessdrive.store.results import TrialResult
 from harnessdrive.testing.agents import RATE_LIMIT_ANSWER
+from harnessdrive.trial.job import RetryPolicy
 from tests.integration.spending import make_suite, run_suite, small_calls, spender, write_prices
 from tests.trial_results import trial_folder
 

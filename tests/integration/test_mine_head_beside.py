@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from harnessdrive.errors import UserError
-from harnessdrive.executors.base import WorkerSettings
 from harnessdrive.executors.registry import create_executor
 from harnessdrive.mining.beside_head import heads_error, validate_beside_head
 from harnessdrive.mining.checks import CandidateResult, Checker, Stopped
@@ -28,6 +27,7 @@ from harnessdrive.mining.taskfiles import TaskSettings
 from harnessdrive.mining.validation import HeadCheck, Progress, ValidationOutcome
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.testing.repo_builder import RepoBuilder
+from harnessdrive.trial.job import WorkerSettings
 
 TEST_COMMAND = "{python} -m unittest discover -s tests -q"
 WAIT_SECONDS = 60

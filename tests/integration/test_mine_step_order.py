@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from harnessdrive.executors.base import WorkerSettings
 from harnessdrive.executors.registry import create_executor
 from harnessdrive.mining.checks import CandidateResult, Checker
 from harnessdrive.mining.history import scan_history
@@ -21,6 +20,7 @@ from harnessdrive.mining.runs import RunQueue
 from harnessdrive.mining.taskfiles import TaskSettings
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.testing.repo_builder import RepoBuilder
+from harnessdrive.trial.job import WorkerSettings
 
 TEST_COMMAND = "{python} -m unittest discover -s tests -q"
 CALC = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"

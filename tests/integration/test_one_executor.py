@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from harnessdrive.executors.base import ExecutorEntry, JobResult, TrialJob, WorkerSettings
+from harnessdrive.checking.suite import self_test
+from harnessdrive.executors.interface import ExecutorEntry
 from harnessdrive.executors.local import create_local
-from harnessdrive.grading.selftest.suite import self_test
 from harnessdrive.mining.mine import MineOptions, mine
 from harnessdrive.plugins.hookspecs import hookimpl
 from harnessdrive.plugins.manager import plugin_manager, reset_plugins
@@ -26,6 +26,7 @@ from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks.loading import load_suite
 from harnessdrive.testing.repo_builder import RepoBuilder
 from harnessdrive.testing.suites import write_suite
+from harnessdrive.trial.job import JobResult, TrialJob, WorkerSettings
 from tests.conftest import add_task
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 import tomli_w
 
+from harnessdrive.tasks.identity import harnessdrive_version
 from harnessdrive.testing.suites import TaskFiles, write_suite
 from harnessdrive.testing.wheels import make_wheel, wheel_name
 from tests.conftest import add_task
@@ -31,11 +32,13 @@ PLUGIN = textwrap.dedent(
 
     from __future__ import annotations
 
+    from collections.abc import Iterator
+    from contextlib import contextmanager
     from typing import Literal
 
     from pydantic import Field
 
-    from harnessdrive.grading.kinds.base import GradingCopy
+    from harnessdrive.grading.kinds.base import GradingCopy, RunWatch
     from harnessdrive.grading.verdict import Verdict
     from harnessdrive.harnesses.base import AgentRequest, AgentRun, HarnessInfo
     from harnessdrive.harnesses.entry import HarnessEntry
@@ -66,6 +69,9 @@ PLUGIN = textwrap.dedent(
             options = parse_options(ScribeOptions, request.variant, self.name)
             request.logs.mkdir(parents=True, exist_ok=True)
             (request.workspace / options.path).write_text(options.text * options.repeat)
+            # What the task's grader kind handed this run (its hook around the agent's run).
+            token = request.services.get("FILE_EQUALS_TOKEN", "none")
+            (request.workspace / "token.txt").write_text(token)
             return AgentRun(exit_code=0, timed_out=False, seconds=0.0)
 
 
@@ -86,11 +92,20 @@ PLUGIN = textwrap.dedent(
             target = copy.root / spec.path
             found = target.read_text() if target.is_file() else ""
             same = found == spec.expected
+            token = copy.root / "token.txt"
             return Verdict(
                 outcome="pass" if same else "fail",
                 score=1.0 if same else 0.0,
                 metrics={"length": float(len(found))},
+                details={
+                    "found": found,
+                    "token": token.read_text() if token.is_file() else None,
+                },
             )
+
+        @contextmanager
+        def around_agent_run(self, task: object, sandbox: object) -> Iterator[RunWatch]:
+            yield RunWatch(env={"FILE_EQUALS_TOKEN": "handed-during-the-run"})
 
 
     @hookimpl
@@ -115,6 +130,7 @@ CLAIMS_NOOP = textwrap.dedent(
         return [HarnessEntry("noop", Scribe)]
     """
 )
+VERSION = harnessdrive_version()
 pytestmark = pytest.mark.slow  # each step starts harnessdrive in a fresh interpreter
 
 ENTRY_POINTS = "[harnessdrive]\nscribe = scribe_plugin\nclaims-noop = scribe_plugin.claims_noop\n"
@@ -233,6 +249,27 @@ def test_a_suite_runs_end_to_end_on_the_plugin_harness_and_grader_kind(
     assert graded["score"] == 1.0 and wrong["rounds"][-1]["grading"]["score"] == 0.0
     assert wrong["rounds"][-1]["grading"]["metrics"] == {"length": 3.0}
     assert right["harness"] == "scribe" and right["variant"]["options"] == {"text": "42"}
+    # The kind acted during the agent's run, and its own data is carried as details, with
+    # the distributions that supplied each part of the trial.
+    assert graded["details"] == {"found": "42", "token": "handed-during-the-run"}
+    assert right["protocol"] == "single"
+    assert right["plugins"] == {
+        "harness": {"name": "scribe", "distribution": "scribe_plugin", "version": "1.0"},
+        "grader_kind": {"name": "file-equals", "distribution": "scribe_plugin", "version": "1.0"},
+        "protocol": {"name": "single", "distribution": "harnessdrive", "version": VERSION},
+    }
+    shown = harnessdrive(
+        plugin_python, ["show", "answer/right/r1", "--results", str(results), "--json"]
+    )
+    view = json.loads(shown.stdout)
+    assert view["details"] == graded["details"] and view["protocol"] == "single"
+    text = harnessdrive(plugin_python, ["show", "answer/right/r1", "--results", str(results)])
+    assert "supplied by harness scribe: scribe_plugin 1.0" in text.stdout
+    assert "handed-during-the-run" in text.stdout
+    report = harnessdrive(plugin_python, ["report", "--results", str(results), "--format", "json"])
+    details = {d["trial_id"].split("/")[-2]: d for d in json.loads(report.stdout)["details"]}
+    assert details["right"]["kind_details"] == graded["details"]
+    assert details["wrong"]["kind_details"]["found"] == "444"
 
 
 def test_the_plugin_harness_refuses_an_unknown_option_in_one_line(

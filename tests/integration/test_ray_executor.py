@@ -20,7 +20,7 @@ import psutil
 import pytest
 
 from harnessdrive.cli.variants import resolve_variants
-from harnessdrive.executors.base import ExecutorEntry, WorkerSettings
+from harnessdrive.executors.interface import ExecutorEntry
 from harnessdrive.executors.ray_worker import harnessdrive_version
 from harnessdrive.plugins.hookspecs import hookimpl
 from harnessdrive.plugins.manager import plugin_manager
@@ -31,6 +31,7 @@ from harnessdrive.store.results import TrialResult
 from harnessdrive.store.store import Store
 from harnessdrive.tasks.loading import load_suite
 from harnessdrive.testing.ray_cluster import LocalRayCluster
+from harnessdrive.trial.job import WorkerSettings
 from tests.integration.spending import (
     SMALL_HIGH,
     make_suite,

@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 
 from harnessdrive.cli.app import run_cli
-from harnessdrive.executors.base import RetryPolicy
 from harnessdrive.proxy import CALLS_FILE, ProxiedCall
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.testing.model_server import ModelServer, Script, SideReply, Turn
 from harnessdrive.testing.model_server import Usage as ScriptUsage
 from harnessdrive.testing.suites import TaskFiles
 from harnessdrive.transcript.models import Usage
+from harnessdrive.trial.job import RetryPolicy
 from tests.cli.conftest import TrialRecord, run_trials
 from tests.conftest import ADD_BUGGY, ADD_FIXED, add_task
 from tests.security.test_runner_attacks import COMMANDS, UNITTEST_HIDDEN, UNITTEST_VISIBLE

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harnessdrive.checking.suite import self_test
 from harnessdrive.grading import reference_outcomes
-from harnessdrive.grading.selftest.suite import self_test
 from harnessdrive.tasks import load_task
 from harnessdrive.tasks.loading import load_suite
 from harnessdrive.testing.suites import TaskFiles, write_suite

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from harnessdrive.checking.fixtures import FixtureAgent, disagreements
 from harnessdrive.errors import TaskFormatError
-from harnessdrive.grading.selftest.fixtures import FixtureAgent, disagreements
 from harnessdrive.grading.verdict import Finding, GradingRun, Verdict
 from harnessdrive.harnesses.base import AgentRequest, AgentRun
 from harnessdrive.sandbox.runner import get_sandbox

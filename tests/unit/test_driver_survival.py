@@ -15,15 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from harnessdrive.executors.base import (
-    ExecutorEntry,
-    JobResult,
-    TrialJob,
-    WorkerSettings,
-)
-from harnessdrive.executors.jobs import standalone_job
+from harnessdrive.executors.interface import ExecutorEntry
 from harnessdrive.executors.local import LocalExecutor
-from harnessdrive.executors.worker import WorkerContext
 from harnessdrive.harnesses.registry import get_harness
 from harnessdrive.plugins.hookspecs import hookimpl
 from harnessdrive.plugins.manager import plugin_manager, reset_plugins
@@ -33,6 +26,9 @@ from harnessdrive.store.store import Store
 from harnessdrive.tasks.loading import Task, load_suite
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.testing.suites import write_suite
+from harnessdrive.trial.job import JobResult, TrialJob, WorkerSettings
+from harnessdrive.trial.standalone import standalone_job
+from harnessdrive.trial.worker import WorkerContext
 from tests.conftest import add_task
 from tests.waiting import trials_under_way
 

@@ -7,8 +7,8 @@ import re
 import sys
 from pathlib import Path
 
+from harnessdrive.checking.suite import self_test
 from harnessdrive.cli.variants import resolve_variants
-from harnessdrive.grading.selftest.suite import self_test
 from harnessdrive.running.plan import make_plan
 from harnessdrive.running.run import RunOptions, execute
 from harnessdrive.tasks.loading import load_suite

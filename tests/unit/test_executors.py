@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from harnessdrive.errors import HarnessdriveError, PluginError
-from harnessdrive.executors.base import TrialJob, TrialSettings, WorkerSettings
-from harnessdrive.executors.jobs import standalone_job
 from harnessdrive.executors.local import LocalExecutor
 from harnessdrive.executors.registry import create_executor, executor_entries
 from harnessdrive.harnesses.registry import get_harness
 from harnessdrive.tasks.loading import Task, load_suite
 from harnessdrive.testing.suites import write_suite
+from harnessdrive.trial.job import TrialJob, TrialSettings, WorkerSettings
+from harnessdrive.trial.standalone import standalone_job
 from tests.conftest import add_task
 from tests.job_runners import HoldingRunner
 from tests.waiting import wait_until

@@ -14,9 +14,9 @@ import pytest
 from harnessdrive.errors import TaskFormatError
 from harnessdrive.grading.objective import read_value
 from harnessdrive.harnesses.base import AgentRun
-from harnessdrive.improvement.acceptance import improvement, ratio
-from harnessdrive.improvement.checkpoint_state import SavedFile
-from harnessdrive.improvement.evaluator import (
+from harnessdrive.protocols.improve.acceptance import improvement, ratio
+from harnessdrive.protocols.improve.checkpoint_state import SavedFile
+from harnessdrive.protocols.improve.evaluator import (
     COMMAND_VARIABLE,
     URL_VARIABLE,
     Answer,
@@ -24,11 +24,11 @@ from harnessdrive.improvement.evaluator import (
     RoundClosing,
     call_evaluator,
 )
-from harnessdrive.improvement.overlays import apply_next_overlay
-from harnessdrive.improvement.scores import anytime_score, progress, value_score
+from harnessdrive.protocols.improve.scores import anytime_score, progress, value_score
 from harnessdrive.running.sandbox_choice import secret_paths
 from harnessdrive.tasks.improve_models import ImproveOverrides, ImproveSpec
 from harnessdrive.tasks.loading import load_suite, load_task
+from harnessdrive.tasks.overlays import apply_next_overlay
 
 JITTER = (-0.05, 0.025, 0.05, -0.025, 0.0)
 

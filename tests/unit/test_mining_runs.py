@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from harnessdrive.executors.base import TrialJob, WorkerSettings
 from harnessdrive.executors.local import LocalExecutor
 from harnessdrive.mining.runs import RunQueue, grading_run, taken
 from harnessdrive.mining.slots import NotNeeded
 from harnessdrive.protocols.known_change import KnownChange
 from harnessdrive.tasks.loading import Task, load_suite
 from harnessdrive.testing.suites import write_suite
+from harnessdrive.trial.job import TrialJob, WorkerSettings
 from tests.conftest import add_task
 from tests.job_runners import HoldingRunner
 

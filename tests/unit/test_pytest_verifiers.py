@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 import harnessdrive.pytest_plugin as plugin
-from harnessdrive.accounting.result_cost import PriceUsed
 from harnessdrive.grading.verdict import Finding, GradingRun, Verdict
 from harnessdrive.pytest_plugin import CannotEvaluate, CaseOutput
 from harnessdrive.pytest_plugin.matrix import Cell
 from harnessdrive.pytest_plugin.skills import Skill, SkillCoverage, coverage
+from harnessdrive.store.result_cost import PriceUsed
 from harnessdrive.store.results import (
     AgentSummary,
     Cost,

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from harnessdrive.errors import UserError
-from harnessdrive.executors.base import RetryPolicy
 from harnessdrive.grading.verdict import Outcome
 from harnessdrive.proxy import ProxiedCall, Traffic
 from harnessdrive.running.concurrency import parse_limit
-from harnessdrive.running.rate_limits import refusal_seen, with_retries
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.store.results import AgentSummary, RoundRecord, Status, TrialResult
 from harnessdrive.transcript.models import Usage
+from harnessdrive.trial.job import RetryPolicy
+from harnessdrive.trial.rate_limits import refusal_seen, with_retries
 from tests.trial_results import trial_result
 
 LOG_429 = 'API Error: 429 {"type":"error","error":{"type":"rate_limit_error"}}'

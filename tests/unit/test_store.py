@@ -41,7 +41,7 @@ def test_result_json_round_trips_with_its_schema_version(tmp_path: Path) -> None
     store = Store(tmp_path)
     store.record(result())
     data = json.loads((tmp_path / "trials/s/t/v/r1/result.json").read_text())
-    assert data["schema"] == "harnessdrive-result-4"
+    assert data["schema"] == "harnessdrive-result-5"
     assert store.latest("s/t/v/r1") == result()
 
 
@@ -213,7 +213,7 @@ def test_what_a_run_records_is_written_in_this_schema_whatever_it_was_read_as(
     )
     store.record(old)
     written = json.loads((tmp_path / "trials/s/t/v/r1/result.json").read_text())
-    assert written["schema"] == "harnessdrive-result-4"
+    assert written["schema"] == "harnessdrive-result-5"
 
 
 def test_an_inflight_record_of_a_newer_harnessdrive_is_refused_and_kept(tmp_path: Path) -> None:

@@ -16,9 +16,9 @@ from harnessdrive.accounting import CallCost, PriceBook, Pricing, to_usd
 from harnessdrive.accounting.charge import Charge, RunEnd, RunFacts, charge_run
 from harnessdrive.accounting.cost_range import CostRange
 from harnessdrive.accounting.plan_pricing import PlanPricing, VariantPricing
-from harnessdrive.accounting.result_cost import CostEstimate, ModelSpend, PriceUsed
 from harnessdrive.harnesses.base import AgentRun, Harness, ModelPlan
 from harnessdrive.store.atomic import write_atomic
+from harnessdrive.store.result_cost import CostEstimate, ModelSpend, PriceUsed
 from harnessdrive.store.results import Cost, Status
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript import ModelCall, Usage

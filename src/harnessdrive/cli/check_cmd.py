@@ -8,12 +8,12 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from harnessdrive.checking.cases import CheckCase, TaskCheck, checks_json, new_logs_folder
+from harnessdrive.checking.suite import self_test
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.audit_view import run_audit, show_audit, with_audit
 from harnessdrive.cli.output import stdout
 from harnessdrive.grading.differential.baselines import Baseline, baselines_json, suite_baselines
-from harnessdrive.grading.selftest.cases import CheckCase, TaskCheck, checks_json, new_logs_folder
-from harnessdrive.grading.selftest.suite import self_test
 from harnessdrive.tasks.loading import load_suite
 
 

@@ -28,10 +28,10 @@ from typing import Any
 from harnessdrive.accounting.price_overrides import parse_row
 from harnessdrive.accounting.price_records import PriceRecord, PriceSource
 from harnessdrive.errors import UserError
-from harnessdrive.improvement.overlays import overlay_folders
 from harnessdrive.sandbox.commands import render
 from harnessdrive.tasks.loading import Suite, Task
 from harnessdrive.tasks.models import VariantSpec
+from harnessdrive.tasks.overlays import overlay_folders
 from harnessdrive.testing.model_server import (
     Action,
     EditFile,

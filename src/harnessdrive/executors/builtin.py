@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from harnessdrive.executors.base import Executor, ExecutorEntry, WorkerSettings
+from harnessdrive.executors.interface import Executor, ExecutorEntry
 from harnessdrive.executors.local import create_local
 from harnessdrive.plugins.hookspecs import hookimpl
+from harnessdrive.trial.job import WorkerSettings
 
 
 def create_ray(settings: WorkerSettings) -> Executor:

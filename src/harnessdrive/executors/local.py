@@ -2,7 +2,7 @@
 
 Jobs wait in a priority queue: when a thread is free, the job with the lowest priority tuple
 starts, the earliest submitted among equals. Each thread runs the trial core
-(:func:`harnessdrive.running.trial.run_job`); the trial boundary there turns anything
+(:func:`harnessdrive.trial.core.run_job`); the trial boundary there turns anything
 unexpected into that trial's infrastructure failure, and what escapes even that (a MemoryError)
 is turned into one here: a thread never dies and a future always gets its trial's result.
 """
@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harnessdrive.errors import HarnessdriveError
-from harnessdrive.executors.base import JobResult, TrialJob, WorkerSettings
-from harnessdrive.executors.worker import WorkerContext
+from harnessdrive.trial.job import JobResult, TrialJob, WorkerSettings
+from harnessdrive.trial.worker import WorkerContext
 
 CLOSE_GRACE_SECONDS = 5.0
 """How long closing a stopped executor waits for its threads before it gives up on them."""
@@ -38,13 +38,13 @@ class _Queued:
 
 
 class LocalExecutor:
-    """``jobs`` threads on this machine; see :class:`harnessdrive.executors.base.Executor`."""
+    """``jobs`` threads on this machine; see :class:`harnessdrive.executors.interface.Executor`."""
 
     name = "local"
 
     def __init__(self, settings: WorkerSettings, run: JobRunner | None = None) -> None:
         if run is None:
-            from harnessdrive.running.trial import run_job  # the core imports the seam
+            from harnessdrive.trial.core import run_job  # the core imports the seam
 
             run = run_job
         self._run = run
@@ -119,7 +119,7 @@ class LocalExecutor:
             return
         except BaseException as exc:  # out of memory, or a bug below the trial boundary
             failure = exc.with_traceback(None)  # the frames may hold what filled the memory
-        from harnessdrive.running.trial import failed_job
+        from harnessdrive.trial.core import failed_job
 
         try:
             queued.future.set_result(failed_job(queued.job, self.worker, failure))

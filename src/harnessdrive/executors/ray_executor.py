@@ -30,13 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from harnessdrive.errors import HarnessdriveError, UserError
-from harnessdrive.executors.base import JobResult, TrialJob, WorkerSettings
 from harnessdrive.executors.ray_worker import Shipped, harnessdrive_version, run_shipped
 from harnessdrive.executors.task_bundle import pack_task
 from harnessdrive.sandbox.runner import get_sandbox
 from harnessdrive.sandbox.scratch import make_scratch_root
 from harnessdrive.store.results import AgentSummary, RetryEvent, RoundRecord, TrialResult
 from harnessdrive.store.store import utc_now
+from harnessdrive.trial.job import JobResult, TrialJob, WorkerSettings
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 LOST_TRIES = 3
@@ -55,7 +55,7 @@ class _InFlight:
 
 
 class RayExecutor:
-    """Trials as Ray tasks; see :class:`harnessdrive.executors.base.Executor`."""
+    """Trials as Ray tasks; see :class:`harnessdrive.executors.interface.Executor`."""
 
     name = "ray"
 
@@ -193,12 +193,12 @@ class RayExecutor:
             return
         result = shipped.result
         if flight.lost:
-            result = result.model_copy(update={"retries": (*flight.lost, *result.retries)})
+            result = result.revised(retries=(*flight.lost, *result.retries))
         flight.future.set_result(JobResult(result, self._unpack(shipped.files)))
 
     def _answer(self, flight: _InFlight, result: TrialResult) -> None:
         if flight.lost:
-            result = result.model_copy(update={"retries": (*flight.lost, *result.retries)})
+            result = result.revised(retries=(*flight.lost, *result.retries))
         flight.future.set_result(JobResult(result, self._unpack(b"")))
 
     def _unpack(self, files: bytes) -> Path:
@@ -224,18 +224,16 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _interrupted(job: TrialJob) -> TrialResult:
-    return job.identity.model_copy(update={"finished": utc_now()})
+    return job.identity.revised(finished=utc_now())
 
 
 def _machinery_failure(
     job: TrialJob, lost: list[RetryEvent], error: str | None = None
 ) -> TrialResult:
     error = error or f"the Ray worker running it was lost {len(lost)} times"
-    return job.identity.model_copy(
-        update={
-            "status": "could_not_run",
-            "finished": utc_now(),
-            "rounds": (RoundRecord(status="could_not_run", agent=AgentSummary(error=error)),),
-            "note": f"an infrastructure failure ({error}); not counted against the harness",
-        }
+    return job.identity.revised(
+        status="could_not_run",
+        finished=utc_now(),
+        rounds=(RoundRecord(status="could_not_run", agent=AgentSummary(error=error)),),
+        note=f"an infrastructure failure ({error}); not counted against the harness",
     )

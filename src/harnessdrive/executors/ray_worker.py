@@ -23,11 +23,11 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from harnessdrive.accounting.trial_cost import NO_MODEL
-from harnessdrive.executors.base import JobResult, TrialJob, WorkerSettings
 from harnessdrive.executors.task_bundle import unpack_task
-from harnessdrive.executors.worker import WorkerContext
 from harnessdrive.store.results import AgentSummary, RoundRecord, TrialResult
 from harnessdrive.store.store import utc_now
+from harnessdrive.trial.job import JobResult, TrialJob, WorkerSettings
+from harnessdrive.trial.worker import WorkerContext
 
 POLL_SECONDS = 0.1
 """How often the waiting thread looks up, so Ray's cancel reaches it."""
@@ -77,7 +77,7 @@ def run_shipped(
     job: TrialJob, archive: bytes, settings: WorkerSettings, driver_version: str
 ) -> Shipped:
     """Run ``job`` here; ``archive`` holds its task's files (executors/task_bundle.py)."""
-    from harnessdrive.running.trial import run_job  # the core imports the seam
+    from harnessdrive.trial.core import run_job
 
     host = socket.gethostname()
     problem = worker_problem(job, settings, driver_version)
@@ -167,14 +167,10 @@ def _on_this_host(settings: WorkerSettings) -> WorkerSettings:
 
 def _refused(job: TrialJob, host: str, problem: str) -> TrialResult:
     hint = f"worker {host} refused it: {problem}; install what it lacks on every worker"
-    return job.identity.model_copy(
-        update={
-            "status": "could_not_run",
-            "finished": utc_now(),
-            "rounds": (
-                RoundRecord(status="could_not_run", agent=AgentSummary(error=problem, hint=hint)),
-            ),
-            "cost": NO_MODEL,
-            "note": f"refused by a worker without a requirement ({problem}); nothing ran",
-        }
+    return job.identity.revised(
+        status="could_not_run",
+        finished=utc_now(),
+        rounds=(RoundRecord(status="could_not_run", agent=AgentSummary(error=problem, hint=hint)),),
+        cost=NO_MODEL,
+        note=f"refused by a worker without a requirement ({problem}); nothing ran",
     )

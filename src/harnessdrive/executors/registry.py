@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from harnessdrive.errors import PluginError
-from harnessdrive.executors.base import Executor, ExecutorEntry, WorkerSettings
+from harnessdrive.executors.interface import Executor, ExecutorEntry
 from harnessdrive.plugins.registry import registrations
+from harnessdrive.trial.job import WorkerSettings
 
 
 def executor_entries() -> dict[str, ExecutorEntry]:

@@ -9,7 +9,7 @@ only through it: each sample gets a new token over a pipe the runner drains befo
 starts, and the value is the one on the report line that carries that token; whatever the
 measured code prints is never read. A plain command (a timer, a size, an instruction counter
 that measures from outside) gives the last number of its stdout, or the ``value`` of the last
-JSON line that holds one; ``check`` attacks such objectives (grading/selftest/attacks.py).
+JSON line that holds one; ``check`` attacks such objectives (checking/attacks.py).
 """
 
 from __future__ import annotations

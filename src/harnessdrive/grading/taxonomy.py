@@ -3,7 +3,7 @@
 A trial counts against the agent (it is in every pass rate) unless only evidence from outside
 the sandbox says the machinery failed. This module is that rule as data: the grader maps an
 exception to a verdict with :func:`side_of` (protocols/round.py), the trial core records a
-machinery failure with it (running/failures.py), and docs/security.md ("The taxonomy") shows
+machinery failure with it (trial/failures.py), and docs/security.md ("The taxonomy") shows
 the same tables, which a test compares with these.
 """
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from harnessdrive.grading.claims import Claim
-from harnessdrive.grading.differential.results import Counterexample
 from harnessdrive.sandbox.output import StreamRecord
 from harnessdrive.workspace.names import NameText
 
@@ -139,10 +138,25 @@ class Verdict(_Model):
     """A score in [0, 1] where the grader kind gives one (``tests`` gives none)."""
     metrics: dict[str, float] = Field(default_factory=dict)
     """Named numbers the grader kind measured beside the outcome (``tests`` gives none)."""
-    counterexamples: tuple[Counterexample, ...] = ()
-    """Failing cases shrunk to minimal ones (the ``differential`` kind), ordered by rule tags."""
+    details: dict[str, JsonValue] = Field(default_factory=dict)
+    """The grader kind's own data beside the outcome, as plain JSON: what only that kind knows
+    how to read (the ``differential`` kind's shrunk counterexamples under ``counterexamples``).
+    Empty for kinds that give none."""
     claims: tuple[Claim, ...] = ()
     """Checkable claims of the agent's final message, each checked against this verdict."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _counterexamples_before_details(cls, data: Any) -> Any:
+        """Results stored before ``details`` kept the differential kind's counterexamples at
+        the top of the verdict."""
+        if not isinstance(data, dict) or "counterexamples" not in data:
+            return data
+        data = dict(data)
+        examples = data.pop("counterexamples")
+        if examples:
+            data["details"] = {**data.get("details", {}), "counterexamples": examples}
+        return data
 
     @property
     def command_seconds(self) -> float:

@@ -21,7 +21,6 @@ from pathlib import Path
 from harnessdrive.errors import HarnessError
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, HarnessInfo
 from harnessdrive.harnesses.options import NoOptions, parse_options
-from harnessdrive.improvement.overlays import apply_next_overlay, overlay_folders
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.process import ProcessResult
@@ -29,6 +28,7 @@ from harnessdrive.sandbox.runner import Isolation
 from harnessdrive.tasks.globs import matches
 from harnessdrive.tasks.loading import Solution
 from harnessdrive.tasks.models import VariantSpec
+from harnessdrive.tasks.overlays import apply_next_overlay, overlay_folders
 from harnessdrive.transcript.models import Event, Transcript
 from harnessdrive.workspace.solution import apply_change, apply_solution, solution_files
 

@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from harnessdrive.errors import HarnessdriveError
-from harnessdrive.executors.base import JobResult
 from harnessdrive.grading import reference_outcomes
 from harnessdrive.grading.kinds.tests import tests_spec
 from harnessdrive.grading.verdict import Finding, Verdict
@@ -48,6 +47,7 @@ from harnessdrive.protocols.known_change import KnownChange, setup_failed
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.tasks.loading import Task, load_task
+from harnessdrive.trial.job import JobResult
 from harnessdrive.workspace.changes import Changes, capture_changes
 from harnessdrive.workspace.materialize import copy_snapshot
 from harnessdrive.workspace.snapshot import Snapshot, build_snapshot

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harnessdrive.errors import HarnessdriveError
-from harnessdrive.executors.base import JobResult
 from harnessdrive.mining.candidate import Candidate
 from harnessdrive.mining.checks import Checker, Stopped
 from harnessdrive.mining.failures import failing_tests
@@ -29,6 +28,7 @@ from harnessdrive.mining.slots import NotNeeded
 from harnessdrive.mining.taskfiles import write_suite_task
 from harnessdrive.protocols.known_change import KnownChange, setup_failed
 from harnessdrive.tasks.loading import load_task
+from harnessdrive.trial.job import JobResult
 from harnessdrive.workspace.materialize import copy_snapshot
 from harnessdrive.workspace.snapshot import build_snapshot
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harnessdrive.errors import Setting, UserError
-from harnessdrive.executors.base import DEFAULT_EXECUTOR, WorkerSettings
+from harnessdrive.executors.interface import DEFAULT_EXECUTOR
 from harnessdrive.executors.registry import create_executor
 from harnessdrive.grading.reference_outcomes import RECORD_FILE
 from harnessdrive.mining.beside_head import validate_beside_head
@@ -53,6 +53,7 @@ from harnessdrive.mining.validation import HeadCheck, Progress, ValidationOutcom
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.sandbox.runner import SandboxKind, get_sandbox
 from harnessdrive.sandbox.scratch import make_scratch_root
+from harnessdrive.trial.job import WorkerSettings
 from harnessdrive.workspace.tree_size import run_footprint
 
 ENVIRONMENTS_FOLDER = "envs"

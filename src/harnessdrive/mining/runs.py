@@ -14,12 +14,13 @@ import threading
 from concurrent.futures import CancelledError, Future
 from pathlib import Path
 
-from harnessdrive.executors.base import Executor, JobResult, TrialJob, TrialSettings
-from harnessdrive.executors.jobs import standalone_job
+from harnessdrive.executors.interface import Executor
 from harnessdrive.mining.slots import NotNeeded, Rank
 from harnessdrive.protocols.known_change import KnownChange, received
 from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks.loading import Task
+from harnessdrive.trial.job import JobResult, TrialJob, TrialSettings
+from harnessdrive.trial.standalone import standalone_job
 
 MINED_SUITE = "mined"
 """The suite a run's job names (its result goes back to the check, never to a store)."""

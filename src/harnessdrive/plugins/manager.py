@@ -11,7 +11,8 @@ import functools
 import importlib
 import os
 import types
-from importlib.metadata import entry_points
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, entry_points, packages_distributions, version
 from typing import Any
 
 import pluggy
@@ -63,9 +64,47 @@ def plugin_origin(plugin_name: str) -> str:
     return _loaded()[1].get(plugin_name, "built-in")
 
 
+@dataclass(frozen=True)
+class Distribution:
+    """The installed distribution a plugin came from: ``harnessdrive`` for the built-ins."""
+
+    name: str | None
+    """None for a plugin no installed distribution holds (one registered by hand)."""
+    version: str | None
+
+
+def plugin_distribution(plugin_name: str) -> Distribution:
+    """The distribution that supplied the plugin registered as ``plugin_name``."""
+    if plugin_name in BUILTIN_PLUGINS:
+        return Distribution(PROJECT, _version_of(PROJECT))
+    found = _loaded()[2].get(plugin_name)
+    if found is not None:
+        return found
+    # Registered without an entry point: the distribution that installed its module, if any.
+    plugin = plugin_manager().get_plugin(plugin_name)
+    module = getattr(plugin, "__module__", None) or getattr(plugin, "__name__", None) or ""
+    names = _distributions_by_package().get(str(module).partition(".")[0], [])
+    if not names:
+        return Distribution(None, None)
+    return Distribution(names[0], _version_of(names[0]))
+
+
 @functools.cache
-def _loaded() -> tuple[pluggy.PluginManager, dict[str, str]]:
+def _distributions_by_package() -> dict[str, list[str]]:
+    return dict(packages_distributions())
+
+
+def _version_of(distribution: str) -> str | None:
+    try:
+        return version(distribution)
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return None
+
+
+@functools.cache
+def _loaded() -> tuple[pluggy.PluginManager, dict[str, str], dict[str, Distribution]]:
     origins: dict[str, str] = {}
+    distributions: dict[str, Distribution] = {}
     manager = pluggy.PluginManager(PROJECT)
     manager.add_hookspecs(HookSpecs)
     for module_name, hook in BUILTIN_PLUGINS.items():
@@ -86,7 +125,9 @@ def _loaded() -> tuple[pluggy.PluginManager, dict[str, str]]:
         manager.register(plugin, name=plugin_name)
         dist = f" ({entry.dist.name} {entry.dist.version})" if entry.dist is not None else ""
         origins[plugin_name] = f"plugin {entry.name}{dist}"
-    return manager, origins
+        if entry.dist is not None:
+            distributions[plugin_name] = Distribution(entry.dist.name, entry.dist.version)
+    return manager, origins, distributions
 
 
 def reset_plugins() -> None:

@@ -9,7 +9,12 @@ from __future__ import annotations
 from typing import Any, Protocol, TypeVar
 
 from harnessdrive.errors import PluginError
-from harnessdrive.plugins.manager import plugin_manager, plugin_origin
+from harnessdrive.plugins.manager import (
+    Distribution,
+    plugin_distribution,
+    plugin_manager,
+    plugin_origin,
+)
 
 
 class Named(Protocol):
@@ -28,6 +33,16 @@ def registrations(hook: str, kind: type[T]) -> dict[str, T]:
 def registered_by(hook: str, kind: type[T]) -> dict[str, str]:
     """Where each name registered through ``hook`` came from: ``built-in`` or its plugin."""
     return {name: plugin_origin(owner) for name, (_item, owner) in _collect(hook, kind).items()}
+
+
+def supplied_by(hook: str, name: str) -> Distribution:
+    """The distribution (and its version) whose plugin registered ``name`` through ``hook``;
+    one with no name when no plugin registers it."""
+    caller = getattr(plugin_manager().hook, hook)
+    for impl in caller.get_hookimpls():
+        if any(getattr(item, "name", None) == name for item in impl.function() or ()):
+            return plugin_distribution(impl.plugin_name)
+    return Distribution(None, None)
 
 
 def _collect(hook: str, kind: type[T]) -> dict[str, tuple[T, str]]:

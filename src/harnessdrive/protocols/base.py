@@ -3,7 +3,7 @@
 A protocol decides what happens between a trial's first fresh workspace and its result: the
 single attempt (protocols/single.py) lets the agent work once and grades that; a protocol with
 several rounds asks again, in fresh workspaces, and decides which round counts. It never
-builds snapshots, never prices, never records: the trial core (running/trial.py) does, around
+builds snapshots, never prices, never records: the trial core (trial/core.py) does, around
 it. Protocols register through the ``harnessdrive_protocols`` hook (protocols/builtin.py) and
 a task (``protocol`` in task.toml) or a variant chooses one by name.
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from harnessdrive.plugins.hookspecs import hookimpl
 from harnessdrive.protocols.base import TrialProtocol
-from harnessdrive.protocols.improve import ImproveProtocol
+from harnessdrive.protocols.improve.protocol import ImproveProtocol
 from harnessdrive.protocols.single import SingleAttempt
 
 

@@ -3,7 +3,7 @@
 The grader's self-test grades the untouched repository this way, and mining grades each
 commit's parent with and without its gold patch. With no agent there is no workspace to copy
 and no setup to run in one: the only copy is the grading copy the grader always makes. The
-trial core (running/trial.py) hands every job whose harness is a :class:`KnownChange` to
+trial core (trial/core.py) hands every job whose harness is a :class:`KnownChange` to
 :func:`run_known_change`, on whichever executor the job was submitted to.
 """
 
@@ -13,13 +13,11 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from harnessdrive.errors import GradingError, HarnessError, SetupFailedError
-from harnessdrive.executors.base import JobResult, TrialJob
-from harnessdrive.executors.paths import TrialScratch
-from harnessdrive.executors.worker import WorkerContext
-from harnessdrive.grading.grader import GradingSetup, grade
-from harnessdrive.grading.verdict import SetupRun, Verdict
+from harnessdrive.errors import HarnessError
+from harnessdrive.grading.grader import GradingSetup
+from harnessdrive.grading.verdict import Verdict
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, HarnessInfo
+from harnessdrive.protocols.round import graded
 from harnessdrive.protocols.stages import stage
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.runner import Sandbox
@@ -27,6 +25,9 @@ from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.results import DiffStats, RoundRecord, Timing, Totals, TrialResult
 from harnessdrive.store.store import utc_now
 from harnessdrive.tasks.models import VariantSpec
+from harnessdrive.trial.job import JobResult, TrialJob
+from harnessdrive.trial.paths import TrialScratch
+from harnessdrive.trial.worker import WorkerContext
 from harnessdrive.workspace.changes import Changes
 from harnessdrive.workspace.snapshot import Snapshot
 
@@ -95,37 +96,35 @@ def run_known_change(
         keep_copy=True,  # the trial's scratch folder goes as a whole
         run_visible=job.settings.run_visible,
     )
-    verdict = _graded(setup, changes)
+    verdict = graded(setup, changes)  # the one mapping of grader errors to verdicts
     if worker.stop.stopped:
-        return job.identity.model_copy(update={"finished": utc_now()})
+        return job.identity.revised(finished=utc_now())
     timing = Timing(grading=verdict.seconds, total=round(now() - began, 3))
-    return job.identity.model_copy(
-        update={
-            "status": "completed",
-            "outcome": verdict.outcome,
-            "finished": utc_now(),
-            "seconds": timing,
-            "rounds": (
-                RoundRecord(
-                    status="completed",
-                    outcome=verdict.outcome,
-                    diff=DiffStats(
-                        files_changed=len(changes.files),
-                        lines_added=changes.lines_added,
-                        lines_deleted=changes.lines_deleted,
-                        paths=changes.paths,
-                        patch_bytes=changes.patch_bytes,
-                    ),
-                    grading=verdict,
-                    seconds=timing,
+    return job.identity.revised(
+        status="completed",
+        outcome=verdict.outcome,
+        finished=utc_now(),
+        seconds=timing,
+        rounds=(
+            RoundRecord(
+                status="completed",
+                outcome=verdict.outcome,
+                diff=DiffStats(
+                    files_changed=len(changes.files),
+                    lines_added=changes.lines_added,
+                    lines_deleted=changes.lines_deleted,
+                    paths=changes.paths,
+                    patch_bytes=changes.patch_bytes,
                 ),
+                grading=verdict,
+                seconds=timing,
             ),
-            "totals": Totals(rounds=1),
-            "sandbox": worker.sandbox.name,
-            "base_commit": snapshot.commit,
-            "base_source": snapshot.source,
-            "note": None,
-        }
+        ),
+        totals=Totals(rounds=1),
+        sandbox=worker.sandbox.name,
+        base_commit=snapshot.commit,
+        base_source=snapshot.source,
+        note=None,
     )
 
 
@@ -142,16 +141,3 @@ def setup_failed(verdict: Verdict) -> bool:
     """Whether the task's setup failed in the grading copy, before any test ran."""
     run = verdict.setup
     return run is not None and (run.exit_code != 0 or run.timed_out)
-
-
-def _graded(setup: GradingSetup, changes: Changes) -> Verdict:
-    """The verdict; the grader's own failures as a ``not_graded`` one that says why."""
-    try:
-        return grade(setup, changes)
-    except SetupFailedError as exc:
-        # The exit code stays in the log the message names; the record says setup failed.
-        commands = tuple(setup.task.spec.setup.commands)
-        failed = SetupRun(commands=commands, exit_code=None, timed_out=False, seconds=0.0)
-        return Verdict(outcome="not_graded", setup=failed, error=str(exc))
-    except GradingError as exc:
-        return Verdict(outcome="not_graded", error=str(exc))

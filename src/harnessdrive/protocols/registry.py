@@ -6,10 +6,12 @@ from harnessdrive.errors import PluginError
 from harnessdrive.plugins.registry import registrations
 from harnessdrive.protocols.base import TrialProtocol
 
+HOOK = "harnessdrive_protocols"
+
 
 def protocols() -> dict[str, TrialProtocol]:
     # A runtime-checkable protocol, so registrations can check each item against it.
-    return registrations("harnessdrive_protocols", TrialProtocol)  # type: ignore[type-abstract]
+    return registrations(HOOK, TrialProtocol)  # type: ignore[type-abstract]
 
 
 def get_protocol(name: str) -> TrialProtocol:

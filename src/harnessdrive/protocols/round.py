@@ -8,10 +8,10 @@ from pathlib import Path
 
 from harnessdrive.errors import ChangeError, GradingError, HarnessdriveError, SetupFailedError
 from harnessdrive.grading.claims import invalid_verdict, with_claims
-from harnessdrive.grading.differential.service import agent_run_watch
 from harnessdrive.grading.grader import GradingSetup, grade
+from harnessdrive.grading.run_watch import agent_run_watch
 from harnessdrive.grading.taxonomy import side_of
-from harnessdrive.grading.verdict import Finding, Verdict
+from harnessdrive.grading.verdict import Finding, SetupRun, Verdict
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, Harness
 from harnessdrive.protocols.base import RoundOutcome
 from harnessdrive.protocols.stages import stage
@@ -65,15 +65,19 @@ def graded(setup: GradingSetup, changes: Changes) -> Verdict:
     except HarnessdriveError as exc:  # which side it falls on: grading/taxonomy.py
         if side_of(exc).grading == "fail":
             return Verdict(outcome="fail", left_out=(*left_out, _unreadable(exc)), error=str(exc))
-        what = (
-            "grading setup failed"
-            if isinstance(exc, SetupFailedError)
-            else "grading failed"
-            if isinstance(exc, GradingError)
-            else "grading machinery failed"
-        )
-        verdict = Verdict(outcome="not_graded", error=f"{what}: {exc}")
+        verdict = _machinery_verdict(setup, exc)
     return verdict.model_copy(update={"left_out": (*left_out, *verdict.left_out)})
+
+
+def _machinery_verdict(setup: GradingSetup, exc: HarnessdriveError) -> Verdict:
+    """A grading the machinery could not finish: ``not_graded``, saying which step failed. A
+    failed setup is recorded as one (its exit code stays in the log the message names)."""
+    if isinstance(exc, SetupFailedError):
+        commands = tuple(setup.task.spec.setup.commands)
+        failed = SetupRun(commands=commands, exit_code=None, timed_out=False, seconds=0.0)
+        return Verdict(outcome="not_graded", setup=failed, error=f"grading setup failed: {exc}")
+    what = "grading failed" if isinstance(exc, GradingError) else "grading machinery failed"
+    return Verdict(outcome="not_graded", error=f"{what}: {exc}")
 
 
 def _unreadable_change(agent: AgentRun, snapshot: Snapshot, exc: ChangeError) -> RoundOutcome:

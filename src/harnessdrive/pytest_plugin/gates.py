@@ -113,9 +113,7 @@ def compare_sessions(
     before_arm = f"{arm}@{baseline_name}"
     now = [t for t in current if t.variant_label == arm and finished(t)]
     before = [
-        t.model_copy(
-            update={"variant_label": before_arm, "trial_id": f"{baseline_name}/{t.trial_id}"}
-        )
+        t.revised(variant_label=before_arm, trial_id=f"{baseline_name}/{t.trial_id}")
         for t in baseline
         if t.variant_label == arm and finished(t)
     ]

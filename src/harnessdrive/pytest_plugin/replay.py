@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 
 from harnessdrive.accounting import PriceBook
 from harnessdrive.errors import UserError
-from harnessdrive.executors.base import TrialJob, WorkerSettings
 from harnessdrive.executors.registry import create_executor
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.harnesses.cli.agent_cli import AgentCli
@@ -35,6 +34,7 @@ from harnessdrive.store.results import Cost, Totals, TrialResult
 from harnessdrive.tasks.loading import Task, load_task
 from harnessdrive.tasks.models import RepoSpec
 from harnessdrive.transcript.models import Transcript, Usage
+from harnessdrive.trial.job import TrialJob, WorkerSettings
 from harnessdrive.workspace.changes import capture_changes
 from harnessdrive.workspace.git import git
 from harnessdrive.workspace.snapshot import Snapshot, build_snapshot
@@ -94,7 +94,7 @@ class Replayed:
             }
         )
         again = self.stored.with_final_round(agent=agent)
-        return again.model_copy(update={"totals": Totals.over(again.rounds), "cost": self.cost})
+        return again.revised(totals=Totals.over(again.rounds), cost=self.cost)
 
 
 def replay(
@@ -220,7 +220,7 @@ def _grade_again(folder: Path, stored: TrialResult, task: Task, sandbox: Sandbox
                 task=task,
                 variant=stored.variant,
                 harness=KnownChange(changes=changes, base=snapshot),
-                identity=stored.model_copy(update={"status": "interrupted", "rounds": ()}),
+                identity=stored.revised(status="interrupted", rounds=()),
             )
             done = executor.submit(job).result()
             shutil.rmtree(done.artifacts, ignore_errors=True)

@@ -61,10 +61,7 @@ def session_mix(trials: Sequence[TrialResult]) -> tuple[str, ...]:
     """The real mixes among a session's cells. Each cell is a run of its own and each case a
     suite of its own, so differing run ids and suites are the session's shape, not a mix;
     different sandboxes, harnessdrive versions or edited tasks are."""
-    alike = [
-        t.model_copy(update={"suite": SUITE, "suite_id": None, "suite_version": None})
-        for t in trials
-    ]
+    alike = [t.revised(suite=SUITE, suite_id=None, suite_version=None) for t in trials]
     return describe_mix(alike, None)
 
 

@@ -65,7 +65,7 @@ def with_case_verdict(
     why = note or verdict.why
     if why:
         update["note"] = f"case: {why}"[:500]
-    return result.model_copy(update=update), verdict
+    return result.revised(**update), verdict
 
 
 def record_case_verdict(

@@ -37,7 +37,7 @@ def compare_to_baseline(
     before = trials_of(baseline)
     if baseline_arm is not None and baseline_arm != arm:
         before = [
-            t.model_copy(update={"variant_label": arm}) if t.variant_label == baseline_arm else t
+            t.revised(variant_label=arm) if t.variant_label == baseline_arm else t
             for t in before
             if t.variant_label != arm
         ]

@@ -63,7 +63,7 @@ def compare_arms(
     trials = session_trials(results) if session else folder_trials(results, runs)
     if len({t.suite for t in trials}) > 1 and not session:  # a session's case ids are unique
         # Tasks of different suites may share a name: pair them by suite and task.
-        trials = [t.model_copy(update={"task": f"{t.suite}/{t.task}"}) for t in trials]
+        trials = [t.revised(task=f"{t.suite}/{t.task}") for t in trials]
     known = sorted({t.variant_label for t in trials if finished(t)})
     for name in (first, second):
         if name not in known:

@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.results import TrialResult
@@ -54,6 +54,10 @@ class TrialDetail(_Model):
     events: int = 0
     cost: tuple[str, ...] = ()
     """One line per model: calls, tokens and what they cost."""
+    protocol: str | None = None
+    """The trial protocol that ran it."""
+    kind_details: dict[str, JsonValue] = Field(default_factory=dict)
+    """The deciding verdict's grader-kind data (``Verdict.details``), as the kind wrote it."""
 
 
 def trial_details(
@@ -89,6 +93,8 @@ def _detail(result: TrialResult, results: Path, share: int) -> TrialDetail:
             + ("unpriced" if m.usd is None else f"${m.usd:.4f}")
             for m in result.cost.models
         ),
+        protocol=result.protocol,
+        kind_details=dict(result.grading.details) if result.grading is not None else {},
     )
 
 

@@ -10,6 +10,7 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from harnessdrive.grading.differential.results import counterexamples_in
 from harnessdrive.report.scoreboard import Report, TrialRow
 
 RATE_PREFIX, RATE_SUFFIX = "rule.", ".rate"
@@ -60,7 +61,7 @@ def _counterexample_lines(trials: list[TrialRow]) -> list[RenderableType]:
     lines: list[RenderableType] = []
     for trial in trials:
         groups: dict[str, list[str]] = defaultdict(list)
-        for example in trial.counterexamples:
+        for example in counterexamples_in(trial.details):
             shown = json.dumps(example.input, sort_keys=True)
             said = example.error or json.dumps(example.actual)
             groups["+".join(example.rules) or "documented"].append(

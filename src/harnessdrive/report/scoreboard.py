@@ -14,12 +14,11 @@ from __future__ import annotations
 import statistics
 from collections.abc import Collection, Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from harnessdrive.audit.counting import left_out_note
 from harnessdrive.audit.suspects import suspect_notes
 from harnessdrive.grading.claims import Claim
-from harnessdrive.grading.differential.results import Counterexample
 from harnessdrive.grading.scope import OUT_OF_SCOPE
 from harnessdrive.grading.verdict import Finding
 from harnessdrive.report.details import TrialDetail
@@ -149,8 +148,9 @@ class TrialRow(_Model):
     metrics: dict[str, float] = Field(default_factory=dict)
     rounds: int = 1
     """How many rounds the trial ran; the last one decided its verdict."""
-    counterexamples: tuple[Counterexample, ...] = ()
-    """A differential grading's shrunk counterexamples (docs/differential.md)."""
+    details: dict[str, JsonValue] = Field(default_factory=dict)
+    """The deciding verdict's kind-specific data (a differential grading's shrunk
+    counterexamples, docs/differential.md)."""
     claims: tuple[Claim, ...] = ()
     """The agent's checkable claims, each checked against the verdict."""
 
@@ -406,7 +406,7 @@ def _trial_row(result: TrialResult) -> TrialRow:
         score=result.score,
         metrics=result.metrics,
         rounds=len(result.rounds),
-        counterexamples=grading.counterexamples if grading else (),
+        details=grading.details if grading else {},
         claims=grading.claims if grading else (),
     )
 

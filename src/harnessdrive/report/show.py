@@ -21,7 +21,7 @@ from harnessdrive.grading.hostile import UNREADABLE, load_json
 from harnessdrive.grading.verdict import Finding
 from harnessdrive.grading.witness import canary_file, is_canary
 from harnessdrive.store.paths import TrialPaths
-from harnessdrive.store.provenance import Provenance
+from harnessdrive.store.provenance import Provenance, Suppliers
 from harnessdrive.store.results import Cost, TrialResult
 from harnessdrive.store.review import Review, read_review
 from harnessdrive.transcript.models import Event, Transcript
@@ -65,6 +65,11 @@ class TrialView(_Model):
     variant: str
     harness: str
     harness_version: str | None
+    protocol: str | None = None
+    plugins: Suppliers | None = None
+    """The distribution and version that supplied the harness, grader kind and protocol."""
+    details: dict[str, Any] = Field(default_factory=dict)
+    """The deciding verdict's kind-specific data (``Verdict.details``)."""
     repetition: int
     attempt: int
     status: str
@@ -148,6 +153,9 @@ def trial_view(paths: TrialPaths) -> TrialView:
         variant=result.variant_label,
         harness=result.harness,
         harness_version=result.harness_version,
+        protocol=result.protocol,
+        plugins=result.plugins,
+        details=_details(result),
         repetition=result.repetition,
         attempt=result.attempt,
         status=result.status,
@@ -300,3 +308,8 @@ def trial_trajectory(paths: TrialPaths) -> str:
     number = max(len(result.rounds), 1)
     round_root = paths.root if number == 1 else paths.root / "rounds" / str(number)
     return trajectory_json(result, _transcript(round_root / "transcript.json"), view.prompt.text)
+
+
+def _details(result: TrialResult) -> dict[str, Any]:
+    verdict = result.grading
+    return dict(verdict.details) if verdict is not None else {}

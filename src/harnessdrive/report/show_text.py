@@ -26,6 +26,22 @@ def _lines(view: TrialView) -> Iterator[str]:
     yield f"Trial {view.trial_id}  (attempt {view.attempt})"
     yield f"  {view.variant} on {view.task}, repetition {view.repetition}: {view.outcome}"
     yield f"  status {view.status}; harness {view.harness} {view.harness_version or ''}".rstrip()
+    if view.protocol is not None:
+        yield f"  protocol {view.protocol}"
+    if view.plugins is not None:
+        yield "  supplied by " + "; ".join(
+            f"{what} {part.name}: {part.distribution or 'no installed distribution'}"
+            + (f" {part.version}" if part.version else "")
+            for what, part in (
+                ("harness", view.plugins.harness),
+                ("grader kind", view.plugins.grader_kind),
+                ("protocol", view.plugins.protocol),
+            )
+            if part is not None
+        )
+    if view.details:
+        shown = json.dumps(view.details, sort_keys=True, default=str)
+        yield "  grader kind's details: " + _safe(shown[:EVENT_TEXT])
     if view.rounds > 1 and view.round == 0:
         yield f"  no round of {view.rounds} was kept: the untouched repository counted"
     elif view.rounds > 1:

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from harnessdrive.errors import Setting, TaskFormatError, UserError
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.harnesses.registry import check_options, get_harness
-from harnessdrive.improvement.sessions import check_sessions
 from harnessdrive.matrix.resolve import resolve_matrix
+from harnessdrive.protocols.improve.sessions import check_sessions
 from harnessdrive.protocols.registry import protocols
 from harnessdrive.store.paths import trial_id
 from harnessdrive.tasks.identity import harnessdrive_version, suite_identity, suite_version

@@ -16,11 +16,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harnessdrive.accounting.trial_cost import NO_MODEL, Costing
-from harnessdrive.executors.base import JobResult
 from harnessdrive.harnesses.base import Harness
-from harnessdrive.running.failures import abandoned, machinery_failure
 from harnessdrive.running.plan import PlannedTrial, planned_identity
-from harnessdrive.running.reaper import Reaper
 from harnessdrive.store.checkpoint import (
     CHECKPOINT_FILE,
     CHECKPOINTED_FOLDER,
@@ -35,6 +32,9 @@ from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.results import TrialResult
 from harnessdrive.store.review import REVIEW_FILE
 from harnessdrive.store.store import Store, utc_now
+from harnessdrive.trial.failures import abandoned, machinery_failure
+from harnessdrive.trial.job import JobResult
+from harnessdrive.trial.reaper import Reaper
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class Recorder:
         self.sandbox = sandbox
         self.costing = costing
         # Removing even an empty folder can take longer than recording a trial on some file
-        # systems (running/reaper.py): what a job hands back goes in the background.
+        # systems (trial/reaper.py): what a job hands back goes in the background.
         self._reaper = Reaper(None)
         # Waiting for the disk is the longest step of recording on a busy one: results are
         # written atomically here and flushed to disk in the background.
@@ -147,8 +147,8 @@ class Recorder:
 
     def skipped(self, claimed: ClaimedTrial, reason: str) -> TrialResult:
         """Record ``claimed`` as skipped for ``reason``, without running it."""
-        result = claimed.identity.model_copy(
-            update={"status": "skipped", "note": reason, "finished": utc_now(), "cost": NO_MODEL}
+        result = claimed.identity.revised(
+            status="skipped", note=reason, finished=utc_now(), cost=NO_MODEL
         )
         self._record(claimed, result)
         return result

@@ -25,15 +25,7 @@ from harnessdrive.accounting import PriceBook, PriceRecord
 from harnessdrive.accounting.plan_pricing import PlanPricing, price_variants, today
 from harnessdrive.accounting.spend_gate import SpendGate
 from harnessdrive.accounting.trial_cost import Costing
-from harnessdrive.executors.base import (
-    DEFAULT_EXECUTOR,
-    Executor,
-    JobResult,
-    RetryPolicy,
-    TrialJob,
-    TrialSettings,
-    WorkerSettings,
-)
+from harnessdrive.executors.interface import DEFAULT_EXECUTOR, Executor
 from harnessdrive.executors.registry import create_executor, executor_entry
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.running.adaptive import AdaptiveSchedule, check_rules_unchanged
@@ -58,6 +50,7 @@ from harnessdrive.store.manifest import RunManifest, created_at
 from harnessdrive.store.results import TrialResult
 from harnessdrive.store.store import Store, utc_now
 from harnessdrive.tasks.models import VariantSpec
+from harnessdrive.trial.job import JobResult, RetryPolicy, TrialJob, TrialSettings, WorkerSettings
 from harnessdrive.workspace.tree_size import tasks_footprint
 
 __all__ = ["RunDriver", "RunOptions", "RunSummary", "execute", "is_done"]

@@ -127,6 +127,9 @@ class BwrapSandbox:
     def with_limits(self, limits: Limits | None) -> BwrapSandbox:
         return BwrapSandbox(replace(self.settings, limits=limits))
 
+    def with_hidden(self, extra: tuple[Path, ...]) -> BwrapSandbox:
+        return BwrapSandbox(replace(self.settings, hidden=(*self.settings.hidden, *extra)))
+
     def run(
         self,
         argv: Sequence[str],

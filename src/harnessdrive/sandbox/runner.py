@@ -73,6 +73,10 @@ class Sandbox(Protocol):
         """The same sandbox with other limits (each trial gets its task's)."""
         ...
 
+    def with_hidden(self, extra: tuple[Path, ...]) -> Sandbox:
+        """The same sandbox with ``extra`` host paths covered too (an oracle's binary, say)."""
+        ...
+
     def run(
         self,
         argv: Sequence[str],
@@ -103,6 +107,9 @@ class PlainSandbox:
 
     def with_limits(self, limits: Limits | None) -> PlainSandbox:
         return PlainSandbox(replace(self.settings, limits=limits))
+
+    def with_hidden(self, extra: tuple[Path, ...]) -> PlainSandbox:
+        return PlainSandbox(replace(self.settings, hidden=(*self.settings.hidden, *extra)))
 
     def run(
         self,

@@ -29,3 +29,26 @@ class Provenance(BaseModel):
     models_reported: tuple[str, ...] = ()
     """The model ids the API reported in its answers, in order of first use."""
     sandbox: str | None = None
+
+
+class Supplied(BaseModel):
+    """The installed distribution that supplied one registered harness, grader kind or protocol
+    (``harnessdrive`` for its built-ins)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    """The registered name (``claude``, ``tests``, ``single``)."""
+    distribution: str | None = None
+    """None where no installed distribution holds its plugin (one registered by hand)."""
+    version: str | None = None
+
+
+class Suppliers(BaseModel):
+    """Where a trial's harness, grader kind and protocol came from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    harness: Supplied | None = None
+    grader_kind: Supplied | None = None
+    protocol: Supplied | None = None

@@ -9,18 +9,19 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from harnessdrive.accounting.result_cost import Cost, CostSource
 from harnessdrive.grading.verdict import Outcome, StreamKept, Verdict
 from harnessdrive.proxy.traffic import Traffic
-from harnessdrive.store.provenance import Provenance
+from harnessdrive.store.provenance import Provenance, Suppliers
+from harnessdrive.store.result_cost import Cost, CostSource
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.transcript.models import Usage
 from harnessdrive.workspace.names import NameText, model_json
 
-RESULT_SCHEMA = "harnessdrive-result-4"
+RESULT_SCHEMA = "harnessdrive-result-5"
 """2 added the suite's identity and version and harnessdrive's version; 3 holds the agent run,
-diff and grading in ``rounds`` and adds the trial's score, metrics and totals. Files of 1 and 2
-still load: their one attempt becomes round 1."""
+diff and grading in ``rounds`` and adds the trial's score, metrics and totals; 5 records the
+protocol and the plugins that supplied the trial's parts, and keeps a grader kind's own data in
+the verdict's ``details``. Files of 1 and 2 still load: their one attempt becomes round 1."""
 
 __all__ = [
     "RESULT_SCHEMA",
@@ -154,6 +155,9 @@ class TrialResult(_Model):
     variant_label: str
     harness: str
     harness_version: str | None = None
+    protocol: str | None = None
+    """The trial protocol that ran it (``single``, ``improve``, ``known-change``); None in files
+    written before it was recorded."""
     repetition: int
     status: Status
     outcome: Outcome
@@ -185,6 +189,9 @@ class TrialResult(_Model):
     allow-list, reported models, sandbox); None in files written before it was recorded."""
     retries: tuple[RetryEvent, ...] = ()
     """Tries that did not count (rate limits, lost workers), oldest first."""
+    plugins: Suppliers | None = None
+    """The distribution and version that supplied the harness, the grader kind and the
+    protocol; None where the trial never ran and in files written before it was recorded."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -214,11 +221,24 @@ class TrialResult(_Model):
             data["totals"] = Totals.over((RoundRecord.model_validate(first),))
         return data
 
+    def revised(self, **changes: Any) -> TrialResult:
+        """This result with ``changes``, validated as a new one would be: a misspelt field or
+        a value of the wrong type is an error here, never silently dropped or stored."""
+        unknown = sorted(set(changes) - set(type(self).model_fields))
+        if unknown:
+            raise TypeError(f"TrialResult has no field {', '.join(unknown)}")
+        fields = {name: getattr(self, name) for name in type(self).model_fields}
+        return type(self).model_validate({**fields, **changes})
+
     def with_final_round(self, **update: Any) -> TrialResult:
         """A copy whose last round has ``update`` applied (``agent=``, ``grading=``, ...)."""
         last = self.final_round or RoundRecord(status=self.status, outcome=self.outcome)
-        rounds = (*self.rounds[:-1], last.model_copy(update=update))
-        return self.model_copy(update={"rounds": rounds})
+        unknown = sorted(set(update) - set(RoundRecord.model_fields))
+        if unknown:
+            raise TypeError(f"RoundRecord has no field {', '.join(unknown)}")
+        round_fields = {name: getattr(last, name) for name in RoundRecord.model_fields}
+        final = RoundRecord.model_validate({**round_fields, **update})
+        return self.revised(rounds=(*self.rounds[:-1], final))
 
     @property
     def final_round(self) -> RoundRecord | None:

@@ -129,7 +129,7 @@ class Store:
         if result.schema_ != RESULT_SCHEMA:
             # What this harnessdrive writes has this schema's shape, whichever file it came from
             # (an in-flight record an older driver left behind, say).
-            result = result.model_copy(update={"schema_": RESULT_SCHEMA})
+            result = result.revised(schema_=RESULT_SCHEMA)
         paths = self.paths.trial(result.trial_id)
         write_atomic(paths.result, result.to_json() + "\n", durable=durable)
         rel = paths.result.relative_to(self.paths.trials).as_posix()
@@ -196,7 +196,7 @@ class Store:
                 continue
             done = self.latest(record.trial_id)
             if done is None or done.attempt != record.attempt:
-                result = record.interrupted.model_copy(update={"finished": utc_now()})
+                result = record.interrupted.revised(finished=utc_now())
                 self.record(result)
                 recovered.append(record.trial_id)
             scratch = Path(record.scratch)

@@ -30,10 +30,10 @@ from pydantic import Field, field_validator
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, HarnessInfo
 from harnessdrive.harnesses.options import HarnessOptions, parse_options
 from harnessdrive.harnesses.scripted import run_as_agent
-from harnessdrive.improvement.evaluator import call_evaluator
-from harnessdrive.improvement.overlays import apply_next_overlay
+from harnessdrive.protocols.improve.evaluator import call_evaluator
 from harnessdrive.sandbox.clock import now
 from harnessdrive.tasks.models import VariantSpec
+from harnessdrive.tasks.overlays import apply_next_overlay
 from harnessdrive.transcript.models import Event, Transcript
 
 _ROUND = re.compile(r"^## Round (\d+) of \d+$", re.MULTILINE)

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from harnessdrive.accounting.result_cost import Cost, CostEstimate, ModelSpend, PriceUsed
 from harnessdrive.accounting.run_estimate import Estimate, ModelPriceRow, VariantEstimate
+from harnessdrive.store.result_cost import Cost, CostEstimate, ModelSpend, PriceUsed
 
 PRICING = (Path(__file__).resolve().parents[3] / "docs" / "pricing.md").read_text()
 

@@ -27,7 +27,7 @@ from harnessdrive.grading.differential.static_check import DEFAULT_ALLOWED
 from harnessdrive.grading.hostile import ANSWER_DEPTH, REFUSED, digest, load_json
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.process import ProcessResult, StopToken
-from harnessdrive.sandbox.runner import Isolation, Network, PlainSandbox, Sandbox
+from harnessdrive.sandbox.runner import Isolation, Network, Sandbox
 
 WORKER = Path(__file__).with_name("worker_main.py")
 _POLL_SECONDS = 0.001
@@ -374,13 +374,4 @@ def how_it_ended(result: ProcessResult | None) -> str:
 
 def hiding(sandbox: Sandbox, extra: tuple[Path, ...]) -> Sandbox:
     """``sandbox`` with ``extra`` host paths covered too (an oracle's binary, say)."""
-    if not extra:
-        return sandbox
-    settings = replace(sandbox.settings, hidden=(*sandbox.settings.hidden, *extra))
-    if isinstance(sandbox, PlainSandbox):
-        return PlainSandbox(settings)
-    from harnessdrive.sandbox.bwrap import BwrapSandbox
-
-    if isinstance(sandbox, BwrapSandbox):
-        return BwrapSandbox(settings)
-    return sandbox
+    return sandbox.with_hidden(extra) if extra else sandbox

@@ -7,6 +7,7 @@ import os
 import shutil
 from collections import Counter
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from itertools import zip_longest
 from pathlib import Path
 from typing import Any
@@ -27,13 +28,15 @@ from harnessdrive.grading.differential.execute import (
 )
 from harnessdrive.grading.differential.minimise import shrink
 from harnessdrive.grading.differential.oracle import Oracle
-from harnessdrive.grading.differential.results import Counterexample
+from harnessdrive.grading.differential.results import Counterexample, as_details
+from harnessdrive.grading.differential.service import AgentRunWatch, oracle_service
 from harnessdrive.grading.differential.spec import KIND, DifferentialGradeSpec
 from harnessdrive.grading.differential.static_check import DEFAULT_ALLOWED, check_candidate
 from harnessdrive.grading.kinds.base import GradingCopy
 from harnessdrive.grading.verdict import Finding, Verdict
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.sandbox.runner import Sandbox
+from harnessdrive.tasks.loading import Task
 
 
 class DifferentialKind:
@@ -41,6 +44,12 @@ class DifferentialKind:
 
     name = KIND
     spec_model = DifferentialGradeSpec
+
+    def around_agent_run(
+        self, task: Task, sandbox: Sandbox
+    ) -> AbstractContextManager[AgentRunWatch]:
+        """The oracle's service for the agent, when the task's oracle offers one."""
+        return oracle_service(task, sandbox)
 
     def grade(self, copy: GradingCopy, spec: DifferentialGradeSpec) -> Verdict:
         cases = read_case_set(copy.task.folder / spec.cases, spec).rows
@@ -140,7 +149,7 @@ def grade_candidate(
         score=score,
         metrics=metrics,
         findings=findings,
-        counterexamples=counterexamples,
+        details=as_details(counterexamples),
     )
     if logs is not None:
         _write_report(logs / "differential.json", cases, passed, answers, counterexamples)

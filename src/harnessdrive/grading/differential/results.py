@@ -6,12 +6,14 @@ import hashlib
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, JsonValue, TypeAdapter, ValidationError
 
 KEPT_CHARS = 2000
 """Characters of an input's or answer's JSON a stored counterexample keeps; the rest is
 described by its digest, so a candidate's huge answers never fill the results folder."""
 Part = Literal["input", "expected", "actual"]
+DETAILS_KEY = "counterexamples"
+"""Where a differential verdict's ``details`` hold its counterexamples."""
 
 
 class Counterexample(BaseModel):
@@ -61,3 +63,20 @@ class Counterexample(BaseModel):
                 cut.append(name)
             kept[name] = value
         return cls(**fields, **kept, digests=digests, cut=tuple(cut))
+
+
+_EXAMPLES = TypeAdapter(tuple[Counterexample, ...])
+
+
+def as_details(examples: tuple[Counterexample, ...]) -> dict[str, JsonValue]:
+    """A differential verdict's ``details``: its counterexamples as plain JSON."""
+    return {DETAILS_KEY: [example.model_dump(mode="json") for example in examples]}
+
+
+def counterexamples_in(details: dict[str, JsonValue]) -> tuple[Counterexample, ...]:
+    """The counterexamples a differential verdict's ``details`` hold; none when they hold
+    none or what they hold is not counterexamples (another kind's data, a damaged file)."""
+    try:
+        return _EXAMPLES.validate_python(details.get(DETAILS_KEY) or ())
+    except ValidationError:
+        return ()

@@ -11,8 +11,10 @@ score in grading, where nothing listens and the sandbox has no network.
 The agent learns the address from ``HARNESSDRIVE_ORACLE_URL``; a sandbox in ``loopback`` mode
 lets it through because the value names a loopback port.
 
-:class:`AgentRunWatch` also tells whether the machinery disturbed the agent's run (the oracle
-server died, the wall clock jumped against the monotonic clock): such a trial is recorded invalid.
+The differential kind serves it from its hook around the agent's run
+(:meth:`DifferentialKind.around_agent_run`, through grading/run_watch.py); the
+:class:`AgentRunWatch` also tells whether the oracle server died during the run: such a trial
+is recorded invalid.
 """
 
 from __future__ import annotations
@@ -20,10 +22,9 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Protocol
 
@@ -32,36 +33,40 @@ from harnessdrive.grading.differential.oracle_process import OracleProcess, Orac
 from harnessdrive.grading.differential.spec import DifferentialGradeSpec
 from harnessdrive.grading.differential.task_server import TaskServer, start_task_server
 from harnessdrive.grading.hostile import load_json
+from harnessdrive.grading.kinds.base import RunWatch
+from harnessdrive.grading.run_watch import clocked
 from harnessdrive.loopback import LoopbackHTTPServer
-from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.runner import Sandbox
 from harnessdrive.tasks.loading import Task
 
 URL_VARIABLE = "HARNESSDRIVE_ORACLE_URL"
 MAX_BODY = 1024 * 1024
-CLOCK_JUMP_SECONDS = 60.0
-"""A wall clock that moved this much more or less than the monotonic clock: a suspended
-machine, a clock step; the run's timing cannot be trusted."""
 
 
 @dataclass
-class AgentRunWatch:
-    """What the agent's run is given (``env``) and what disturbed it (``problem``)."""
+class AgentRunWatch(RunWatch):
+    """What the agent's run is given (``env``) and what disturbed it (``problem``), with the
+    oracle server's own state."""
 
-    env: dict[str, str] = field(default_factory=dict)
     served: int = 0
     server: LoopbackHTTPServer | None = None
     thread: threading.Thread | None = None
     """The server's thread; it ends before the run does only when the server died."""
-    problem: str | None = None
+
+
+def agent_run_watch(
+    task: Task, sandbox: Sandbox | None = None
+) -> contextlib.AbstractContextManager[AgentRunWatch]:
+    """Around an agent's run of ``task``: the oracle service, and the clocks, as every round
+    of a differential task has them."""
+    return clocked(oracle_service(task, sandbox))
 
 
 @contextmanager
-def agent_run_watch(task: Task, sandbox: Sandbox | None = None) -> Iterator[AgentRunWatch]:
-    """Around the agent's run: the oracle server when the task has one, and the clocks. The
-    served oracle's process runs under ``sandbox``, the run's (oracle_process.py)."""
+def oracle_service(task: Task, sandbox: Sandbox | None = None) -> Iterator[AgentRunWatch]:
+    """Around the agent's run: the oracle server when the task has one. The served oracle's
+    process runs under ``sandbox``, the run's (oracle_process.py)."""
     watch = AgentRunWatch()
-    wall, mono = time.time(), now()
     spec = task.spec.grade
     server: LoopbackHTTPServer | None = None
     thread: threading.Thread | None = None
@@ -92,9 +97,6 @@ def agent_run_watch(task: Task, sandbox: Sandbox | None = None) -> Iterator[Agen
                 answering.close()
             if died:
                 watch.problem = "the oracle server died during the agent's run"
-        jump = abs((time.time() - wall) - (now() - mono))
-        if jump > CLOCK_JUMP_SECONDS and watch.problem is None:
-            watch.problem = f"the wall clock jumped {jump:.0f}s during the agent's run"
 
 
 class Answers(Protocol):

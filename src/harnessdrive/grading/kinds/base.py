@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -51,17 +51,20 @@ from harnessdrive.grading.commands import run_command
 from harnessdrive.grading.context import GradingSetup
 from harnessdrive.grading.verdict import Finding, GradingRun, SetupRun, Verdict
 from harnessdrive.plugins.registry import registrations
-from harnessdrive.sandbox.runner import Isolation
+from harnessdrive.sandbox.runner import Isolation, Sandbox
 from harnessdrive.tasks.grade_kinds import GRADER_KINDS_HOOK, grade_tables
 from harnessdrive.tasks.loading import Task
 from harnessdrive.tasks.models import GradeSpec
 from harnessdrive.workspace.changes import FileChange
 
 __all__ = [
+    "AgentRunHook",
     "GradeSpec",
     "GraderKind",
     "GradingCopy",
     "GradingSetup",
+    "MeasuringKind",
+    "RunWatch",
     "Verdict",
     "grader_kind",
     "grader_kinds",
@@ -151,6 +154,54 @@ class GraderKind(Protocol[SpecT_contra]):
         Return the verdict of its checks (outcome, and optionally score, metrics, runs and
         findings of its own). Raise :class:`~harnessdrive.errors.GradingError` when it cannot
         evaluate."""
+        ...
+
+
+@dataclass
+class RunWatch:
+    """What a kind's hook around the agent's run gives the run, and what it saw of it."""
+
+    env: dict[str, str] = field(default_factory=dict)
+    """Variables the agent's run is given (a service's address, say)."""
+    problem: str | None = None
+    """Set when the machinery disturbed the run (a service died): the round is recorded
+    invalid and never scored."""
+
+    def disturbed(self, problem: str) -> None:
+        """Record ``problem``, unless an earlier one is recorded already."""
+        if self.problem is None:
+            self.problem = problem
+
+
+@runtime_checkable
+class AgentRunHook(Protocol):
+    """What a grader kind implements, beside :class:`GraderKind`, to act during the agent's
+    run of every round of its tasks (the ``differential`` kind serves its oracle there)."""
+
+    def around_agent_run(self, task: Task, sandbox: Sandbox) -> AbstractContextManager[RunWatch]:
+        """A context entered just before the agent's run and left when it ends. The watch's
+        ``env`` is added to the run's environment; setting its ``problem`` makes the round
+        invalid. ``sandbox`` is the run's, for a process the kind starts for the agent."""
+        ...
+
+
+@runtime_checkable
+class MeasuringKind(Protocol):
+    """What a grader kind implements, beside :class:`GraderKind`, when its verdicts carry a
+    measured objective (the ``improve`` kind): the improve protocol reads them through it, never
+    through the kind's name or how the verdict stores them."""
+
+    def samples(self, verdict: Verdict) -> tuple[float, ...]:
+        """The objective's samples in ``verdict``, in order; none when it was not measured."""
+        ...
+
+    def workload_result(self, verdict: Verdict) -> float | None:
+        """The objective runner's digest of the workload's result, where it reported one: a
+        state whose workload answers otherwise than the untouched one's did other work."""
+        ...
+
+    def without_measurement(self, verdict: Verdict, why: str) -> Verdict:
+        """``verdict`` with its measurement taken out, and a finding saying ``why``."""
         ...
 
 

@@ -52,6 +52,15 @@ class ImproveKind:
                 measured = measuring.result()
         return with_measurement(gate, measured)
 
+    def samples(self, verdict: Verdict) -> tuple[float, ...]:
+        return samples_of(verdict)
+
+    def workload_result(self, verdict: Verdict) -> float | None:
+        return verdict.metrics.get(RESULT)
+
+    def without_measurement(self, verdict: Verdict, why: str) -> Verdict:
+        return without_measurement(verdict, why)
+
 
 def _measured(copy: GradingCopy, objective: ObjectiveSpec) -> Measurement:
     with copy.fresh(OBJECTIVE_LABEL) as own:

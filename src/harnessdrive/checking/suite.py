@@ -21,25 +21,18 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
-from harnessdrive.executors.base import (
-    DEFAULT_EXECUTOR,
-    Executor,
-    JobResult,
-    TrialSettings,
-    WorkerSettings,
-)
-from harnessdrive.executors.jobs import standalone_job
-from harnessdrive.executors.registry import create_executor
-from harnessdrive.grading import reference_outcomes
-from harnessdrive.grading.selftest.cases import CheckCase, TaskCheck
-from harnessdrive.grading.selftest.fixtures import FixtureAgent, disagreements, visible_word
-from harnessdrive.grading.selftest.improve import improve_cases, improve_report
-from harnessdrive.grading.selftest.recorded import record_reference
-from harnessdrive.grading.selftest.repeats import (
+from harnessdrive.checking.cases import CheckCase, TaskCheck
+from harnessdrive.checking.fixtures import FixtureAgent, disagreements, visible_word
+from harnessdrive.checking.improve import improve_cases, improve_report
+from harnessdrive.checking.recorded import record_reference
+from harnessdrive.checking.repeats import (
     RepeatedCases,
     flag_disagreements,
     repeat_folder,
 )
+from harnessdrive.executors.interface import DEFAULT_EXECUTOR, Executor
+from harnessdrive.executors.registry import create_executor
+from harnessdrive.grading import reference_outcomes
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.harnesses.scripted import NoopAgent, ReferenceAgent
@@ -48,6 +41,8 @@ from harnessdrive.sandbox.runner import SandboxKind
 from harnessdrive.store.results import DiffStats, TrialResult
 from harnessdrive.tasks.loading import Fixture, Suite, Task
 from harnessdrive.tasks.models import VariantSpec
+from harnessdrive.trial.job import JobResult, TrialSettings, WorkerSettings
+from harnessdrive.trial.standalone import standalone_job
 from harnessdrive.workspace.tree_size import tasks_footprint
 
 UNTOUCHED = "untouched"
@@ -88,7 +83,7 @@ def check_suite(
     Every case of every task is submitted at once, earlier tasks first, so tasks finish in
     suite order while each free worker takes the next case. With ``repeat`` above 1 the
     reference and the untouched repository are graded that many times in all, and a task whose
-    verdicts disagree is flaky (grading/selftest/repeats.py).
+    verdicts disagree is flaky (checking/repeats.py).
     """
     submitted = [
         [

@@ -11,7 +11,7 @@ their spread (half the range, relative to the median) is reported. The spread of
 of ``repeats`` samples is taken as that spread over the square root of ``repeats``; a task where
 it exceeds ``min_improvement`` is refused, with the ``repeats`` that would bring it inside.
 
-Then every attack of grading/selftest/attacks.py runs one round: a forger that moves the
+Then every attack of checking/attacks.py runs one round: a forger that moves the
 objective past the acceptance margin, or a comment-only change that does, fails the task.
 """
 
@@ -21,7 +21,7 @@ import math
 from dataclasses import replace
 from pathlib import Path
 
-from harnessdrive.grading.selftest.attacks import (
+from harnessdrive.checking.attacks import (
     ATTACKS,
     FORGERS,
     AttackAgent,
@@ -31,10 +31,10 @@ from harnessdrive.grading.selftest.attacks import (
     noise_problem,
     read_attack,
 )
-from harnessdrive.grading.selftest.cases import CheckCase, TaskCheck
+from harnessdrive.checking.cases import CheckCase, TaskCheck
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.harnesses.scripted import NoopAgent
-from harnessdrive.improvement.metrics import spread
+from harnessdrive.protocols.improve.metrics import spread
 from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks.improve_models import ImproveOverrides, ImproveSpec
 from harnessdrive.tasks.loading import Task

@@ -3,14 +3,14 @@
 Baseline: the untouched repository is graded like any round (the gate, i.e. the task's tests
 with the hidden files, must pass; the objective must be ≥ 0, and not already 0 when
 minimising), or the task is broken and the trial an infrastructure failure. Each round the agent
-gets the task's prompt plus the round section (improvement/history.py); its change is graded in a
+gets the task's prompt plus the round section (history.py); its change is graded in a
 fresh grading copy and measured in a copy of its own (the ``improve`` grader kind). A gated round
 that beats the best beyond the noise becomes the best checkpoint; with ``keep_best`` every round
 starts from a fresh copy of the base state with the best checkpoint's change written in, so
 nothing of a reverted round survives, ignored files included. With several samples the best is
 measured again before the verdict; the trial passes when that final state passes the gate and
-beats the baseline by more than ``min_improvement`` beyond the noise (improvement/acceptance.py),
-and a known-bad state measured right after it comes out worse (improvement/objective_witness.py;
+beats the baseline by more than ``min_improvement`` beyond the noise (acceptance.py),
+and a known-bad state measured right after it comes out worse (objective_witness.py;
 its logs in ``rounds/<R+3>/evaluations/1/``).
 """
 
@@ -23,29 +23,29 @@ from statistics import median
 from typing import Any
 
 from harnessdrive.errors import HarnessdriveError, TaskFormatError
-from harnessdrive.grading.kinds.improve import KIND, RESULT, samples_of, without_measurement
+from harnessdrive.grading.kinds.base import MeasuringKind, grader_kind
 from harnessdrive.grading.verdict import Finding, Verdict
-from harnessdrive.improvement.acceptance import improvement
-from harnessdrive.improvement.checkpoint_state import unusable
-from harnessdrive.improvement.evaluator import (
+from harnessdrive.protocols.base import ProtocolInputs, ProtocolOutcome, RoundOutcome
+from harnessdrive.protocols.improve.acceptance import improvement
+from harnessdrive.protocols.improve.checkpoint_state import unusable
+from harnessdrive.protocols.improve.evaluator import (
     Answer,
     Evaluator,
     EvaluatorCall,
     RoundClosing,
     client_command,
 )
-from harnessdrive.improvement.history import RoundEntry, RoundState, round_section
-from harnessdrive.improvement.metrics import trial_score
-from harnessdrive.improvement.objective_witness import WitnessReading, read_witness
-from harnessdrive.improvement.resume import (
+from harnessdrive.protocols.improve.history import RoundEntry, RoundState, round_section
+from harnessdrive.protocols.improve.metrics import trial_score
+from harnessdrive.protocols.improve.objective_witness import WitnessReading, read_witness
+from harnessdrive.protocols.improve.resume import (
     entry_from,
     outcome_from,
     outcome_json,
     restore_files,
     state_files,
 )
-from harnessdrive.improvement.sessions import session_after
-from harnessdrive.protocols.base import ProtocolInputs, ProtocolOutcome, RoundOutcome
+from harnessdrive.protocols.improve.sessions import session_after
 from harnessdrive.protocols.round import run_round
 from harnessdrive.protocols.stages import StageFailed, stage
 from harnessdrive.store.checkpoint import restore_files as restore_kept
@@ -80,22 +80,25 @@ class ImproveProtocol:
 
     def run(self, inputs: ProtocolInputs) -> ProtocolOutcome:
         spec = inputs.task.spec.improve
-        if spec is None or inputs.task.spec.grade.kind != KIND:
+        kind = grader_kind(inputs.task.spec.grade.kind)
+        if spec is None or not isinstance(kind, MeasuringKind):
             raise StageFailed(
                 "protocol improve",
                 TaskFormatError(
                     f"task {inputs.task.id}: the improve protocol needs an [improve] table and "
-                    f"a [grade] of kind {KIND!r}"
+                    f"a [grade] kind that measures its objective (kind 'improve', say)"
                 ),
             )
         overrides = inputs.variant.improve
-        return _Run(inputs, overrides.applied(spec) if overrides else spec).run()
+        return _Run(inputs, overrides.applied(spec) if overrides else spec, kind).run()
 
 
 class _Run:
-    def __init__(self, inputs: ProtocolInputs, spec: ImproveSpec) -> None:
+    def __init__(self, inputs: ProtocolInputs, spec: ImproveSpec, kind: MeasuringKind) -> None:
         self.inputs = inputs
         self.spec = spec
+        self.kind = kind
+        """The task's grader kind, which reads the objective's samples out of its verdicts."""
         self.direction = spec.objective.direction
         self.measured: dict[str, Verdict] = {}
         """Verdicts by tree: a deterministic objective (one sample) is never measured twice."""
@@ -133,9 +136,9 @@ class _Run:
         if cached is not None and self.spec.objective.repeats == 1 and not again:
             return cached
         verdict = self.inputs.grade(changes, number)
-        different = verdict.metrics.get(RESULT) != self.baseline_result
-        if number != BASELINE_ROUND and samples_of(verdict) and different:
-            verdict = without_measurement(verdict, _DIFFERENT_RESULT)
+        different = self.kind.workload_result(verdict) != self.baseline_result
+        if number != BASELINE_ROUND and self.kind.samples(verdict) and different:
+            verdict = self.kind.without_measurement(verdict, _DIFFERENT_RESULT)
         self.measured.setdefault(changes.tree, verdict)
         return verdict
 
@@ -220,7 +223,9 @@ class _Run:
             # Resumed only where the run reports the session it was handed.
             resumed = session if outcome.agent.transcript.session_id == session else None
             session = session_after(spec, inputs.harness, outcome)
-            state = _State(outcome.changes, outcome.verdict.outcome, samples_of(outcome.verdict))
+            state = _State(
+                outcome.changes, outcome.verdict.outcome, self.kind.samples(outcome.verdict)
+            )
             kind, note = self._judge(outcome, state, best)
             if kind == "kept":
                 best = state
@@ -261,7 +266,7 @@ class _Run:
         rounds: list[RoundOutcome],
         history: list[RoundEntry],
     ) -> None:
-        """Hand the trial core what resuming after this round needs (improvement/resume.py)."""
+        """Hand the trial core what resuming after this round needs (resume.py)."""
         snapshot = self.inputs.snapshot
 
         def saved(state: _State) -> dict[str, Any]:
@@ -299,7 +304,7 @@ class _Run:
         if state.get("baseline_verdict"):
             verdict = Verdict.model_validate(state["baseline_verdict"])
             self.measured[untouched.tree] = verdict
-            self.baseline_result = verdict.metrics.get(RESULT)
+            self.baseline_result = self.kind.workload_result(verdict)
         baseline = _State(untouched, "pass", tuple(state["baseline"]))
         start = state["best"] if self.spec.keep_best else state["last"]
         workspace = inputs.new_workspace(len(history) + 1)
@@ -321,8 +326,8 @@ class _Run:
 
     def _baseline(self, untouched: Changes) -> _State:
         verdict = self.evaluate(untouched, BASELINE_ROUND)
-        self.baseline_result = verdict.metrics.get(RESULT)
-        samples = samples_of(verdict)
+        self.baseline_result = self.kind.workload_result(verdict)
+        samples = self.kind.samples(verdict)
         # Named within the trial folder: the worker's own folder is gone once it is recorded.
         where = f"rounds/{BASELINE_ROUND}/ in the trial folder"
         if verdict.outcome != "pass":
@@ -373,7 +378,9 @@ class _Run:
         if spec.objective.repeats > 1 and final.changes.files:
             # One lucky reading must not stick: the state the verdict is about is measured anew.
             verdict = self.evaluate(final.changes, number, again=True)
-            final = _State(final.changes, verdict.outcome, samples_of(verdict) or final.samples)
+            final = _State(
+                final.changes, verdict.outcome, self.kind.samples(verdict) or final.samples
+            )
             if best.changes.tree == final.changes.tree:
                 best = final
         if spec.objective.repeats > 1 and best.changes.tree not in (
@@ -382,7 +389,7 @@ class _Run:
         ):
             # Without keep_best the best is another state: it is reported measured anew too.
             verdict = self.evaluate(best.changes, number + 1, again=True)
-            best = _State(best.changes, verdict.outcome, samples_of(verdict) or best.samples)
+            best = _State(best.changes, verdict.outcome, self.kind.samples(verdict) or best.samples)
         # Tampering wins over any outcome, as in every grading: a reverted round still tried.
         # A tampered trial improved nothing: score 0, and no gain or ratio in any view.
         tampered = any(each.verdict.outcome == "tampered" for each in rounds)

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, HarnessInfo
 from harnessdrive.harnesses.options import NoOptions, parse_options
-from harnessdrive.improvement.acceptance import improvement
+from harnessdrive.protocols.improve.acceptance import improvement
 from harnessdrive.sandbox.clock import now
 from harnessdrive.tasks.globs import matches
 from harnessdrive.tasks.improve_models import Direction

@@ -16,8 +16,8 @@ from typing import Any
 
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.harnesses.base import AgentRun
-from harnessdrive.improvement.history import RoundEntry
 from harnessdrive.protocols.base import RoundOutcome
+from harnessdrive.protocols.improve.history import RoundEntry
 from harnessdrive.transcript.models import Transcript
 from harnessdrive.workspace.blobs import blob_reader
 from harnessdrive.workspace.changes import GITLINK_MODE, SYMLINK_MODE, Changes, FileChange

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import median
 
-from harnessdrive.improvement.acceptance import improvement, ratio
-from harnessdrive.improvement.history import RoundEntry
-from harnessdrive.improvement.scores import anytime_score, progress, value_score
+from harnessdrive.protocols.improve.acceptance import improvement, ratio
+from harnessdrive.protocols.improve.history import RoundEntry
+from harnessdrive.protocols.improve.scores import anytime_score, progress, value_score
 from harnessdrive.tasks.improve_models import ImproveSpec
 
 

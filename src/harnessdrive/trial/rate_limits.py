@@ -19,11 +19,11 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from harnessdrive.executors.base import RetryPolicy
 from harnessdrive.proxy.traffic import Traffic
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.store.results import RetryEvent, RoundRecord, TrialResult
 from harnessdrive.store.store import utc_now
+from harnessdrive.trial.job import RetryPolicy
 
 RETRIES_FOLDER = "retries"
 
@@ -99,7 +99,7 @@ def _finished(
                 f"try {number} is recorded: the tries after it were refused by the provider "
                 "before any model answered (their files are under retries/)"
             )
-            return _with_events(kept.model_copy(update={"note": note}), events, others)
+            return _with_events(kept.revised(note=note), events, others)
         if last.status == "could_not_run" and refusal_seen(last) is not None:
             last = _refused_throughout(last, events)
     return _with_events(last, events, aside)
@@ -118,7 +118,7 @@ def _with_events(
                 "note": f"{cost.note}; {note}" if cost.note else note,
             }
         )
-    return result.model_copy(update={"retries": (*result.retries, *events), "cost": cost})
+    return result.revised(retries=(*result.retries, *events), cost=cost)
 
 
 def _refused_throughout(result: TrialResult, events: list[RetryEvent]) -> TrialResult:
@@ -126,12 +126,10 @@ def _refused_throughout(result: TrialResult, events: list[RetryEvent]) -> TrialR
     last = result.rounds[-1] if result.rounds else RoundRecord(status="could_not_run")
     agent = last.agent.model_copy(update={"error": error})
     rounds = (*result.rounds[:-1], last.model_copy(update={"agent": agent}))
-    return result.model_copy(
-        update={
-            "rounds": rounds,
-            "note": "rate-limited by the provider on every try before any model answered; "
-            "not counted against the harness",
-        }
+    return result.revised(
+        rounds=rounds,
+        note="rate-limited by the provider on every try before any model answered; "
+        "not counted against the harness",
     )
 
 

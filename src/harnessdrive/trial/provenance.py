@@ -9,8 +9,12 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
 from harnessdrive.harnesses.base import AgentRun
+from harnessdrive.harnesses.registry import HOOK as HARNESSES_HOOK
 from harnessdrive.matrix.resolve import known_instruction_files
-from harnessdrive.store.provenance import Provenance
+from harnessdrive.plugins.registry import supplied_by
+from harnessdrive.protocols.registry import HOOK as PROTOCOLS_HOOK
+from harnessdrive.store.provenance import Provenance, Supplied, Suppliers
+from harnessdrive.tasks.grade_kinds import GRADER_KINDS_HOOK
 from harnessdrive.tasks.identity import harnessdrive_version
 from harnessdrive.workspace.git import git
 from harnessdrive.workspace.snapshot import Snapshot
@@ -63,3 +67,19 @@ def _instruction_hashes(
             if path.is_file() and not path.is_symlink():
                 found.append((rel, hashlib.sha256(path.read_bytes()).hexdigest()[:16]))
     return tuple(found)
+
+
+def trial_suppliers(harness: str, grader_kind: str, protocol: str) -> Suppliers:
+    """The installed distribution and version that supplied the trial's harness, grader kind
+    and protocol (``harnessdrive`` for its built-ins; unnamed for a harness given by a
+    ``package.module:Factory`` path, which no plugin registers)."""
+
+    def supplied(hook: str, name: str) -> Supplied:
+        found = supplied_by(hook, name)
+        return Supplied(name=name, distribution=found.name, version=found.version)
+
+    return Suppliers(
+        harness=supplied(HARNESSES_HOOK, harness),
+        grader_kind=supplied(GRADER_KINDS_HOOK, grader_kind),
+        protocol=supplied(PROTOCOLS_HOOK, protocol),
+    )

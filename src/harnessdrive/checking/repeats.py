@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from harnessdrive.grading.selftest.cases import TaskCheck
+from harnessdrive.checking.cases import TaskCheck
 from harnessdrive.store.results import TrialResult
 
 RepeatedCases = dict[str, list[Callable[[], TrialResult]]]

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from harnessdrive.improvement.evaluator import COMMAND_VARIABLE
+from harnessdrive.protocols.improve.evaluator import COMMAND_VARIABLE
 from harnessdrive.tasks.improve_models import ImproveSpec
 
 RoundState = Literal["kept", "reverted", "carried", "failed", "interrupted"]

@@ -32,18 +32,16 @@ def machinery_failure(
         update["note"] = f"an error of the agent's data escaped grading ({what}); not counted"
     if seconds is not None:
         update["seconds"] = Timing(total=round(seconds, 3))
-    return identity.model_copy(update=update)
+    return identity.revised(**update)
 
 
 def abandoned(identity: TrialResult) -> TrialResult:
     """``identity`` recorded as interrupted: the run was stopped and its executor never handed
     the trial back."""
-    return identity.model_copy(
-        update={
-            "status": "interrupted",
-            "outcome": "not_graded",
-            "finished": utc_now(),
-            "cost": identity.cost or NO_MODEL,
-            "note": "the run was stopped and this trial never came back from its executor",
-        }
+    return identity.revised(
+        status="interrupted",
+        outcome="not_graded",
+        finished=utc_now(),
+        cost=identity.cost or NO_MODEL,
+        note="the run was stopped and this trial never came back from its executor",
     )

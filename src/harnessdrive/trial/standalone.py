@@ -2,17 +2,17 @@
 
 A run's jobs come from its driver (running/run.py), with a trial folder claimed in the store.
 Anything else that wants a trial graded the same way builds one here and reads its
-:class:`~harnessdrive.executors.base.JobResult` itself.
+:class:`~harnessdrive.trial.job.JobResult` itself.
 """
 
 from __future__ import annotations
 
-from harnessdrive.executors.base import TrialJob, TrialSettings
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.store.results import TrialResult
 from harnessdrive.store.store import utc_now
 from harnessdrive.tasks.loading import Task
 from harnessdrive.tasks.models import VariantSpec
+from harnessdrive.trial.job import TrialJob, TrialSettings
 
 
 def standalone_job(

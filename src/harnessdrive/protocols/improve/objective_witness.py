@@ -17,10 +17,10 @@ from typing import Any
 
 from harnessdrive.errors import HarnessdriveError
 from harnessdrive.grading.verdict import Finding
-from harnessdrive.improvement.acceptance import improvement
-from harnessdrive.improvement.overlays import lay_over
 from harnessdrive.protocols.base import ProtocolInputs
+from harnessdrive.protocols.improve.acceptance import improvement
 from harnessdrive.tasks.improve_models import ImproveSpec
+from harnessdrive.tasks.overlays import lay_over
 from harnessdrive.workspace.changes import Changes, capture_changes
 
 CODE = "objective-witness"

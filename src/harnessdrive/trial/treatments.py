@@ -7,9 +7,9 @@ from pathlib import Path
 from harnessdrive.harnesses.registry import harness_entry
 from harnessdrive.matrix.resolve import known_instruction_files
 from harnessdrive.matrix.treatment import load_treatment
-from harnessdrive.running.snapshots import SnapshotCache
 from harnessdrive.tasks.loading import Task
 from harnessdrive.tasks.models import VariantSpec
+from harnessdrive.trial.snapshots import SnapshotCache
 from harnessdrive.workspace.snapshot import Snapshot
 
 

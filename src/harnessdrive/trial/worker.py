@@ -10,13 +10,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from harnessdrive.executors.base import WorkerSettings
-from harnessdrive.executors.paths import TrialScratch, WorkerPaths
-from harnessdrive.running.reaper import Reaper
-from harnessdrive.running.snapshots import SnapshotCache
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.sandbox.runner import Sandbox, get_sandbox
 from harnessdrive.sandbox.scratch import keep_scratch_root, make_scratch_root
+from harnessdrive.trial.job import WorkerSettings
+from harnessdrive.trial.paths import TrialScratch, WorkerPaths
+from harnessdrive.trial.reaper import Reaper
+from harnessdrive.trial.snapshots import SnapshotCache
 from harnessdrive.workspace.setup_reuse import SetupStates
 
 

@@ -20,9 +20,6 @@ from typing import Any
 
 from harnessdrive.accounting.trial_cost import NO_MODEL
 from harnessdrive.errors import WorkspaceError
-from harnessdrive.executors.base import JobResult, TrialJob
-from harnessdrive.executors.paths import TrialScratch
-from harnessdrive.executors.worker import WorkerContext
 from harnessdrive.export.atif import TRAJECTORY_FILE, trajectory_json
 from harnessdrive.grading.grader import GradingSetup
 from harnessdrive.grading.measuring import measure_change
@@ -34,11 +31,6 @@ from harnessdrive.protocols.known_change import KnownChange, run_known_change
 from harnessdrive.protocols.registry import get_protocol
 from harnessdrive.protocols.round import graded
 from harnessdrive.protocols.stages import StageFailed, stage
-from harnessdrive.running.failures import machinery_failure
-from harnessdrive.running.outcome import priced_run, round_records, trial_timing
-from harnessdrive.running.provenance import trial_provenance
-from harnessdrive.running.rate_limits import with_retries
-from harnessdrive.running.treatments import trial_snapshot
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.limits import Limits
@@ -56,6 +48,14 @@ from harnessdrive.store.results import (
 from harnessdrive.store.store import utc_now
 from harnessdrive.tasks.loading import Task
 from harnessdrive.tasks.view import TaskView, task_view
+from harnessdrive.trial.failures import machinery_failure
+from harnessdrive.trial.job import JobResult, TrialJob
+from harnessdrive.trial.outcome import priced_run, round_records, trial_timing
+from harnessdrive.trial.paths import TrialScratch
+from harnessdrive.trial.provenance import trial_provenance, trial_suppliers
+from harnessdrive.trial.rate_limits import with_retries
+from harnessdrive.trial.treatments import trial_snapshot
+from harnessdrive.trial.worker import WorkerContext
 from harnessdrive.workspace.changes import Changes
 from harnessdrive.workspace.materialize import copy_snapshot
 from harnessdrive.workspace.names import model_json
@@ -77,7 +77,7 @@ def run_job(job: TrialJob, worker: WorkerContext) -> JobResult:
     """Run ``job`` on ``worker`` to its result (safe to call from any worker thread)."""
     artifacts = worker.new_artifacts()
     if worker.stop.stopped:
-        stopped = job.identity.model_copy(update={"finished": utc_now()})
+        stopped = job.identity.revised(finished=utc_now())
         return JobResult(stopped, artifacts)
     began = now()
 
@@ -260,21 +260,19 @@ def _run(
     }
     if not setup.ok:
         status: Status = "interrupted" if setup.stopped else "could_not_run"
-        return job.identity.model_copy(
-            update={
-                **base,
-                "status": status,
-                "finished": utc_now(),
-                "seconds": Timing(setup=round(setup.seconds, 3), total=now() - began),
-                "rounds": (
-                    RoundRecord(
-                        status=status,
-                        agent=AgentSummary(error="setup failed in the agent's workspace"),
-                    ),
+        return job.identity.revised(
+            **base,
+            status=status,
+            finished=utc_now(),
+            seconds=Timing(setup=round(setup.seconds, 3), total=now() - began),
+            rounds=(
+                RoundRecord(
+                    status=status,
+                    agent=AgentSummary(error="setup failed in the agent's workspace"),
                 ),
-                "cost": NO_MODEL,
-                "note": f"see {paths.root / 'setup.log'}",
-            }
+            ),
+            cost=NO_MODEL,
+            note=f"see {paths.root / 'setup.log'}",
         )
     settings = job.settings
     request = AgentRequest(
@@ -321,32 +319,32 @@ def _run(
     last = outcome.rounds[-1]
     priced = priced_run(outcome.rounds)
     records = round_records(outcome, timing, setup.seconds)
-    result = job.identity.model_copy(
-        update={
-            **base,
-            "status": outcome.status,
-            "outcome": outcome.outcome,
-            "finished": utc_now(),
-            "harness_version": last.agent.version,
-            "seconds": timing,
-            "rounds": records,
-            "score": outcome.score,
-            "metrics": dict(outcome.metrics),
-            "totals": Totals.over(records),
-            "cost": settings.costing.of_run(
-                job.variant,
-                job.harness,
-                priced,
-                outcome.status,
-                job.identity.started,
-                ledger=paths.cost,
-            ),
-            "workspace": str(workspace) if worker.keep else None,
-            "note": None,
-            "provenance": trial_provenance(
-                snapshot, [each.agent for each in outcome.rounds], worker.sandbox.name
-            ),
-        }
+    result = job.identity.revised(
+        **base,
+        status=outcome.status,
+        outcome=outcome.outcome,
+        finished=utc_now(),
+        harness_version=last.agent.version,
+        seconds=timing,
+        rounds=records,
+        score=outcome.score,
+        metrics=dict(outcome.metrics),
+        totals=Totals.over(records),
+        cost=settings.costing.of_run(
+            job.variant,
+            job.harness,
+            priced,
+            outcome.status,
+            job.identity.started,
+            ledger=paths.cost,
+        ),
+        workspace=str(workspace) if worker.keep else None,
+        note=None,
+        provenance=trial_provenance(
+            snapshot, [each.agent for each in outcome.rounds], worker.sandbox.name
+        ),
+        protocol=protocol.name,
+        plugins=trial_suppliers(job.harness.name, task.spec.grade.kind, protocol.name),
     )
     with stage("trajectory export"):
         for number, each in enumerate(outcome.rounds, start=1):
@@ -402,7 +400,7 @@ def _named_where_recorded(result: TrialResult, artifacts: Path, job: TrialJob) -
         )
         for each in result.rounds
     )
-    return result.model_copy(update={"note": moved(result.note), "rounds": rounds})
+    return result.revised(note=moved(result.note), rounds=rounds)
 
 
 def _trial_sandbox(sandbox: Sandbox, task: Task) -> Sandbox:

@@ -16,8 +16,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from harnessdrive.errors import HarnessdriveError
-from harnessdrive.improvement.evaluator import EvaluatorCall
-from harnessdrive.improvement.resume import entry_from, outcome_from
+from harnessdrive.protocols.improve.evaluator import EvaluatorCall
+from harnessdrive.protocols.improve.resume import entry_from, outcome_from
 from harnessdrive.workspace.placing import symlink_escapes
 
 

@@ -1,10 +1,5 @@
-"""The executor seam: a prepared trial goes in, its result and its files come back.
-
-The driver (running/run.py) decides what runs next and records what comes back; an executor
-decides where a trial runs. It never touches the results store: every :class:`JobResult` names
-a folder of files that the receiver moves into place. The local thread pool
-(executors/local.py) is the first executor; others register through the
-``harnessdrive_executors`` hook with an :class:`ExecutorEntry` and are chosen by name.
+"""A prepared trial and what comes back from it: the job an executor runs and the settings it
+runs under (the executor interface is executors/interface.py).
 
 A :class:`TrialJob` holds no live object of the driver (no store, no lock, no thread), so an
 executor may ship it to another process or machine.
@@ -14,10 +9,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 from harnessdrive.accounting.trial_cost import Costing
 from harnessdrive.harnesses.base import Harness
@@ -27,8 +20,6 @@ from harnessdrive.store.checkpoint import RoundCheckpoint
 from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks.loading import Task
 from harnessdrive.tasks.models import VariantSpec
-
-DEFAULT_EXECUTOR = "local"
 
 
 @dataclass(frozen=True)
@@ -66,7 +57,7 @@ class TrialSettings:
     """Where the receiver will put the job's files. A message that names one of them (a setup
     log, say) names it there, so it still points at the file once the trial is recorded."""
     retry: RetryPolicy = RetryPolicy()
-    """Tries of a trial refused by its provider for load (running/rate_limits.py)."""
+    """Tries of a trial refused by its provider for load (trial/rate_limits.py)."""
 
 
 @dataclass(frozen=True)
@@ -107,7 +98,7 @@ class JobResult:
 @dataclass(frozen=True)
 class WorkerSettings:
     """What an executor needs to build its workers (each builds its own sandbox, scratch root,
-    snapshot cache and stop token: executors/worker.py)."""
+    snapshot cache and stop token: trial/worker.py)."""
 
     jobs: int = 1
     """Trials at once."""
@@ -130,47 +121,3 @@ class WorkerSettings:
     address: str | None = None
     """The cluster to join, for an executor that runs trials elsewhere (``auto``,
     ``ray://host:port``); None lets it choose (a local one)."""
-
-
-class Executor(Protocol):
-    """Runs jobs somewhere and hands back their results; never writes the results store."""
-
-    @property
-    def name(self) -> str:
-        """The registered name (``local``)."""
-        ...
-
-    @property
-    def sandbox(self) -> str:
-        """The sandbox its trials run in (``none``, ``bwrap``), as every result records."""
-        ...
-
-    @property
-    def kept(self) -> Path | None:
-        """Once closed with ``keep``: the folder that holds the kept workspaces."""
-        ...
-
-    def submit(self, job: TrialJob, *, priority: tuple[int, ...] = ()) -> Future[JobResult]:
-        """Queue ``job``. Among jobs waiting for a free worker, the lowest ``priority`` starts
-        first, then the earliest submitted. The future never fails: anything unexpected in the
-        trial is in its result (an infrastructure failure of that trial)."""
-        ...
-
-    def stop(self) -> None:
-        """End every trial now: running ones come back ``interrupted``, queued ones come back
-        ``interrupted`` without starting. Safe to call from a signal handler, and twice."""
-        ...
-
-    def close(self) -> None:
-        """Wait for every submitted job, then release the workers and their scratch folders.
-        Submitting afterwards is an error."""
-        ...
-
-
-@dataclass(frozen=True)
-class ExecutorEntry:
-    """What the ``harnessdrive_executors`` hook returns: a name and how to build one."""
-
-    name: str
-    create: Callable[[WorkerSettings], Executor]
-    description: str = ""
