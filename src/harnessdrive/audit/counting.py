@@ -15,12 +15,3 @@ from harnessdrive.tasks.loading import Task
 def untrusted_tasks(tasks: Sequence[Task]) -> list[str]:
     """Ids of the tasks whose current audit record says they cannot be trusted."""
     return [task.id for task in tasks if read_trust(task.folder, task.fingerprint) is False]
-
-
-def left_out_note(untrusted: Sequence[str]) -> str:
-    count = len(untrusted)
-    tasks = "1 task" if count == 1 else f"{count} tasks"
-    return (
-        f"Left out {tasks} the audit marked untrusted or invalid: {', '.join(untrusted)} "
-        "(check --audit; --all-tasks counts them)."
-    )

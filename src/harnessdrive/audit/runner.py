@@ -2,8 +2,8 @@
 
 Every exploit of every task is a trial job on one executor (the same trial core as ``run``), all
 submitted at once so the workers stay busy; each job reuses the task's snapshot like any trial.
-An improvement task is audited by the self-test's own objective attacks (grading/selftest/
-attacks.py), read back from its report.
+An improvement task is audited by the self-test's own objective attacks
+(checking/attacks.py), read back from its report.
 """
 
 from __future__ import annotations
@@ -16,20 +16,15 @@ from pathlib import Path
 from harnessdrive.audit.exploits import Exploit, ExploitAgent, exploits_for
 from harnessdrive.audit.record import ExploitOutcome, TaskAudit, write_audit
 from harnessdrive.audit.static import answer_in_prompt
-from harnessdrive.executors.base import (
-    DEFAULT_EXECUTOR,
-    Executor,
-    JobResult,
-    TrialSettings,
-    WorkerSettings,
-)
-from harnessdrive.executors.jobs import standalone_job
+from harnessdrive.checking.attacks import ATTACKS
+from harnessdrive.checking.suite import check_suite
+from harnessdrive.executors.interface import DEFAULT_EXECUTOR, Executor
 from harnessdrive.executors.registry import create_executor
-from harnessdrive.grading.selftest.attacks import ATTACKS
-from harnessdrive.grading.selftest.suite import check_suite
 from harnessdrive.protocols.known_change import received
 from harnessdrive.sandbox.runner import SandboxKind
 from harnessdrive.tasks.loading import Suite, Task
+from harnessdrive.trial.job import JobResult, TrialSettings, WorkerSettings
+from harnessdrive.trial.standalone import standalone_job
 from harnessdrive.workspace.tree_size import tasks_footprint
 
 _OBJECTIVE_FIX = (

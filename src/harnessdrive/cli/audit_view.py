@@ -10,8 +10,8 @@ from rich.table import Table
 
 from harnessdrive.audit.record import TaskAudit, write_audit
 from harnessdrive.audit.runner import audit
+from harnessdrive.checking.cases import TaskCheck
 from harnessdrive.cli.output import stdout
-from harnessdrive.grading.selftest.cases import TaskCheck
 from harnessdrive.sandbox.runner import SandboxKind
 from harnessdrive.tasks.loading import Suite
 

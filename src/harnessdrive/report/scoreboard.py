@@ -16,17 +16,17 @@ from collections.abc import Collection, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from harnessdrive.audit.counting import left_out_note
-from harnessdrive.audit.suspects import suspect_notes
 from harnessdrive.grading.claims import Claim
 from harnessdrive.grading.scope import OUT_OF_SCOPE
 from harnessdrive.grading.verdict import Finding
 from harnessdrive.report.details import TrialDetail
 from harnessdrive.report.improvement import improvement_notes
+from harnessdrive.report.left_out import left_out_note
 from harnessdrive.report.mix import describe_mix, shared_identity
 from harnessdrive.report.reasons import failure_reason, is_not_graded, status_word
 from harnessdrive.report.scores import agent_seconds, logged_usage, mean_score, tokens
 from harnessdrive.report.statistics import CONFIDENCE, Bounds, Statistics, analyse
+from harnessdrive.report.suspects import suspect_notes
 from harnessdrive.report.visibility import split_counts
 from harnessdrive.stats.decisions import MIN_TASKS
 from harnessdrive.store.results import TrialResult
@@ -211,7 +211,8 @@ def build_report(
     only accepted passes count as passes in the rates, ranks and verdicts. ``pooled`` (a
     pytest session, whose cases each have a matrix of their own): every task an arm finished
     counts for that arm, and each pair of arms is compared on the tasks both finished.
-    Results on ``untrusted`` tasks (audit/counting.py) are left out, with a note that says so."""
+    Results on ``untrusted`` tasks (audit/counting.py reads each task's audit.json) are left
+    out, with a note that says so."""
     left_out = sorted({r.task for r in results if r.task in untrusted})
     results = [r for r in results if r.task not in untrusted]
     order = list(variants) if variants else list(dict.fromkeys(r.variant_label for r in results))
