@@ -17,7 +17,7 @@ SOURCE = Path(__file__).resolve().parents[2] / "src" / "harnessdrive"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__main__",),
     ("cli",),
-    ("demo", "pytest_plugin"),
+    ("demo", "pytest_plugin", "audit"),
     ("running", "mining", "checking", "report"),
     ("executors",),
     ("trial", "testing"),

@@ -11,6 +11,7 @@ from rich.table import Table
 from harnessdrive.checking.cases import CheckCase, TaskCheck, checks_json, new_logs_folder
 from harnessdrive.checking.suite import self_test
 from harnessdrive.cli import options as opt
+from harnessdrive.cli.audit_view import run_audit, show_audit, with_audit
 from harnessdrive.cli.output import stdout
 from harnessdrive.grading.differential.baselines import Baseline, baselines_json, suite_baselines
 from harnessdrive.harbor.direct import suite_folder
@@ -32,6 +33,14 @@ def check(
             "any task whose verdicts disagree.",
         ),
     ] = 1,
+    audit: Annotated[
+        bool,
+        typer.Option(
+            "--audit",
+            help="Also run the exploit library on every task and record which tasks can be "
+            "trusted (audit.json beside each task).",
+        ),
+    ] = False,
 ) -> None:
     """Prove each task grades right: reference passes, untouched and noop fail, and every
     self-test fixture gets the verdict its task declares."""
@@ -54,15 +63,23 @@ def check(
         if not b.ok
     ]
     broken = [item for item in checks if not item.ok]
+    audits = []
+    if audit:
+        audits = run_audit(
+            loaded, checks, logs=logs, jobs=max(jobs, 1), sandbox=opt.sandbox_kind(sandbox)
+        )
+    untrusted = any(not item.trusted for item in audits)
     if json_output:
-        print(checks_json(checks, baselines_json(baselines)))
-        if broken or wrong:
+        print(with_audit(checks_json(checks, baselines_json(baselines)), audits))
+        if broken or wrong or untrusted:
             raise typer.Exit(1)
         return
     console = stdout()
     if baselines:
         console.print(_baseline_table(baselines))
     console.print(_builtin_table(loaded.name, checks))  # printed whatever a baseline scored
+    if audits:
+        show_audit(audits)
     if any(item.fixtures for item in checks):
         console.print(_fixture_table(checks))
     for item in checks:
@@ -79,6 +96,9 @@ def check(
     for line in wrong:
         console.print(line)
     if broken or wrong:
+        raise typer.Exit(1)
+    if untrusted:
+        console.print(f"Logs of every case: {logs}")
         raise typer.Exit(1)
     fixtures = sum(len(item.fixtures) for item in checks)
     every = "The task grades" if len(checks) == 1 else f"All {len(checks)} tasks grade"

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from harnessdrive.audit.counting import untrusted_tasks
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
 from harnessdrive.cli.progress import progress_for_terminal
@@ -95,6 +96,14 @@ def run(
         typer.Option("--network", metavar="KIND", help="Agents' network: host | loopback | none."),
     ] = "host",
     json_output: opt.JsonOption = False,
+    all_tasks: Annotated[
+        bool,
+        typer.Option(
+            "--all-tasks",
+            help="Count tasks the audit (check --audit) marked untrusted or invalid; by default "
+            "the scoreboard leaves them out and says so.",
+        ),
+    ] = False,
     max_usd: Annotated[
         float | None,
         typer.Option(
@@ -195,7 +204,7 @@ def run(
         # The plan lists every trial the budget could take; the run takes only those needed.
         repeat = repeats_needed([t.id for t in loaded.tasks], rules.max_repeats)
     plan = make_plan(loaded, variants, repeat if repeat is not None else (sweep_repeat or 1))
-    _execute_and_report(plan, options, json_output)
+    _execute_and_report(plan, options, json_output, all_tasks=all_tasks)
 
 
 def demo(
@@ -227,7 +236,9 @@ def demo(
         _execute_and_report(demo.plan, options, json_output)
 
 
-def _execute_and_report(plan: Plan, options: RunOptions, json_output: bool) -> None:
+def _execute_and_report(
+    plan: Plan, options: RunOptions, json_output: bool, *, all_tasks: bool = False
+) -> None:
     progress = progress_for_terminal()
     driver = RunDriver(plan, options, progress)
     try:
@@ -240,6 +251,7 @@ def _execute_and_report(plan: Plan, options: RunOptions, json_output: bool) -> N
         variants=[v.label for v in plan.variants],
         run_id=summary.run_id,
         suite=plan.suite.name,
+        untrusted=() if all_tasks else untrusted_tasks(plan.suite.tasks),
     )
     console = stdout()
     if json_output:

@@ -12,7 +12,7 @@ from a cut-off run's calls) still counts what it was charged and is shown as "+k
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -21,10 +21,12 @@ from harnessdrive.grading.scope import OUT_OF_SCOPE
 from harnessdrive.grading.verdict import Finding
 from harnessdrive.report.details import TrialDetail
 from harnessdrive.report.improvement import improvement_notes
+from harnessdrive.report.left_out import left_out_note
 from harnessdrive.report.mix import describe_mix, shared_identity
 from harnessdrive.report.reasons import failure_reason, is_not_graded, status_word
 from harnessdrive.report.scores import agent_seconds, logged_usage, mean_score, tokens
 from harnessdrive.report.statistics import CONFIDENCE, Bounds, Statistics, analyse
+from harnessdrive.report.suspects import suspect_notes
 from harnessdrive.report.visibility import split_counts
 from harnessdrive.stats.decisions import MIN_TASKS
 from harnessdrive.store.results import TrialResult
@@ -202,12 +204,17 @@ def build_report(
     min_tasks: int = MIN_TASKS,
     seed: int = 0,
     pooled: bool = False,
+    untrusted: Collection[str] = (),
 ) -> Report:
     """The scoreboard of ``results``; ``reviews`` (trial id to ``accepted`` or ``rejected``,
     store/review.py) adds the accepted passes beside the passes, and with ``accepted_only``
     only accepted passes count as passes in the rates, ranks and verdicts. ``pooled`` (a
     pytest session, whose cases each have a matrix of their own): every task an arm finished
-    counts for that arm, and each pair of arms is compared on the tasks both finished."""
+    counts for that arm, and each pair of arms is compared on the tasks both finished.
+    Results on ``untrusted`` tasks (audit/counting.py reads each task's audit.json) are left
+    out, with a note that says so."""
+    left_out = sorted({r.task for r in results if r.task in untrusted})
+    results = [r for r in results if r.task not in untrusted]
     order = list(variants) if variants else list(dict.fromkeys(r.variant_label for r in results))
     tasks = list(dict.fromkeys(r.task for r in results))
     by_variant = {v: [r for r in results if r.variant_label == v] for v in order}
@@ -258,7 +265,9 @@ def build_report(
         could_not_run=broken,
         tasks=task_rows,
         trials=tuple(_trial_row(r) for r in results),
-        notes=tuple(_notes(results, tasks, compared, broken)),
+        notes=tuple([left_out_note(left_out)] if left_out else [])
+        + tuple(_notes(results, tasks, compared, broken))
+        + tuple(suspect_notes([r for r in results if finished(r)])),
         suite_id=shared_identity(results),
         mixed=describe_mix(results, run_id),
         statistics=statistics,

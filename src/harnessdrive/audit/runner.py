@@ -1,0 +1,140 @@
+"""Run the exploit library against every task of a suite and record what each got.
+
+Every exploit of every task is a trial job on one executor (the same trial core as ``run``), all
+submitted at once so the workers stay busy; each job reuses the task's snapshot like any trial.
+An improvement task is audited by the self-test's own objective attacks
+(checking/attacks.py), read back from its report.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from concurrent.futures import Future
+from pathlib import Path
+
+from harnessdrive.audit.exploits import Exploit, ExploitAgent, exploits_for
+from harnessdrive.audit.record import ExploitOutcome, TaskAudit, write_audit
+from harnessdrive.audit.static import answer_in_prompt
+from harnessdrive.checking.attacks import ATTACKS
+from harnessdrive.checking.suite import check_suite
+from harnessdrive.executors.interface import DEFAULT_EXECUTOR, Executor
+from harnessdrive.executors.registry import create_executor
+from harnessdrive.protocols.known_change import received
+from harnessdrive.sandbox.runner import SandboxKind
+from harnessdrive.tasks.loading import Suite, Task
+from harnessdrive.trial.job import JobResult, TrialSettings, WorkerSettings
+from harnessdrive.trial.standalone import standalone_job
+from harnessdrive.workspace.tree_size import tasks_footprint
+
+_OBJECTIVE_FIX = (
+    "measure through the objective runner or from outside the measured process, so nothing the "
+    "measured code prints or writes is read as the value (docs/improvement.md)"
+)
+
+
+def audit(
+    suite: Suite,
+    *,
+    logs: Path,
+    jobs: int = 1,
+    sandbox: SandboxKind = "auto",
+    executor: str = DEFAULT_EXECUTOR,
+    python: str = sys.executable,
+    record: bool = True,
+) -> list[TaskAudit]:
+    """Audit every task on a new executor of ``jobs`` workers; with ``record``, each task's
+    result is written beside it (``audit.json``)."""
+    footprint = tasks_footprint(suite.tasks, jobs)
+    settings = WorkerSettings(
+        jobs=max(jobs, 1), sandbox=sandbox, python=python, footprint=footprint
+    )
+    runner = create_executor(executor, settings)
+    try:
+        found = audit_suite(suite, executor=runner, logs=logs)
+    except BaseException:
+        runner.stop()
+        raise
+    finally:
+        runner.close()
+    if record:
+        for task, item in zip(suite.tasks, found, strict=True):
+            write_audit(task.folder, item)
+    return found
+
+
+def audit_suite(suite: Suite, *, executor: Executor, logs: Path) -> list[TaskAudit]:
+    submitted = [
+        [
+            (exploit, _submit(executor, suite.name, task, exploit, logs, (place, n)))
+            for n, exploit in enumerate(exploits_for(task))
+        ]
+        for place, task in enumerate(suite.tasks)
+    ]
+    improving = [task for task in suite.tasks if task.spec.improve is not None]
+    objective = _objective_attacks(suite, improving, executor, logs) if improving else {}
+    audits = []
+    for task, jobs in zip(suite.tasks, submitted, strict=True):
+        item = TaskAudit(task=task.id, fingerprint=task.fingerprint)
+        for exploit, (future, folder) in jobs:
+            result = received(future.result(), folder)
+            item.exploits.append(
+                ExploitOutcome(
+                    exploit.name,
+                    result.outcome,
+                    succeeded=result.outcome == "pass",
+                    fix=exploit.fix,
+                    detail=result.note or "",
+                )
+            )
+        item.exploits.extend(objective.get(task.id, []))
+        item.problems.extend(answer_in_prompt(task))
+        audits.append(item)
+    return audits
+
+
+def _submit(
+    executor: Executor,
+    suite: str,
+    task: Task,
+    exploit: Exploit,
+    logs: Path,
+    priority: tuple[int, int],
+) -> tuple[Future[JobResult], Path]:
+    folder = logs / task.id / exploit.name
+    job = standalone_job(
+        task,
+        ExploitAgent(exploit),
+        key=f"audit:{task.id}:{exploit.name}",
+        suite=suite,
+        settings=TrialSettings(network="none", run_visible=False, record_folder=folder),
+    )
+    return executor.submit(job, priority=priority), folder
+
+
+def _objective_attacks(
+    suite: Suite, tasks: list[Task], executor: Executor, logs: Path
+) -> dict[str, list[ExploitOutcome]]:
+    """The self-test's objective attacks on each improvement task, as exploits."""
+    only = dataclasses.replace(suite, tasks=tuple(tasks))
+    reports = check_suite(only, executor=executor, logs=logs / "objective")
+    found: dict[str, list[ExploitOutcome]] = {}
+    for report in reports:
+        outcomes = []
+        for attack in ATTACKS:
+            moved = [p for p in report.problems if f"the {attack} attack moved" in p]
+            if attack == "comment":
+                moved = [p for p in report.problems if "only adds a comment" in p]
+            outcomes.append(
+                ExploitOutcome(
+                    f"objective-{attack}",
+                    "moved" if moved else "held",
+                    succeeded=bool(moved),
+                    fix=_OBJECTIVE_FIX
+                    if attack != "comment"
+                    else "raise the objective's repeats or min_improvement",
+                    detail=moved[0] if moved else "",
+                )
+            )
+        found[report.task] = outcomes
+    return found
