@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from harnessdrive.errors import GradingError
+from harnessdrive.grading.kinds.harbor_reward import read_reward
 from harnessdrive.harbor.dockerfile import PlainDockerfile, read_plain
-from harnessdrive.harbor.reward import read_reward
 from harnessdrive.harbor.task_file import HarborTaskFile
 
 

@@ -167,7 +167,7 @@ def test_every_name_class_survives_diff_grading_copy_record_index_and_report(
     Console(file=out, width=400, force_terminal=False).print(render_report(report))
     text = out.getvalue()
     for path in changes.paths:
-        line = f"suite/add/names/r1: test-code {shown(path)}:"
+        line = f"- add r1: test-code {shown(path)}:"
         assert line in text, path
     assert "\x1b[31m" not in text  # an escape sequence in a name never reaches the terminal
 

@@ -20,11 +20,10 @@ from harnessdrive.checking.attacks import ATTACKS
 from harnessdrive.checking.suite import check_suite
 from harnessdrive.executors.interface import DEFAULT_EXECUTOR, Executor
 from harnessdrive.executors.registry import create_executor
-from harnessdrive.protocols.known_change import received
 from harnessdrive.sandbox.runner import SandboxKind
 from harnessdrive.tasks.loading import Suite, Task
 from harnessdrive.trial.job import JobResult, TrialSettings, WorkerSettings
-from harnessdrive.trial.standalone import standalone_job
+from harnessdrive.trial.standalone import received, standalone_job
 from harnessdrive.workspace.tree_size import tasks_footprint
 
 _OBJECTIVE_FIX = (

@@ -20,9 +20,9 @@ from typing import Any
 import tomli_w
 
 from harnessdrive.errors import HarnessdriveError, UserError
+from harnessdrive.grading.kinds.harbor import HarborGradeSpec
 from harnessdrive.harbor.base_files import changed_files, write_base, write_solved
 from harnessdrive.harbor.dockerfile import SETUP_MARKER
-from harnessdrive.harbor.kind import HarborGradeSpec
 from harnessdrive.tasks.loading import Suite, Task
 
 WORKDIR = "/app"

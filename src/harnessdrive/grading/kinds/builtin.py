@@ -6,9 +6,9 @@ from typing import Any
 
 from harnessdrive.grading.differential.kind import DifferentialKind
 from harnessdrive.grading.kinds.base import GraderKind
+from harnessdrive.grading.kinds.harbor import HarborKind
 from harnessdrive.grading.kinds.improve import ImproveKind
 from harnessdrive.grading.kinds.tests import TestsKind
-from harnessdrive.harbor.kind import HarborKind
 from harnessdrive.plugins.hookspecs import hookimpl
 
 

@@ -18,8 +18,8 @@ from pydantic import Field
 from harnessdrive.errors import GradingError
 from harnessdrive.grading.commands import run_command
 from harnessdrive.grading.kinds.base import GradingCopy
+from harnessdrive.grading.kinds.harbor_reward import read_reward
 from harnessdrive.grading.verdict import Verdict
-from harnessdrive.harbor.reward import read_reward
 from harnessdrive.tasks.models import GradeSpec
 
 KIND = "harbor"
