@@ -9,6 +9,11 @@ import pytest
 from harnessdrive.testing.suites import TaskFiles
 from tests.browser import Chromium, find_chromium
 
+# pytest-xdist's workers inherit COLUMNS=80 and LINES=24 from their launcher; a user's pipe has
+# neither, so output to a pipe here is as wide as it is for them (cli/output.py).
+for _size in ("COLUMNS", "LINES"):
+    os.environ.pop(_size, None)
+
 ADD_BUGGY = "def add(a, b):\n    return a - b\n"
 ADD_FIXED = "def add(a, b):\n    return a + b\n"
 ADD_VISIBLE_TEST = "from calc import add\n\n\ndef test_small():\n    assert add(1, 1) == 2\n"

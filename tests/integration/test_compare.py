@@ -202,8 +202,8 @@ def test_a_folder_report_page_holds_every_trial_of_every_run(
     elsewhere.parent.mkdir()
     argv = ["report", "--all", "--format", "html", "--results", str(results), "-o", str(elsewhere)]
     assert run_cli(argv) == 0
-    link = re.search(r'href="([^"]+/diff\.patch)"', elsewhere.read_text())
-    assert link is not None and (elsewhere.parent / link.group(1)).is_file()
+    link = re.search(r'Files: <a href="([^"]+)/">', elsewhere.read_text())
+    assert link is not None and (elsewhere.parent / link.group(1) / "diff.patch").is_file()
     umask = os.umask(0)
     os.umask(umask)
     assert elsewhere.stat().st_mode & 0o777 == 0o666 & ~umask  # as any new file, to be shared

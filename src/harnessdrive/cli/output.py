@@ -21,12 +21,16 @@ PIPED_WIDTH = 120
 
 
 def stdout() -> Console:
-    """Rich on a terminal; plain ASCII for pipes and logs, as wide as ``COLUMNS`` says
-    (else 120)."""
+    """Rich on a terminal; plain ASCII for pipes and logs, its tables as wide as ``COLUMNS``
+    says (else 120) and its sentences never wrapped (a reader of a log greps whole lines)."""
     console = _Console(highlight=False)
     if not console.is_terminal:
         console = _Console(
-            highlight=False, width=piped_width(os.environ), no_color=True, safe_box=True
+            highlight=False,
+            width=piped_width(os.environ),
+            no_color=True,
+            safe_box=True,
+            soft_wrap=True,
         )
     return console
 
