@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -318,13 +319,13 @@ def test_check_baselines_hold_and_catch_a_rule_switch_that_does_nothing(tmp_path
         ("rule comments off, on its bucket", True),
         ("rule braces off, on its bucket", False),
         ("rule nocase off, on its bucket", True),
-        ("starter", True),
-        ("naive", True),
-    ]
+    ]  # the starter and the naive attempt are check's trials (the next test)
     assert found[3].score == 1.0 and found[0].score == 1.0 and found[1].score == 0.0
 
 
-def test_check_json_carries_the_baselines_check_reports(tmp_path, capsys) -> None:
+def test_check_json_carries_the_baselines_check_reports(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # where check keeps its logs
+    monkeypatch.setattr(tempfile, "tempdir", None)
     suite = tmp_path / "suite"
     suite.mkdir()
     (suite / "suite.toml").write_text('name = "one"\ntasks = ["tasks/*"]\n')
@@ -347,6 +348,12 @@ def test_check_json_carries_the_baselines_check_reports(tmp_path, capsys) -> Non
     }
     scores = {b["baseline"]: b["score"] for b in report["baselines"]}
     assert scores["oracle-wrapper, oracle reachable"] == 1.0 and scores["starter"] == 0.0
+    # The naive attempt was a trial like any case: played by the naive agent, graded, recorded.
+    (logs,) = tmp_path.glob("harnessdrive-check-logs-*")
+    naive = logs / "skiplist" / "baseline-naive"
+    assert "skiplist/rules.py" in (naive / "diff.patch").read_text()
+    rows = json.loads((naive / "differential.json").read_text())["rows"]
+    assert scores["naive"] == sum(row["pass"] for row in rows) / len(rows) < 0.5
 
 
 # Reaches the worker's own results file (its path is in sys.argv) and writes the lines the

@@ -8,6 +8,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from harnessdrive.grading.differential.baselines import Baseline
+
 
 @dataclass(frozen=True)
 class CheckCase:
@@ -40,6 +42,8 @@ class TaskCheck:
     """What is worth knowing but breaks nothing (an objective's spread, a warning)."""
     repeats: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """With ``check --repeat N``: each repeated case's verdicts, in order."""
+    baselines: list[Baseline] = field(default_factory=list)
+    """A differential task's baselines graded as trials (the starter's, the naive attempt's)."""
 
     @property
     def ok(self) -> bool:

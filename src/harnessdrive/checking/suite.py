@@ -33,9 +33,15 @@ from harnessdrive.checking.repeats import (
 from harnessdrive.executors.interface import DEFAULT_EXECUTOR, Executor
 from harnessdrive.executors.registry import create_executor
 from harnessdrive.grading import reference_outcomes
+from harnessdrive.grading.differential.baselines import (
+    Baseline,
+    graded_baselines,
+    naive_attempt,
+    suite_baselines,
+)
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.harnesses.base import Harness
-from harnessdrive.harnesses.scripted import NoopAgent, ReferenceAgent
+from harnessdrive.harnesses.scripted import NaiveAgent, NoopAgent, ReferenceAgent
 from harnessdrive.protocols.base import GivenChange
 from harnessdrive.protocols.known_change import NO_AGENT
 from harnessdrive.sandbox.runner import SandboxKind
@@ -76,6 +82,19 @@ def self_test(
         runner.close()
 
 
+def check_baselines(
+    suite: Suite, checks: list[TaskCheck], *, sandbox: SandboxKind, python: str
+) -> dict[str, list[Baseline]]:
+    """Every differential task's baselines by task id: the oracle's, measured now, then those
+    its self-test graded as trials."""
+    probes = suite_baselines(suite, sandbox=sandbox, python=python)
+    return {
+        item.task: [*probes.get(item.task, []), *item.baselines]
+        for item in checks
+        if item.task in probes or item.baselines
+    }
+
+
 def check_suite(
     suite: Suite, *, executor: Executor, logs: Path, repeat: int = 1
 ) -> list[TaskCheck]:
@@ -97,6 +116,12 @@ def check_suite(
         _repeats(executor, suite.name, task, logs / task.id, place, repeat)
         for place, task in enumerate(suite.tasks)
     ]
+    naive = [
+        _submit(executor, suite.name, task, _NAIVE, logs / task.id / _NAIVE.folder, (place, 900))
+        if naive_attempt(task)
+        else None
+        for place, task in enumerate(suite.tasks)
+    ]
     reports = []
     for place, (task, cases) in enumerate(zip(suite.tasks, submitted, strict=True)):
         results = [(item.case, item.result()) for item in cases]
@@ -116,6 +141,10 @@ def check_suite(
                 executor, suite.name, task, results, logs / task.id, place
             )
         report = _report(task, [(_UNTOUCHED, noop), *results])
+        attempt = naive[place]
+        report.baselines = graded_baselines(
+            task, _graded(noop)[0], _graded(attempt.result())[0] if attempt else None
+        )
         report.notes.extend(filter(None, [recorded]))
         first = {case.name: result for case, result in [(_UNTOUCHED, noop), *results]}
         flag_disagreements(report, first, further[place])
@@ -169,6 +198,8 @@ class _Submitted:
 
 
 _UNTOUCHED = _Case(UNTOUCHED, UNTOUCHED, NO_AGENT, "fail", change=GivenChange())
+_NAIVE = _Case("naive", "baseline-naive", NaiveAgent(), "")
+"""A differential task's naive attempt, a baseline its score is held to (not a case)."""
 _IMPROVE_AGENTS: tuple[tuple[str, Harness], ...] = (
     ("reference", ReferenceAgent()),
     ("noop", NoopAgent()),

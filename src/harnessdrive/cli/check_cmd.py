@@ -9,11 +9,11 @@ import typer
 from rich.table import Table
 
 from harnessdrive.checking.cases import CheckCase, TaskCheck, checks_json, new_logs_folder
-from harnessdrive.checking.suite import self_test
+from harnessdrive.checking.suite import check_baselines, self_test
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.audit_view import run_audit, show_audit, with_audit
 from harnessdrive.cli.output import stdout
-from harnessdrive.grading.differential.baselines import Baseline, baselines_json, suite_baselines
+from harnessdrive.grading.differential.baselines import Baseline, baselines_json
 from harnessdrive.harbor.direct import suite_folder
 from harnessdrive.tasks.loading import load_suite
 
@@ -55,7 +55,9 @@ def check(
         python=sys.executable,
         repeat=opt.positive(repeat, "--repeat"),
     )
-    baselines = suite_baselines(loaded, sandbox=opt.sandbox_kind(sandbox), python=sys.executable)
+    baselines = check_baselines(
+        loaded, checks, sandbox=opt.sandbox_kind(sandbox), python=sys.executable
+    )
     wrong = [
         f"{task}: {b.name} scored {b.score:.0%}, not {b.expected}"
         for task, found in baselines.items()

@@ -1,17 +1,21 @@
 """``check``'s baselines of a differential task: proof that its grader measures what it says.
 
+Two of them are changes of the repository, graded by ``check`` as trials on its executor like
+every other case (checking/suite.py), and read here from their verdicts; the rest probe the
+oracle and its plumbing, which no change of the repository can do, and run here directly:
+
 - ``oracle-wrapper``: a candidate that forwards every case to the oracle server scores 100%
   when the server runs and its sandbox may reach it (the plumbing works) and 0% in grading's
   sandbox with no server (the no-oracle rule holds);
 - ``rule-off:<rule>``: the oracle with one rule switched off scores 0 on that rule's bucket
   (the tags and frozen answers agree with the oracle);
-- ``starter``: the untouched repository scores at most ``starter_score`` (default 0);
-- ``naive``: the task's naive attempt (``agents/naive/``), when it ships one, scores low.
+- ``starter`` (a trial): the untouched repository scores at most ``starter_score`` (default 0);
+- ``naive`` (a trial): the task's naive attempt (``agents/naive/``), when it ships one, scores
+  low.
 """
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -23,11 +27,11 @@ from typing import Any
 from harnessdrive.grading.differential.casesets import CaseRow, read_case_set
 from harnessdrive.grading.differential.compare import same
 from harnessdrive.grading.differential.execute import Candidate, CaseAnswer, run_cases
-from harnessdrive.grading.differential.kind import grade_candidate
 from harnessdrive.grading.differential.oracle import Oracle
 from harnessdrive.grading.differential.service import URL_VARIABLE, AgentRunWatch, oracle_server
 from harnessdrive.grading.differential.spec import DifferentialGradeSpec
 from harnessdrive.grading.differential.task_server import start_task_server
+from harnessdrive.grading.verdict import Verdict
 from harnessdrive.sandbox.runner import Sandbox, SandboxKind, get_sandbox
 from harnessdrive.tasks.loading import Suite, Task
 
@@ -56,20 +60,50 @@ class Baseline:
 def differential_baselines(
     task: Task, *, sandbox: Sandbox, python: str, scratch: Path | None = None
 ) -> list[Baseline]:
-    """Every baseline of ``task`` (a differential task), measured."""
+    """The oracle's baselines of ``task`` (a differential task), measured: the wrapper with
+    and without the oracle, and each rule switched off."""
     spec = task.spec.grade
     assert isinstance(spec, DifferentialGradeSpec)
     cases = read_case_set(task.folder / spec.cases, spec).rows
     with _scratch(scratch) as work:
-        found = [
+        return [
             *_wrapper(task, spec, cases, sandbox, python, work),
             *_rules_off(task, spec, cases),
-            _attempt("starter", task, spec, cases, None, sandbox, python, work),
         ]
-        naive = task.folder / "agents" / "naive"
-        if naive.is_dir():
-            found.append(_attempt("naive", task, spec, cases, naive, sandbox, python, work))
+
+
+def naive_attempt(task: Task) -> bool:
+    """Whether ``task`` is a differential task that ships a naive attempt to grade."""
+    return (
+        isinstance(task.spec.grade, DifferentialGradeSpec)
+        and (task.folder / "agents" / "naive").is_dir()
+    )
+
+
+def graded_baselines(task: Task, starter: Verdict, naive: Verdict | None) -> list[Baseline]:
+    """The baselines read from trials' verdicts: the untouched repository's (``starter``) and
+    the naive attempt's, when the task ships one; none for a task of another kind."""
+    spec = task.spec.grade
+    if not isinstance(spec, DifferentialGradeSpec):
+        return []
+    ceiling = spec.starter_score  # a starter may be a partial implementation
+    score = _scored(starter)
+    found = [
+        Baseline("starter", f"at most {ceiling:.0%}" if ceiling else "0%", score, score <= ceiling)
+    ]
+    if naive is not None:
+        score = _scored(naive)
+        found.append(
+            Baseline("naive", f"at most {NAIVE_AT_MOST:.0%}", score, score <= NAIVE_AT_MOST)
+        )
     return found
+
+
+def _scored(verdict: Verdict) -> float:
+    """A verdict's score; one never graded scores 1, so its baseline fails and says so."""
+    if verdict.outcome in ("pass", "fail") and verdict.score is not None:
+        return verdict.score
+    return 1.0 if verdict.outcome != "fail" else 0.0
 
 
 def _wrapper(
@@ -155,38 +189,6 @@ def _rules_off(
     return found
 
 
-def _attempt(
-    name: str,
-    task: Task,
-    spec: DifferentialGradeSpec,
-    cases: tuple[CaseRow, ...],
-    overlay: Path | None,
-    sandbox: Sandbox,
-    python: str,
-    work: Path,
-) -> Baseline:
-    root = work / name / "repo"
-    shutil.copytree(task.repo_path, root, ignore=shutil.ignore_patterns(".git"))
-    if overlay is not None:
-        shutil.copytree(overlay, root, dirs_exist_ok=True)
-    quick = spec.model_copy(update={"minimise": False})
-    verdict = grade_candidate(
-        quick,
-        cases,
-        task_folder=task.folder,
-        root=root,
-        work=work / name / "work",
-        sandbox=sandbox,
-        python=python,
-    )
-    score = verdict.score or 0.0
-    if name == "naive":
-        return Baseline(name, f"at most {NAIVE_AT_MOST:.0%}", score, score <= NAIVE_AT_MOST)
-    ceiling = spec.starter_score  # a starter may be a partial implementation
-    expected = f"at most {ceiling:.0%}" if ceiling else "0%"
-    return Baseline(name, expected, score, score <= ceiling)
-
-
 def _score(
     cases: tuple[CaseRow, ...], answers: tuple[CaseAnswer, ...], spec: DifferentialGradeSpec
 ) -> float:
@@ -224,7 +226,7 @@ def baselines_json(baselines: dict[str, list[Baseline]]) -> list[dict[str, Any]]
 def suite_baselines(
     suite: Suite, *, sandbox: SandboxKind, python: str
 ) -> dict[str, list[Baseline]]:
-    """The baselines of every differential task of ``suite``, by task id."""
+    """The oracle's baselines of every differential task of ``suite``, by task id."""
     tasks = [t for t in suite.tasks if isinstance(t.spec.grade, DifferentialGradeSpec)]
     if not tasks:
         return {}
