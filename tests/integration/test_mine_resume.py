@@ -141,9 +141,10 @@ def test_a_killed_command_continues_when_run_again(tmp_path: Path) -> None:
     assert again.returncode == 0, again.stderr
     lines = [line for line in again.stderr.splitlines() if line.startswith("[")]
     assert "kept, from the journal" in lines[0] and shas[0][:7] in lines[0]
-    # A commit may finish between the first line and the signal: the journal holds exactly
-    # the commits the stopped run reported, and the rest are checked anew.
+    # A commit may finish between the first line and the signal (and be journaled before its
+    # line is printed): the journal holds at least what the stopped run reported, and every
+    # commit is checked once in all, never again from scratch.
     reported = {line.split()[1] for line in (first + rest).splitlines() if line.startswith("[")}
     journaled = {line.split()[1] for line in lines if "from the journal" in line}
-    assert shas[0][:7] in journaled and journaled == reported, (first + rest, lines)
-    assert len(lines) == 3
+    assert reported <= journaled, (first + rest, lines)
+    assert [line.split()[1] for line in lines] == [sha[:7] for sha in shas]

@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -169,6 +170,20 @@ def test_loopback_ports_come_from_local_urls_in_the_environment(box: Box, server
     env = {"OPENAI_BASE_URL": f"http://127.0.0.1:{server.port}/v1"}
     assert loopback_ports(env) == {server.port}
     result = box.run(_connect(server.port), network="loopback", env=env)
+    assert result.exit_code == 0, box.errors()
+    assert box.output() == "pong\n"
+
+
+def test_loopback_works_under_a_temp_folder_too_deep_for_a_socket_path(
+    box: Box, server: _Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The relay's sockets live in a scratch folder under TMPDIR; a Unix socket's path may hold
+    # at most 107 bytes.
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    monkeypatch.setenv("TMPDIR", str(deep))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    result = box.run(_connect(server.port), network="loopback", ports=(server.port,))
     assert result.exit_code == 0, box.errors()
     assert box.output() == "pong\n"
 

@@ -10,6 +10,7 @@ other address is reachable.
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import socket
 import sys
@@ -33,7 +34,7 @@ class LoopbackRelay:
         self._closed = threading.Event()
         for port in self.ports:
             listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            listener.bind(str(self.folder / str(port)))
+            _bind(listener, self.folder, str(port))
             listener.listen(64)
             self._listeners.append(listener)
             threading.Thread(target=self._serve, args=(listener, port), daemon=True).start()
@@ -74,6 +75,24 @@ class LoopbackRelay:
                 inside.close()
                 continue
             threading.Thread(target=_join, args=(inside, host), daemon=True).start()
+
+
+_UNIX_PATH_MAX = 107
+"""The longest path a Unix socket binds to (108 bytes with its terminating NUL)."""
+
+
+def _bind(listener: socket.socket, folder: Path, name: str) -> None:
+    """Bind ``listener`` to ``folder/name``, however long the scratch folder's path is (a deep
+    ``TMPDIR``): through the folder's descriptor when the path itself is too long."""
+    path = folder / name
+    if len(os.fsencode(path)) <= _UNIX_PATH_MAX:
+        listener.bind(str(path))
+        return
+    fd = os.open(folder, os.O_PATH | os.O_DIRECTORY)
+    try:
+        listener.bind(f"/proc/self/fd/{fd}/{name}")
+    finally:
+        os.close(fd)
 
 
 def _join(a: socket.socket, b: socket.socket) -> None:
