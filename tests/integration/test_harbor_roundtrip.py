@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,9 +15,11 @@ from harnessdrive.cli.variants import resolve_variants
 from harnessdrive.export.swebench import export_swebench
 from harnessdrive.harbor.exporter import export_harbor
 from harnessdrive.harbor.importer import ImportOptions, import_harbor
+from harnessdrive.mining.mine import MineOptions, mine
 from harnessdrive.running.plan import make_plan
 from harnessdrive.running.run import RunOptions, execute
 from harnessdrive.tasks import load_suite
+from harnessdrive.testing.repo_builder import RepoBuilder
 from harnessdrive.testing.suites import write_suite
 from tests.conftest import add_task
 from tests.images import image_cache, python_image
@@ -87,6 +90,54 @@ def test_a_suite_exported_to_harbor_and_imported_grades_the_same(tmp_path: Path)
     again = load_suite(tmp_path / "again")
     assert {t.spec.grade.kind for t in again.tasks} == {"harbor"}
     assert all(t.spec.environment is not None for t in again.tasks)
+
+
+def test_a_mined_suite_exported_to_harbor_and_imported_grades_the_same(tmp_path: Path) -> None:
+    # A history nobody wrote as tasks: each commit's change and its new tests become a task.
+    repo = RepoBuilder(tmp_path / "calc")
+    text = "def total(xs):\n    return 0\n\n\ndef largest(xs):\n    return None\n"
+    repo.commit("Start", {"calc.py": text, "tests/test_base.py": _unit("Base", "True")})
+    text = text.replace("    return 0\n", "    return sum(xs)\n")
+    repo.commit("Add total", {"calc.py": text, "tests/test_total.py": _unit(
+        "Total", "calc.total([1, 2, 3]) == 6")})  # fmt: skip
+    text = text.replace("    return None\n", "    return max(xs) if xs else None\n")
+    repo.commit("Add largest", {"calc.py": text, "tests/test_largest.py": _unit(
+        "Largest", "calc.largest([2, 5, 1]) == 5 and calc.largest([]) is None")})  # fmt: skip
+    repo.checkout()
+    repo.close()
+    options = MineOptions(
+        repo=tmp_path / "calc",
+        since="2000-01-01",
+        test_command="python3 -m unittest discover -s tests -q",
+        validate=True,
+        test_timeout=60,
+        output=tmp_path / "mined",
+    )
+    mined = mine(options, sandbox="bwrap", python=sys.executable)
+    assert mined.suite is not None and len(load_suite(mined.suite).tasks) == 2
+    before = outcomes(mined.suite, tmp_path / "results-host")
+    assert {task for task, _ in before} == {t.id for t in load_suite(mined.suite).tasks}
+    assert all(before[(task, "reference")] == "pass" for task, _ in before)
+    assert all(before[(task, "noop")] == "fail" for task, _ in before)
+    exported = export_harbor(load_suite(mined.suite), tmp_path / "harbor")
+    assert exported.refused == [] and len(exported.written) == 2
+    imported = import_harbor(
+        tmp_path / "harbor",
+        tmp_path / "again",
+        ImportOptions(images={BASE_IMAGE: python_image()}),
+    )
+    assert imported.refused == []
+    assert outcomes(tmp_path / "again", tmp_path / "results-image") == before
+    again = load_suite(tmp_path / "again")
+    assert {t.spec.grade.kind for t in again.tasks} == {"harbor"}
+    assert all(t.spec.environment is not None for t in again.tasks)
+
+
+def _unit(name: str, check: str) -> str:
+    return (
+        f"import unittest\n\nimport calc\n\n\nclass {name}(unittest.TestCase):\n"
+        f"    def test_it(self):\n        self.assertTrue({check})\n"
+    )
 
 
 def test_swebench_export_passes_the_schema_check_with_a_runs_predictions(
