@@ -15,6 +15,7 @@ system_packages=(
   mmdebstrap:mmdebstrap # builds the Debian base images of the OCI environment tests
   skopeo:skopeo # copies OCI images into the image cache
   umoci:umoci # unpacks OCI images into root file systems
+  buildah:buildah # builds the Dockerfile of an image environment test
 )
 # The extras of this package the tests need, for `pip install -e '.[...]'`.
 python_extras=test

@@ -72,7 +72,7 @@ def test_each_bad_task_is_one_line_and_the_rest_run(
         "compose": "docker-compose",
         "no-instruction": "instruction.md",
         "lost-image": "nowhere",
-        "needs-build": "buildah",
+        "needs-build": "its Dockerfile needs a build (it runs RUN steps): ",
         "bad-toml": "task.toml",
     }
     assert len(lines) == len(expected), lines
@@ -91,6 +91,19 @@ def test_each_bad_task_is_one_line_and_the_rest_run(
         assert results[name].outcome == "not_graded", results[name]
         grading = results[name].rounds[-1].grading
         assert grading is not None and "reward" in (grading.error or ""), grading
+
+
+def test_a_harbor_dockerfile_without_a_builder_here_is_one_line_with_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "dataset"
+    task(data, "needs-build", "", files={"environment/Dockerfile": "FROM img\nRUN make\n"})
+    monkeypatch.setenv("PATH", str(tmp_path / "no-tools"))
+    # Its only task cannot be imported: nothing is, so the command fails.
+    assert run_cli(["import", "harbor", str(data), "--out", str(tmp_path / "suite")]) == 2
+    line = capsys.readouterr().err.strip().splitlines()[0]
+    assert line.startswith("skipped task needs-build: its Dockerfile needs a build (it runs RUN")
+    assert "apt-get install buildah" in line
 
 
 def test_a_dockerfile_without_a_builder_is_refused_with_the_fix(

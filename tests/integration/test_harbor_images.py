@@ -9,6 +9,8 @@ file name comes from the Dockerfile's ENV.
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -79,3 +81,44 @@ def test_reference_passes_every_task_noop_none_tamperer_caught(suite: Path, tmp_
     stats = results[("word-stats", "reference")]
     assert stats.score == 1.0 and stats.metrics["reward.count"] == 1.0
     assert results[("word-stats", "noop")].score == 0.0
+
+
+def test_a_task_whose_dockerfile_needs_a_build_is_built_here_and_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if shutil.which("buildah") is None:
+        if os.environ.get("CI"):
+            pytest.fail("buildah not installed (scripts/test.sh installs it)")
+        pytest.skip("buildah not installed")
+    # The base as a user has it: in the builder's own storage, never fetched from a registry.
+    layout = python_image()
+    base = f"localhost/harnessdrive-test/debian-python:{layout.rsplit('-', 1)[-1][:12]}"
+    subprocess.run(
+        ["skopeo", "copy", "--quiet", layout, f"containers-storage:{base}"],
+        check=True,
+        capture_output=True,
+    )
+    monkeypatch.setenv("BUILDAH_ISOLATION", "chroot")  # no container runtime starts here
+    folder = tmp_path / "dataset" / "built"
+    for rel, text in {
+        "task.toml": 'schema_version = "1.4"\n[task]\nname = "x/built"\n',
+        "instruction.md": "Write the secret the image holds into answer.txt.\n",
+        # A RUN step makes the file the task needs and the starting files in the work folder.
+        "environment/Dockerfile": f"FROM {base}\nRUN echo s3cr3t > /opt/secret.txt\n"
+        "WORKDIR /work\nRUN echo 'see /opt' > /work/README\n",
+        "tests/test.sh": "#!/bin/bash\n"
+        'if [ "$(cat answer.txt)" = "$(cat /opt/secret.txt)" ]; then r=1; else r=0; fi\n'
+        "echo $r > /logs/verifier/reward.txt\n",
+        "solution/solve.sh": "#!/bin/bash\ncp /opt/secret.txt answer.txt\n",
+    }.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text)
+    out = tmp_path / "suite"
+    report = import_harbor(tmp_path / "dataset", out, ImportOptions())
+    assert (report.refused, report.written) == ([], ["built"])
+    task = out / "tasks" / "built"
+    assert (task / "repo" / "README").read_text() == "see /opt\n"
+    assert (task / "environment" / "Dockerfile").is_file()  # built again where it runs
+    results = run(out, tmp_path / "results", ["reference", "noop"])
+    assert results[("built", "reference")].outcome == "pass", results[("built", "reference")]
+    assert results[("built", "noop")].outcome == "fail"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 
 from harnessdrive.cli.app import run_cli
 from harnessdrive.environments.oci.cache import ImageCache
-from harnessdrive.environments.oci.sources import parse_image
+from harnessdrive.environments.oci.sources import dockerfile_source, parse_image
 from harnessdrive.errors import ImageError
 from harnessdrive.sandbox.runner import Isolation, get_sandbox
 from tests.images import image_cache, python_image
@@ -69,6 +70,58 @@ def test_a_docker_save_archive_runs_like_its_layout(tmp_path: Path) -> None:
     assert result.ok, out.read_text()
     assert out.read_text().split() == ["/app", "second", "layer", "1"]
     assert (work / "made").is_file()  # the workspace, shown at the image's working folder
+
+
+def test_a_dockerfile_is_built_with_buildah_and_runs_like_any_image(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_bwrap()
+    if shutil.which("buildah") is None:
+        if os.environ.get("CI"):
+            pytest.fail("buildah not installed (scripts/test.sh installs it)")
+        pytest.skip("buildah not installed")
+    # The base as a user has it: in buildah's own storage, never fetched from a registry.
+    layout = python_image()
+    base = f"localhost/harnessdrive-test/debian-python:{layout.rsplit('-', 1)[-1][:12]}"
+    subprocess.run(
+        ["skopeo", "copy", "--quiet", layout, f"containers-storage:{base}"],
+        check=True,
+        capture_output=True,
+    )
+    # Where buildah cannot start its container runtime (cgroups it cannot use, as here), its
+    # own variable chooses chroot isolation; harnessdrive passes the environment on as it is.
+    monkeypatch.setenv("BUILDAH_ISOLATION", "chroot")
+    folder = tmp_path / "task" / "environment"
+    folder.mkdir(parents=True)
+    (folder / "answer.txt").write_text("forty-two\n")
+    (folder / "Dockerfile").write_text(
+        f"FROM {base}\n"
+        "COPY answer.txt /opt/answer.txt\n"
+        "RUN echo built-by-run > /opt/run.txt\n"
+        "ENV HARNESSDRIVE_BUILT=yes\n"
+        "WORKDIR /srv/work\n"
+    )
+    source = dockerfile_source("environment/Dockerfile", tmp_path / "task")
+    root = ImageCache(tmp_path / "cache").resolve(source)
+    assert (root.root / "opt" / "run.txt").read_text() == "built-by-run\n"
+    work = tmp_path / "work"
+    work.mkdir()
+    out = tmp_path / "out.txt"
+    result = (
+        get_sandbox("bwrap")
+        .with_image(root)
+        .run(
+            ["/bin/sh", "-c", "pwd; cat /opt/answer.txt /opt/run.txt; echo $HARNESSDRIVE_BUILT"],
+            cwd=work,
+            env=root.environment({"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}),
+            timeout=60,
+            stdout=out,
+            stderr=out,
+            isolation=Isolation(writable=(work,)),
+        )
+    )
+    assert result.ok, out.read_text()
+    assert out.read_text().split() == ["/srv/work", "forty-two", "built-by-run", "yes"]
 
 
 def test_an_image_that_is_not_there_is_one_clear_error(tmp_path: Path) -> None:

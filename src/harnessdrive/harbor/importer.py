@@ -20,16 +20,17 @@ import re
 import shutil
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import tomli_w
 from pydantic import ValidationError
 
+from harnessdrive.environments.oci.build import builder
 from harnessdrive.environments.oci.cache import ImageCache, resolve_image
-from harnessdrive.environments.oci.sources import parse_image
-from harnessdrive.errors import HarnessdriveError, UserError
+from harnessdrive.environments.oci.sources import dockerfile_source, parse_image
+from harnessdrive.errors import HarnessdriveError, ImageError, UserError
 from harnessdrive.harbor.dockerfile import PlainDockerfile, read_plain
 from harnessdrive.harbor.reference import reference_patch
 from harnessdrive.harbor.task_file import HarborTaskFile
@@ -41,6 +42,9 @@ PROTECTED = ("conftest.py", "**/conftest.py", "sitecustomize.py", "usercustomize
 _DEFAULT_AGENT_TIMEOUT = 900.0
 _DEFAULT_VERIFIER_TIMEOUT = 600.0
 _SETUP_KEY = "\0setup"  # carried from the Dockerfile to task.toml's [setup], never written
+
+
+DOCKERFILE = "Dockerfile"
 
 
 class HarborTaskError(HarnessdriveError):
@@ -178,17 +182,14 @@ def _environment(
 ) -> tuple[dict[str, Any], ImageRoot]:
     """The ``[environment]`` table, the resolved image, and the starting files in ``repo``."""
     env_folder = folder / "environment"
-    dockerfile = env_folder / "Dockerfile"
+    dockerfile = env_folder / DOCKERFILE
     plain: PlainDockerfile | None = None
     if spec.environment.docker_image:
         image_name = spec.environment.docker_image
     elif dockerfile.is_file():
         read = read_plain(dockerfile)
         if isinstance(read, str):
-            raise HarborTaskError(
-                f"its Dockerfile needs a build ({read}); build it with buildah or docker and "
-                "name the image in [environment] docker_image, or give it in the image map"
-            )
+            return _built(folder, spec, repo, options, read)
         plain = read
         image_name = plain.base
     else:
@@ -208,9 +209,35 @@ def _environment(
     _starting_files(image, workdir or "/", repo)
     for source_rel, dest_rel in plain.copies if plain else ():
         _copy_in(env_folder, source_rel, repo, dest_rel)
-    from dataclasses import replace
-
     return table, replace(image, workdir=workdir or image.workdir, env={**image.env, **env})
+
+
+def _built(
+    folder: Path, spec: HarborTaskFile, repo: Path, options: ImportOptions, why: str
+) -> tuple[dict[str, Any], ImageRoot]:
+    """A Dockerfile that needs a build: its folder goes with the task (the build context) and
+    the image is built here, by buildah or podman, and again wherever the suite runs."""
+    if builder() is None:
+        raise HarborTaskError(
+            f"its Dockerfile needs a build ({why}) and neither buildah nor podman is installed "
+            "(Debian: apt-get install buildah); or build it and name the image in "
+            "[environment] docker_image, or give it in the image map"
+        )
+    source = dockerfile_source(f"environment/{DOCKERFILE}", folder)
+    try:
+        image = resolve_image(source, options.cache)
+    except ImageError as exc:
+        raise HarborTaskError(f"its Dockerfile needs a build ({why}): {exc}") from None
+    shutil.copytree(folder / "environment", repo.parent / "environment", symlinks=True)
+    workdir = spec.environment.workdir or image.workdir
+    table: dict[str, Any] = {"dockerfile": f"environment/{DOCKERFILE}"}
+    if workdir != image.workdir:
+        table["workdir"] = workdir
+    if spec.environment.env:
+        table["env"] = dict(spec.environment.env)
+    _starting_files(image, workdir or "/", repo)
+    env = {**image.env, **spec.environment.env}
+    return table, replace(image, workdir=workdir or image.workdir, env=env)
 
 
 def _portable(text: str, location: str, kind: str) -> str:
