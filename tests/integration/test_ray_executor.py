@@ -136,7 +136,7 @@ def test_a_cap_for_half_of_a_priced_suite_stops_within_one_high_estimate_like_lo
 
 
 def test_a_worker_killed_mid_trial_is_rerun_and_the_loss_recorded(
-    tmp_path: Path, cluster: LocalRayCluster
+    tmp_path: Path, cluster: LocalRayCluster, capsys: pytest.CaptureFixture[str]
 ) -> None:
     prices = write_prices(tmp_path)
     suite = make_suite(tmp_path, [spender("long", "mock-small", seconds=4)], tasks=2)
@@ -174,6 +174,14 @@ def test_a_worker_killed_mid_trial_is_rerun_and_the_loss_recorded(
     recorded = json.loads((folder_of(options.results, lost[0]) / "result.json").read_text())
     assert recorded["retries"][0]["reason"] == "worker_lost"
     assert [r.attempt for r in summary.trials] == [1, 1]  # rerun inside the one attempt
+    # Ray's own word on the dead worker goes to the run's log, not the terminal.
+    log = options.results / "runs" / f"{plan.run_id}.log"
+    wait_until(
+        lambda: log.is_file() and "(raylet) A worker died" in log.read_text(),
+        "Ray's message about the killed worker in the run's log",
+    )
+    printed = capsys.readouterr()
+    assert "A worker died" not in printed.out + printed.err
 
 
 def _running_a_trial(

@@ -39,6 +39,7 @@ from typing import Any
 from harnessdrive.errors import HarnessdriveError, UserError
 from harnessdrive.executors.lost_work import lost_try_cost
 from harnessdrive.executors.node_cache import clean_node
+from harnessdrive.executors.ray_messages import send_ray_messages_to
 from harnessdrive.executors.ray_nodes import NodeReport, check_node, node_table, refusal
 from harnessdrive.executors.ray_relay import RelayEvent, TrialRelay, pack_folder, unpack_into
 from harnessdrive.executors.ray_worker import Shipped, harnessdrive_version, run_shipped
@@ -103,6 +104,8 @@ class RayExecutor:
         self._owns = not ray.is_initialized()
         if self._owns:
             _join(ray, settings.address)
+        if settings.log is not None:
+            send_ray_messages_to(settings.log)
         self._cpus = cpus
         self._remote = ray.remote(num_cpus=cpus, max_retries=0)(run_shipped)
         self._check = ray.remote(num_cpus=0, max_retries=0)(check_node)

@@ -47,6 +47,7 @@ from harnessdrive.stats.sequential_design import DecisionSettings
 from harnessdrive.store.folder import check_for_writing
 from harnessdrive.store.lock import ResultsLock
 from harnessdrive.store.manifest import RunManifest, created_at
+from harnessdrive.store.paths import ResultsPaths
 from harnessdrive.store.results import TrialResult
 from harnessdrive.store.store import Store, utc_now
 from harnessdrive.tasks.models import VariantSpec
@@ -343,6 +344,7 @@ def _worker_settings(plan: Plan, options: RunOptions, shown: tuple[Path, ...]) -
         python=options.python,
         keep=options.keep,
         address=options.address,
+        log=ResultsPaths(options.results).run_log(plan.run_id),
         footprint=tasks_footprint(plan.suite.tasks, max(options.jobs, 1)) if known else None,
     )
 

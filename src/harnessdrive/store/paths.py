@@ -96,6 +96,10 @@ class ResultsPaths:
     def run_manifest(self, run_id: str) -> Path:
         return self.runs / f"{run_id}.json"
 
+    def run_log(self, run_id: str) -> Path:
+        """What the executor's machinery said during a run (Ray's messages, say)."""
+        return self.runs / f"{run_id}.log"
+
     def run_decisions(self, run_id: str) -> Path:
         """A run-until-decided run's decisions (store/decisions_file.py)."""
         return self.root / "decisions" / f"{run_id}.json"

@@ -124,3 +124,6 @@ class WorkerSettings:
     address: str | None = None
     """The cluster to join, for an executor that runs trials elsewhere (``auto``,
     ``ray://host:port``); None lets it choose (a local one)."""
+    log: Path | None = None
+    """Where an executor writes its own messages (a cluster's, say) during a run; None leaves
+    them where they go."""
