@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import getpass
 import sys
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 
 from harnessdrive.cli import options as opt
 from harnessdrive.errors import UserError
 from harnessdrive.report.review_queue import unreviewed_passes
+from harnessdrive.report.review_screen import Terminal, review_queue, review_trial
 from harnessdrive.report.show import find_trial, trial_trajectory, trial_view
 from harnessdrive.report.show_text import render_trial
-from harnessdrive.store.paths import TrialPaths
 from harnessdrive.store.results import TrialResult
-from harnessdrive.store.review import Decision, record_review
+from harnessdrive.store.review import Decision
 
 TrialArgument = Annotated[
     str, typer.Argument(help="A trial id, its end (task/variant/r1) or a trial folder.")
@@ -48,61 +48,30 @@ def review(
     accept: Annotated[bool, typer.Option("--accept", help="Accept the trial's change.")] = False,
     reject: Annotated[bool, typer.Option("--reject", help="Reject the trial's change.")] = False,
     note: Annotated[str, typer.Option("--note", metavar="TEXT", help="Why, in a line.")] = "",
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Change a decision already recorded without asking.")
+    ] = False,
 ) -> None:
-    """Accept or reject each passing trial's change; stored beside its result."""
+    """Accept or reject each passing trial's change, its diff first; stored beside its
+    result. Keys: a accept, r reject, s skip, v view the whole trial, q quit, ? list them."""
     if accept and reject:
         raise UserError("--accept and --reject ask for two decisions; give one")
     reviewer = _reviewer()
-    if trial is not None:
-        paths = find_trial(results, trial)
-        result = TrialResult.model_validate_json(paths.result.read_bytes())
-        if not (accept or reject):
-            decided = _ask(paths)
-            if decided is None or decided == "skip":
-                return
-            decision, note = decided[0], note or decided[1]
-        else:
-            decision = "accepted" if accept else "rejected"
-        record_review(paths, result, decision, note=note, reviewer=reviewer)
-        print(f"{result.trial_id}: {decision}")
+    terminal = Terminal()
+    if trial is None:
+        if accept or reject:
+            raise UserError("--accept or --reject needs the trial it decides on")
+        waiting = unreviewed_passes(results)
+        if not waiting:
+            print("No passing trial waits for a review.")
+            return
+        done = review_queue(terminal, waiting, reviewer)
+        print(f"Reviewed {done} of {len(waiting)} waiting passes.")
         return
-    if accept or reject:
-        raise UserError("--accept or --reject needs the trial it decides on")
-    waiting = unreviewed_passes(results)
-    if not waiting:
-        print("No passing trial waits for a review.")
-        return
-    done = 0
-    for paths, result in waiting:
-        decided = _ask(paths)
-        if decided is None:
-            break
-        if decided == "skip":
-            continue
-        record_review(paths, result, decided[0], note=decided[1], reviewer=reviewer)
-        done += 1
-    print(f"Reviewed {done} of {len(waiting)} waiting passes.")
-
-
-def _ask(paths: TrialPaths) -> tuple[Decision, str] | Literal["skip"] | None:
-    """Show the trial, then read a/r (accept, reject, and a note), s (skip) or q (quit: None,
-    as is the end of the input)."""
-    sys.stdout.write(render_trial(trial_view(paths)))
-    while True:
-        sys.stdout.write("accept, reject, skip or quit? [a/r/s/q] ")
-        sys.stdout.flush()
-        answer = sys.stdin.readline()
-        if not answer:
-            return None
-        word = answer.strip().lower()[:1]
-        if word in ("a", "r"):
-            sys.stdout.write("note (optional): ")
-            sys.stdout.flush()
-            return ("accepted" if word == "a" else "rejected", sys.stdin.readline().strip())
-        if word == "s":
-            return "skip"
-        if word == "q":
-            return None
+    paths = find_trial(results, trial)
+    result = TrialResult.model_validate_json(paths.result.read_bytes())
+    given: Decision | None = "accepted" if accept else "rejected" if reject else None
+    print(review_trial(terminal, paths, result, given, note=note, yes=yes, reviewer=reviewer))
 
 
 def _reviewer() -> str:

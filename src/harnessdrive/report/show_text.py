@@ -31,7 +31,7 @@ def _lines(view: TrialView) -> Iterator[str]:
     yield (
         "  "
         + ", ".join(
-            f"{name} {_safe(value)}"
+            f"{name} {safe_text(value)}"
             for name, value in (
                 ("model", view.model),
                 ("effort", view.effort),
@@ -43,7 +43,7 @@ def _lines(view: TrialView) -> Iterator[str]:
         else "  model not recorded"
     )
     yield f"  {_spent(view)}"
-    yield f"  tests: {_tests(view)}"
+    yield f"  tests: {tests_line(view)}"
     if view.protocol is not None:
         yield f"  protocol {view.protocol}"
     if view.plugins is not None:
@@ -59,7 +59,7 @@ def _lines(view: TrialView) -> Iterator[str]:
         )
     if view.details:
         shown = json.dumps(view.details, sort_keys=True, default=str)
-        yield "  grader kind's details: " + _safe(shown[:EVENT_TEXT])
+        yield "  grader kind's details: " + safe_text(shown[:EVENT_TEXT])
     if view.rounds > 1 and view.round == 0:
         yield f"  no round of {view.rounds} was kept: the untouched repository counted"
     elif view.rounds > 1:
@@ -75,11 +75,11 @@ def _lines(view: TrialView) -> Iterator[str]:
     yield from _section("Diff", _clip(view.diff) or ["(no change)"])
     failing = []
     for test in view.failing_tests:
-        failing.append(f"{test.kind.upper()} {_safe(test.name)}  [{test.source}]")
+        failing.append(f"{test.kind.upper()} {safe_text(test.name)}  [{test.source}]")
         if test.message and not _repeated(test.message, test.output):
             # The assertion once: pytest's output usually repeats the message.
             failing.append(f"  {_short(test.message)}")
-        failing += [f"  | {line}" for line in _safe(test.output).splitlines()[-30:]]
+        failing += [f"  | {line}" for line in safe_text(test.output).splitlines()[-30:]]
     if view.test_log is not None:
         failing += ["(tail of the deciding test command's log)", *_clip(view.test_log)]
     if failing:
@@ -88,7 +88,7 @@ def _lines(view: TrialView) -> Iterator[str]:
         yield from _section(
             "Findings",
             [
-                f"{f.code} ({f.severity}) {_safe(str(f.path or ''))} {_safe(str(f.detail))}"
+                f"{f.code} ({f.severity}) {safe_text(str(f.path or ''))} {safe_text(str(f.detail))}"
                 for f in view.findings
             ],
         )
@@ -112,12 +112,12 @@ def _events(events: tuple[Event, ...]) -> Iterator[str]:
         elif event.kind == "tool_call":
             shown = data.get("input")
             detail = f" {_short(json.dumps(shown, default=str))}" if shown else ""
-            yield f"[tool] {_safe(event.text)}{detail}"
+            yield f"[tool] {safe_text(event.text)}{detail}"
         elif event.kind == "tool_result":
             output = _text(data.get("output", ""))
             failed = " (error)" if data.get("error") else ""
-            yield f"[tool result] {_safe(event.text) or 'tool'}{failed}"
-            lines = _safe(output).splitlines()
+            yield f"[tool result] {safe_text(event.text) or 'tool'}{failed}"
+            lines = safe_text(output).splitlines()
             yield from (f"  | {line[:200]}" for line in lines[:RESULT_LINES])
             if len(lines) > RESULT_LINES:
                 yield f"  | [... {len(lines) - RESULT_LINES} more lines]"
@@ -135,7 +135,7 @@ def _events(events: tuple[Event, ...]) -> Iterator[str]:
                 continue
             yield from (f"  | {line}" for line in _short(said).splitlines()[:20])
         elif event.kind == "file_change":
-            yield f"[file] {_safe(event.text)}"
+            yield f"[file] {safe_text(event.text)}"
         else:
             yield f"[{event.kind}] {_short(event.text or json.dumps(data, default=str))}"
 
@@ -164,7 +164,7 @@ def _duration(seconds: float) -> str:
     return f"{minutes}m {rest:02d}s" if minutes else f"{seconds:.1f}s"
 
 
-def _tests(view: TrialView) -> str:
+def tests_line(view: TrialView) -> str:
     if not view.tests:
         return "not graded"
     parts = []
@@ -192,11 +192,12 @@ def _cost(view: TrialView) -> Iterator[str]:
         agreed = "DISAGREES with" if cost.usage_mismatch else "agrees with"
         yield f"tokens seen by the proxy: {cost.proxy_usage.total:,} ({agreed} the CLI's log)"
     if cost.note:
-        yield f"note: {_safe(cost.note)}"
+        yield f"note: {safe_text(cost.note)}"
     ledger = view.ledger or {}
     for call in ledger.get("calls", []) if isinstance(ledger.get("calls"), list) else []:
         if isinstance(call, dict):
-            yield f"  call {call.get('index')}: {_safe(str(call.get('model')))} {_call_usd(call)}"
+            model = safe_text(str(call.get("model")))
+            yield f"  call {call.get('index')}: {model} {_call_usd(call)}"
 
 
 def _call_usd(call: dict[str, object]) -> str:
@@ -213,18 +214,18 @@ def _call_usd(call: dict[str, object]) -> str:
 
 
 def _clip(text: Clipped) -> list[str]:
-    lines = _safe(text.text).splitlines()
+    lines = safe_text(text.text).splitlines()
     if text.cut:
         lines.append(f"[... cut; the whole file is {text.file}]")
     return lines
 
 
 def _short(text: str) -> str:
-    text = _safe(text)
+    text = safe_text(text)
     return text if len(text) <= EVENT_TEXT else text[:EVENT_TEXT] + " [...]"
 
 
-def _safe(text: str) -> str:
+def safe_text(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
