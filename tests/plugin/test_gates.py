@@ -59,7 +59,9 @@ def test_a_session_worse_than_its_baseline_fails_with_the_comparison_s_verdict(
     (baseline,) = session_folders(pytester.path)
 
     write_cases(pytester.path, "true")  # the agent no longer does the work
-    monkeypatch.setenv("EVAL_BASELINE", baseline.name[:15])  # a unique prefix names it
+    # A prefix names it, long enough to be unique (both sessions may start within a second).
+    named = baseline.name[: len(baseline.name) - 2]
+    monkeypatch.setenv("EVAL_BASELINE", named)
 
     second = pytester.runpytest("evals", "-p", "no:randomly")
 
@@ -76,7 +78,7 @@ def test_a_session_worse_than_its_baseline_fails_with_the_comparison_s_verdict(
     assert found.verdict == "worse"
     out = second.stdout.str()
     assert (
-        f"gate FAILED: expect_no_regression('agent', baseline={baseline.name[:15]!r}, "
+        f"gate FAILED: expect_no_regression('agent', baseline={named!r}, "
         f"margin=0.1): {describe(found)}"
     ) in out
     assert "gate FAILED: expect_at_least('agent', 0.5): pass rate 0.00" in out
