@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -32,6 +34,15 @@ def test_each_mined_task_is_audited_and_marked(
     for task in tasks:
         marked = json.loads((suite / "tasks" / task / AUDIT_FILE).read_text())
         assert marked["task"] == task and marked["exploits"]
+        # Each task records when its commit was made, to slice by a model's training cutoff.
+        metadata = tomllib.loads((suite / "tasks" / task / "task.toml").read_text())["metadata"]
+        date = subprocess.run(
+            ["git", "-C", str(tmp_path / "calc"), "log", "-1", "--format=%cI", metadata["commit"]],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        assert metadata["committed"] == date and date.startswith("20")
 
 
 def test_audit_without_validate_is_one_line_and_exit_2(
