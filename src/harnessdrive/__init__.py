@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
+    from harnessdrive.audit.exploits import Exploit
     from harnessdrive.errors import GradingError, HarnessdriveError, PluginError, UserError
     from harnessdrive.executors.interface import Executor, ExecutorEntry
     from harnessdrive.grading.kinds.base import GraderKind, GradingCopy, grader_kind
@@ -73,6 +74,7 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "Event": ("harnessdrive.transcript", "Event"),
     "Executor": ("harnessdrive.executors.interface", "Executor"),
     "ExecutorEntry": ("harnessdrive.executors.interface", "ExecutorEntry"),
+    "Exploit": ("harnessdrive.audit.exploits", "Exploit"),
     "Finding": ("harnessdrive.grading.verdict", "Finding"),
     "GradeSpec": ("harnessdrive.tasks.models", "GradeSpec"),
     "GraderKind": ("harnessdrive.grading.kinds.base", "GraderKind"),
@@ -165,6 +167,7 @@ __all__ = [
     "Event",
     "Executor",
     "ExecutorEntry",
+    "Exploit",
     "Finding",
     "GradeSpec",
     "GraderKind",

@@ -55,6 +55,7 @@ KNOWN: frozenset[tuple[str, str]] = frozenset(
     {
         # Type-only: the hook specifications declare each registration's type, for a plugin's
         # own type checker (imported under TYPE_CHECKING, never at run time).
+        ("harnessdrive.plugins.hookspecs", "harnessdrive.audit.exploits"),
         ("harnessdrive.plugins.hookspecs", "harnessdrive.executors.interface"),
         ("harnessdrive.plugins.hookspecs", "harnessdrive.grading.kinds.base"),
         ("harnessdrive.plugins.hookspecs", "harnessdrive.harnesses.entry"),

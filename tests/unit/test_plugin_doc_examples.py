@@ -31,7 +31,7 @@ def imported_modules(code: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("doc", ["plugins.md", "architecture.md"])
+@pytest.mark.parametrize("doc", ["plugins.md", "architecture.md", "audit.md"])
 def test_extension_examples_import_only_from_harnessdrive(doc: str) -> None:
     modules = [module for block in python_blocks(doc) for module in imported_modules(block)]
     assert "harnessdrive" in modules

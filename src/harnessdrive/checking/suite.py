@@ -30,6 +30,7 @@ from harnessdrive.checking.repeats import (
     flag_disagreements,
     repeat_folder,
 )
+from harnessdrive.checking.room import room_problems
 from harnessdrive.executors.interface import DEFAULT_EXECUTOR, Executor
 from harnessdrive.executors.registry import create_executor
 from harnessdrive.grading import reference_outcomes
@@ -305,6 +306,8 @@ def _report(task: Task, results: list[tuple[_Case, TrialResult]]) -> TaskCheck:
         changed = diff is not None and diff.files_changed > 0
         if case.name == "reference" and diff is not None:
             reference_lines = diff.lines_changed
+        if case.name == "reference" and verdict.outcome == "pass":
+            report.problems.extend(room_problems(task, verdict))
         report.cases.append(
             CheckCase(
                 case.name,

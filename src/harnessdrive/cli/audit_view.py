@@ -59,11 +59,13 @@ def show_audit(audits: list[TaskAudit]) -> None:
             console.print(f"{item.task}: not audited: no exploit applies to its grader kind")
 
 
-def with_audit(checks_text: str, audits: list[TaskAudit]) -> str:
-    """The self-test's JSON with the audit added under ``audit`` (when one ran)."""
+def with_audit(text: str, audits: list[TaskAudit]) -> str:
+    """A command's JSON (the self-test's, mining's summary) with the audit added under
+    ``audit`` (when one ran), and ``ok`` false when it found an untrusted task."""
     if not audits:
-        return checks_text
-    data = json.loads(checks_text)
+        return text
+    data = json.loads(text)
     data["audit"] = [item.as_json() for item in audits]
-    data["ok"] = data["ok"] and all(item.trusted for item in audits)
-    return json.dumps(data, indent=2)
+    if "ok" in data:
+        data["ok"] = data["ok"] and all(item.trusted for item in audits)
+    return json.dumps(data, indent=2) + ("\n" if text.endswith("\n") else "")

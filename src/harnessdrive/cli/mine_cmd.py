@@ -12,7 +12,10 @@ from typing import Annotated
 
 import typer
 
+from harnessdrive.audit.runner import audit
 from harnessdrive.cli import options as opt
+from harnessdrive.cli.audit_view import show_audit, with_audit
+from harnessdrive.errors import UserError
 from harnessdrive.mining.checks import CandidateResult
 from harnessdrive.mining.drift import DEFAULT_SAMPLE_EVERY
 from harnessdrive.mining.mine import MineOptions, mine
@@ -23,6 +26,7 @@ from harnessdrive.mining.summary import (
     render_summary_json,
     render_summary_markdown,
 )
+from harnessdrive.tasks.loading import load_suite
 
 EXIT_INTERRUPTED = 130
 
@@ -139,10 +143,20 @@ def mine_command(
         bool,
         typer.Option("--fresh", help="Check every commit again, ignoring the journal."),
     ] = False,
+    audit_tasks: Annotated[
+        bool,
+        typer.Option(
+            "--audit",
+            help="With --validate: run the exploit library on every task written and record"
+            " which can be trusted (audit.json beside each, as check --audit does).",
+        ),
+    ] = False,
     sandbox: opt.SandboxOption = "auto",
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Mine tasks from your git history; with --validate, write them as a suite."""
+    if audit_tasks and not validate:
+        raise UserError("--audit audits the suite --validate writes; add --validate")
     options = MineOptions(
         repo=repo,
         since=since,
@@ -179,10 +193,21 @@ def mine_command(
             file=sys.stderr,
         )
         raise typer.Exit(EXIT_INTERRUPTED) from None
+    audits = []
+    if audit_tasks and result.suite is not None:
+        audits = audit(
+            load_suite(result.suite),
+            logs=result.suite / "logs" / "audit",
+            jobs=max(jobs, 1),
+            sandbox=opt.sandbox_kind(sandbox),
+            python=sys.executable,
+        )
     if json_output:
-        sys.stdout.write(render_summary_json(result.summary))
+        sys.stdout.write(with_audit(render_summary_json(result.summary), audits))
     else:
         sys.stdout.write(render_summary_markdown(result.summary))
+        if audits:
+            show_audit(audits)
 
 
 def _names(given: str | None) -> tuple[str, ...] | None:

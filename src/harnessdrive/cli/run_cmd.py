@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from harnessdrive.audit.counting import untrusted_tasks
+from harnessdrive.audit.counting import counted_suite, untrusted_tasks
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
 from harnessdrive.cli.progress import progress_for_terminal
@@ -23,6 +23,7 @@ from harnessdrive.cli.until_decided import (
 )
 from harnessdrive.cli.variants import matrix_variants, resolve_variants, split_names
 from harnessdrive.harbor.direct import suite_folder
+from harnessdrive.report.left_out import left_out_note
 from harnessdrive.report.render import render_report
 from harnessdrive.report.scoreboard import build_report
 from harnessdrive.running.concurrency import parse_limit
@@ -101,7 +102,7 @@ def run(
         typer.Option(
             "--all-tasks",
             help="Count tasks the audit (check --audit) marked untrusted or invalid; by default "
-            "the scoreboard leaves them out and says so.",
+            "the scoreboard leaves them out and says so, and --until-decided does not run them.",
         ),
     ] = False,
     max_usd: Annotated[
@@ -200,6 +201,11 @@ def run(
         retry_failed=retry_failed,
         until_decided=rules,
     )
+    if rules is not None and not all_tasks:
+        # A decision counts the tasks the scoreboard counts: untrusted ones are not even run.
+        loaded, left_out = counted_suite(loaded)
+        if left_out:
+            typer.echo(left_out_note(left_out), err=True)
     if rules is not None:
         # The plan lists every trial the budget could take; the run takes only those needed.
         repeat = repeats_needed([t.id for t in loaded.tasks], rules.max_repeats)

@@ -77,6 +77,8 @@ class Candidate(_Model):
     changes_dependencies: bool
     """Whether a dependency manifest or lockfile changed (hidden tests or gold files)."""
     files: list[FileChange]
+    committed: str = ""
+    """The committer date (ISO 8601), so tasks can be sliced by a model's training cutoff."""
 
     @property
     def dependency_files(self) -> list[str]:
@@ -143,4 +145,5 @@ def build_candidate(commit: LoggedCommit, lfs_blobs: frozenset[str] = frozenset(
         gold_lines=sum(f.lines for f in files if f.kind in ("source", "other")),
         changes_dependencies=any(f.dependency for f in files),
         files=files,
+        committed=commit.committed,
     )

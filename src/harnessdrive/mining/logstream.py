@@ -1,8 +1,8 @@
 """Parse one streaming ``git log -z --raw --numstat`` pass into commits and their changed files.
 
 With ``-z`` every field ends in a NUL byte and paths are printed byte for byte, so any file name
-survives. Each commit is a header (``\\x1e`` + sha, parents, message) followed by its ``--raw``
-records (``:modes blobs status`` then the path) and its ``--numstat`` records
+survives. Each commit is a header (``\\x1e`` + sha, parents, committer date, message) followed
+by its ``--raw`` records (``:modes blobs status`` then the path) and its ``--numstat`` records
 (``added<TAB>deleted<TAB>path``, ``-`` for binary files).
 """
 
@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-LOG_FORMAT = "--format=%x1e%H%x00%P%x00%B"
+LOG_FORMAT = "--format=%x1e%H%x00%P%x00%cI%x00%B"
 GITLINK_MODE = "160000"
 
 
@@ -51,6 +51,8 @@ class LoggedCommit:
     parents: tuple[str, ...]
     message: bytes
     changes: tuple[ChangedPath, ...]
+    committed: str = ""
+    """The committer date, ISO 8601 with its offset (git's ``%cI``)."""
 
 
 def _tokens(chunks: Iterable[bytes]) -> Iterator[bytes]:
@@ -75,9 +77,10 @@ def _numstat(token: bytes) -> tuple[int | None, int | None, bytes]:
 class _Commit:
     """A commit while its records arrive."""
 
-    def __init__(self, sha: str, parents: tuple[str, ...], message: bytes) -> None:
+    def __init__(self, sha: str, parents: tuple[str, ...], committed: str, message: bytes) -> None:
         self.sha = sha
         self.parents = parents
+        self.committed = committed
         self.message = message
         self.raw: dict[bytes, tuple[str, str, str, str, str]] = {}
         self.counts: dict[bytes, tuple[int | None, int | None]] = {}
@@ -102,7 +105,9 @@ class _Commit:
                     added, deleted,
                 )
             )  # fmt: skip
-        return LoggedCommit(self.sha, self.parents, self.message, tuple(changes))
+        return LoggedCommit(
+            self.sha, self.parents, self.message, tuple(changes), committed=self.committed
+        )
 
 
 def parse_log(chunks: Iterable[bytes]) -> Iterator[LoggedCommit]:
@@ -115,8 +120,9 @@ def parse_log(chunks: Iterable[bytes]) -> Iterator[LoggedCommit]:
             if current is not None:
                 yield current.finish()
             parents = next(tokens, b"").decode("ascii").split()
+            committed = next(tokens, b"").decode("ascii", errors="replace")
             message = next(tokens, b"")
-            current = _Commit(head[1:].decode("ascii"), tuple(parents), message)
+            current = _Commit(head[1:].decode("ascii"), tuple(parents), committed, message)
         elif current is None or not head:
             continue
         elif head.startswith(b":"):

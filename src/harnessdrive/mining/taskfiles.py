@@ -159,6 +159,7 @@ def task_data(
     data["metadata"] = {
         "mined": True,
         "commit": candidate.commit,
+        "committed": candidate.committed,
         "parent": candidate.parent,
         "hidden_tests": [_printable(p) for p in candidate.hidden_tests],
         "gold_files": [_printable(p) for p in candidate.gold_files],

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:  # the registrations' types, for a plugin's own type checker
+    from harnessdrive.audit.exploits import Exploit
     from harnessdrive.executors.interface import ExecutorEntry
     from harnessdrive.grading.kinds.base import GraderKind
     from harnessdrive.harnesses.entry import HarnessEntry
@@ -53,4 +54,9 @@ class HookSpecs:
     @hookspec
     def harnessdrive_reporters(self) -> list[Reporter]:
         """Report renderers: :class:`harnessdrive.report.renderers.Reporter` items."""
+        raise NotImplementedError
+
+    @hookspec
+    def harnessdrive_exploits(self) -> list[Exploit]:
+        """Exploits the task audit runs: :class:`harnessdrive.audit.exploits.Exploit` items."""
         raise NotImplementedError

@@ -29,6 +29,7 @@ BUILTIN_PLUGINS: dict[str, str] = {
     "harnessdrive.report.builtin": "harnessdrive_reporters",
     "harnessdrive.executors.builtin": "harnessdrive_executors",
     "harnessdrive.protocols.builtin": "harnessdrive_protocols",
+    "harnessdrive.audit.builtin": "harnessdrive_exploits",
 }
 """harnessdrive's own plugin modules, each registering one area's built-ins through its hook.
 A module is imported when its hook is first called: finding a harness imports no report

@@ -1,0 +1,98 @@
+"""harnessdrive's own exploits, registered through the same hook as a plugin's (docs/audit.md)."""
+
+from __future__ import annotations
+
+from harnessdrive.audit.exploits import (
+    Exploit,
+    always_equal,
+    constant_stub,
+    mine_history,
+    plant_runner_config,
+    prompt_literal,
+    read_disk,
+    rewrite_tests,
+    shadow_runner,
+    skip_when_called,
+)
+from harnessdrive.plugins.hookspecs import hookimpl
+
+_TESTS = ("tests",)
+
+
+@hookimpl
+def harnessdrive_exploits() -> list[Exploit]:
+    return [
+        Exploit(
+            "constant-stub",
+            _TESTS,
+            "every changed function returning 0 passes",
+            "the hidden tests accept a constant: assert on the values the change must produce, "
+            "not only on their type or on the absence of an error",
+            constant_stub,
+        ),
+        Exploit(
+            "always-equal",
+            _TESTS,
+            "a value equal to everything passes",
+            "the hidden tests compare with ==, which the result controls: check the type exactly "
+            "(type(got) is int) before comparing, or compare repr()",
+            always_equal,
+        ),
+        Exploit(
+            "skip-when-called",
+            _TESTS,
+            "tests that skip themselves count as passing",
+            "grade a skipped hidden test as a failure (declare the skips the reference needs in "
+            "the task's recorded reference outcomes)",
+            skip_when_called,
+        ),
+        Exploit(
+            "prompt-literal",
+            _TESTS,
+            "returning a value quoted in the prompt passes",
+            "the prompt quotes the expected output: describe the behaviour instead, or test "
+            "inputs the prompt does not show",
+            prompt_literal,
+        ),
+        Exploit(
+            "runner-config",
+            _TESTS,
+            "a planted conftest.py, plugin or pytest.ini forces passes",
+            "protect runner configuration (grade.protected: conftest.py, pytest.ini, setup.cfg, "
+            "tox.ini, pyproject.toml) or run the hidden tests without the workspace's config",
+            plant_runner_config,
+        ),
+        Exploit(
+            "shadow-runner",
+            _TESTS,
+            "a pytest.py, unittest.py or sitecustomize.py in the workspace replaces the runner",
+            "run the test runner so that the workspace is not first on its import path (python "
+            "-P, or the runner installed outside the workspace)",
+            shadow_runner,
+        ),
+        Exploit(
+            "rewrite-tests",
+            _TESTS,
+            "the grading runs test code the agent may change",
+            "protect every test file and helper the hidden tests use (grade.protected = "
+            '["tests/**"]), or ship them as hidden files',
+            rewrite_tests,
+        ),
+        Exploit(
+            "mine-history",
+            _TESTS,
+            "the reference change is in the repository's git history",
+            "build the task's repository from the base commit only (no later commits, refs, "
+            "reflog or stash)",
+            mine_history,
+            sandboxed=True,
+        ),
+        Exploit(
+            "read-disk",
+            _TESTS,
+            "the reference solution is readable from the agent's sandbox",
+            "run agents in a sandbox that hides the task folder (sandbox = bwrap or docker)",
+            read_disk,
+            sandboxed=True,
+        ),
+    ]
