@@ -9,6 +9,7 @@ import typer
 
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
+from harnessdrive.cli.trust_options import AllTasksOption, AuditedSuiteOption, audits_now
 from harnessdrive.errors import UserError
 from harnessdrive.report.baseline import compare_to_baseline
 from harnessdrive.report.compare import compare_arms, render_comparison
@@ -60,10 +61,16 @@ def compare(
         bool, typer.Option("--accepted-only", help="Only passes a person accepted count.")
     ] = False,
     json_output: opt.JsonOption = False,
+    all_tasks: AllTasksOption = False,
+    suite: AuditedSuiteOption = None,
 ) -> None:
     """Compare two arms paired by task: the table, the interval, the test and the verdict."""
     if baseline is not None:
-        found = compare_to_baseline(results, baseline, first, baseline_arm=second, margin=margin)
+        if suite is not None:
+            raise UserError("--suite and --baseline: each folder counts by its own runs' audits")
+        found = compare_to_baseline(
+            results, baseline, first, baseline_arm=second, margin=margin, all_tasks=all_tasks
+        )
     elif second is None:
         raise UserError("compare needs two arms, or one arm and --baseline EARLIER")
     else:
@@ -77,6 +84,8 @@ def compare(
             confidence=confidence,
             margin=margin,
             accepted_only=accepted_only,
+            all_tasks=all_tasks,
+            suite_trust=audits_now(suite),
         )
     if json_output:
         print(model_json(found))

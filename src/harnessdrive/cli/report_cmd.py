@@ -9,6 +9,7 @@ import typer
 
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
+from harnessdrive.cli.trust_options import AllTasksOption, AuditedSuiteOption, audits_now
 from harnessdrive.errors import UserError
 from harnessdrive.pytest_plugin.session_report import is_session, load_session_report
 from harnessdrive.report.loading import View, load_folder_report, load_report
@@ -58,6 +59,8 @@ def report(
     confidence: Annotated[
         float, typer.Option("--confidence", metavar="LEVEL", help="1 - the error rate.")
     ] = 0.95,
+    all_tasks: AllTasksOption = False,
+    suite: AuditedSuiteOption = None,
 ) -> None:
     """Print the scoreboard of a recorded run again, or write it as a page or JSON."""
     if json_output and format_name not in ("text", "json"):
@@ -68,7 +71,13 @@ def report(
         raise UserError(f"--margin is a difference of rates between 0 and 1, not {margin}")
     if not 0 < confidence < 1:
         raise UserError(f"--confidence must lie between 0 and 1, not {confidence}")
-    view = View(accepted_only=accepted_only, margin=margin, confidence=confidence)
+    view = View(
+        accepted_only=accepted_only,
+        margin=margin,
+        confidence=confidence,
+        all_tasks=all_tasks,
+        suite_trust=audits_now(suite),
+    )
     chosen = reporter("json" if json_output else format_name)
     if output is None and chosen.default_file:
         output = results / chosen.default_file

@@ -9,7 +9,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from harnessdrive.audit.counting import counted_suite, untrusted_tasks
+from harnessdrive.audit.counting import counted_suite
+from harnessdrive.audit.trust_record import suite_trust
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.output import stdout
 from harnessdrive.cli.progress import progress_for_terminal
@@ -26,12 +27,14 @@ from harnessdrive.harbor.direct import suite_folder
 from harnessdrive.report.left_out import left_out_note
 from harnessdrive.report.render import render_report
 from harnessdrive.report.scoreboard import build_report
+from harnessdrive.report.trust_counting import count_trusted
 from harnessdrive.running.concurrency import parse_limit
 from harnessdrive.running.never_ran import harnesses_that_never_ran
 from harnessdrive.running.not_run import machinery_failures
 from harnessdrive.running.plan import Plan, make_plan
 from harnessdrive.running.run import RunDriver, RunOptions, RunSummary
 from harnessdrive.stats.sequential_design import repeats_needed
+from harnessdrive.store.trust import trial_trust
 from harnessdrive.tasks.loading import load_suite
 
 EXIT_INTERRUPTED = 130
@@ -200,6 +203,7 @@ def run(
         limits=dict(parse_limit(each) for each in limit or ()),
         retry_failed=retry_failed,
         until_decided=rules,
+        trust=suite_trust(loaded.tasks),
     )
     if rules is not None and not all_tasks:
         # A decision counts the tasks the scoreboard counts: untrusted ones are not even run.
@@ -238,6 +242,7 @@ def demo(
             sandbox=opt.sandbox_kind(sandbox),
             network=demo.network,
             price_records=demo.prices,
+            trust=suite_trust(demo.plan.suite.tasks),
         )
         _execute_and_report(demo.plan, options, json_output)
 
@@ -252,12 +257,20 @@ def _execute_and_report(
             summary = driver.run()
     finally:
         progress.close()
-    report = build_report(
+    # The same trust the run's manifest records: a report read back later counts the same.
+    trust = options.trust or {}
+    counted, counting = count_trusted(
         summary.trials,
+        {t.trial_id: trial_trust(trust, t) for t in summary.trials},
+        all_tasks=all_tasks,
+        unrun=[item for item in trust.values() if item.left_out],
+    )
+    report = build_report(
+        counted,
         variants=[v.label for v in plan.variants],
         run_id=summary.run_id,
         suite=plan.suite.name,
-        untrusted=() if all_tasks else untrusted_tasks(plan.suite.tasks),
+        trust=counting,
     )
     console = stdout()
     if json_output:

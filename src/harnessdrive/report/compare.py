@@ -7,7 +7,7 @@ is one of them) is compared on its own, a family of one, and says so."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rich.console import Group, RenderableType
@@ -18,7 +18,7 @@ from harnessdrive.errors import Setting, UserError, did_you_mean
 from harnessdrive.pytest_plugin.gates import session_trials
 from harnessdrive.pytest_plugin.session_report import is_session
 from harnessdrive.report.arm_inputs import arm_inputs
-from harnessdrive.report.loading import folder_trials
+from harnessdrive.report.loading import View, folder_trials_trust
 from harnessdrive.report.provenance import provenance_differences
 from harnessdrive.report.scoreboard import build_report, finished
 from harnessdrive.report.statistics import (
@@ -32,6 +32,7 @@ from harnessdrive.report.verdicts import describe
 from harnessdrive.stats.decisions import MIN_TASKS, ArmInput, decide
 from harnessdrive.store.review import decisions
 from harnessdrive.store.store import Store
+from harnessdrive.store.trust import TaskTrust
 
 
 def compare_arms(
@@ -45,8 +46,12 @@ def compare_arms(
     confidence: float = CONFIDENCE,
     margin: float | None = None,
     accepted_only: bool = False,
+    all_tasks: bool = False,
+    suite_trust: Mapping[str, TaskTrust] | None = None,
 ) -> Comparison:
-    """``first`` against ``second`` as the report of the runs of ``results`` compares them."""
+    """``first`` against ``second`` as the report of the runs of ``results`` compares them:
+    on the same trials, those on tasks the audit marked untrusted or invalid left out unless
+    ``all_tasks`` (``suite_trust``: by the suite's audits now, as ``report --suite``)."""
     if first == second:
         raise UserError(f"compare needs two different arms, got {first!r} twice")
     if min_tasks < 1:
@@ -60,7 +65,13 @@ def compare_arms(
         )
     # A pytest session's folder holds a store per worker: all of them are read.
     session = is_session(results) and not runs
-    trials = session_trials(results) if session else folder_trials(results, runs)
+    counting = None
+    if session:
+        trials = session_trials(results)
+    else:
+        trials, trust = folder_trials_trust(results, runs)
+        view = View(all_tasks=all_tasks, suite_trust=suite_trust)
+        trials, counting = view.counted(trials, trust)
     if len({t.suite for t in trials}) > 1 and not session:  # a session's case ids are unique
         # Tasks of different suites may share a name: pair them by suite and task.
         trials = [t.revised(task=f"{t.suite}/{t.task}") for t in trials]
@@ -81,6 +92,7 @@ def compare_arms(
         min_tasks=min_tasks,
         seed=seed,
         pooled=session,  # as the session's own report counts its cases
+        trust=counting,
     )
     found = report.statistics.between(first, second)
     if found is None:
@@ -104,7 +116,7 @@ def compare_arms(
         ProvenanceRow(field=d.field, first=d.a, second=d.b, why=d.why, summary=d.summary)
         for d in differences
     )
-    return found.model_copy(update={"provenance": rows})
+    return found.model_copy(update={"provenance": rows, "trust": counting})
 
 
 def render_comparison(c: Comparison) -> RenderableType:
@@ -133,6 +145,7 @@ def render_comparison(c: Comparison) -> RenderableType:
             f"{c.confidence * 100:.3g}% interval to exclude 0."
         ),
     ]
+    lines.extend(Text(line) for line in (c.trust.lines() if c.trust else []))
     if c.provenance:
         lines.append(Text("Beyond what their variants say, the arms' trials differ in:"))
         lines.extend(Text(_provenance_line(row, c)) for row in c.provenance)

@@ -12,12 +12,14 @@ from harnessdrive.errors import UserError, did_you_mean
 from harnessdrive.report.details import trial_details
 from harnessdrive.report.scoreboard import Report, build_report
 from harnessdrive.report.statistics import CONFIDENCE
+from harnessdrive.report.trust_counting import TrustCounting, count_trusted
 from harnessdrive.store.decisions_file import read_decisions
 from harnessdrive.store.folder import check_for_reading
 from harnessdrive.store.results import TrialResult
 from harnessdrive.store.review import decisions
 from harnessdrive.store.schema import RUN_SCHEMA, refuse_newer
 from harnessdrive.store.store import Store
+from harnessdrive.store.trust import TaskTrust, recorded_trust, trial_trust
 from harnessdrive.tasks.models import VariantSpec
 
 
@@ -43,6 +45,29 @@ class View:
     accepted_only: bool = False
     margin: float | None = None
     confidence: float = CONFIDENCE
+    all_tasks: bool = False
+    """Count the tasks the audit marked untrusted or invalid too."""
+    suite_trust: Mapping[str, TaskTrust] | None = None
+    """Each task's trust by its audit now (``--suite``), for the trials of the same version of
+    the task; None: the trust the runs recorded."""
+
+    def counted(
+        self,
+        trials: Sequence[TrialResult],
+        trust: Mapping[str, TaskTrust | None],
+        unrun: Sequence[TaskTrust] = (),
+    ) -> tuple[list[TrialResult], TrustCounting]:
+        """The trials that count in this view, and what the audit left out."""
+        if self.suite_trust is not None:
+            trust = now_trusted(trials, trust, self.suite_trust)
+            unrun = [self.suite_trust.get(item.task, item) for item in unrun]
+        return count_trusted(
+            trials,
+            trust,
+            all_tasks=self.all_tasks,
+            unrun=unrun,
+            source="run" if self.suite_trust is None else "suite",
+        )
 
 
 def load_report(
@@ -55,7 +80,9 @@ def load_report(
         detail = f" (cannot read {unreadable[0]})" if unreadable else ""
         raise UserError(f"no runs recorded in {results}{detail}")
     run = runs[0] if run_id is None else _one_run(runs, run_id)
-    results_list = run_trials(Store(results), run)
+    results_list, trust = trials_with_trust(Store(results), run)
+    unrun = [item for item in (recorded_trust(run) or {}).values() if item.left_out]
+    results_list, counting = view.counted(results_list, trust, unrun)
     variants = [VariantSpec.model_validate(v).label for v in run.get("variants", [])]
     report = build_report(
         results_list,
@@ -66,6 +93,7 @@ def load_report(
         accepted_only=view.accepted_only,
         margin=view.margin,
         confidence=view.confidence,
+        trust=counting,
     )
     report = with_sequential_decisions(report, results, run.get("run_id"))
     return with_details(report, results, results_list) if details else report
@@ -85,12 +113,23 @@ def with_sequential_decisions(report: Report, results: Path, run_id: object) -> 
 def load_folder_report(results: Path, *, details: bool = False, view: View = View()) -> Report:
     """The report of every run in a results folder together: each trial in the attempt the
     newest run that counted it counted."""
-    return report_of(results, folder_trials(results), details=details, view=view)
+    trials, trust = folder_trials_trust(results)
+    return report_of(results, trials, details=details, view=view, trust=trust)
 
 
 def report_of(
-    results: Path, trials: list[TrialResult], *, details: bool = False, view: View = View()
+    results: Path,
+    trials: list[TrialResult],
+    *,
+    details: bool = False,
+    view: View = View(),
+    trust: Mapping[str, TaskTrust | None] | None = None,
 ) -> Report:
+    """The report of ``trials``; with ``trust`` (each trial's, by trial id) the view leaves out
+    the trials on tasks the audit marked untrusted or invalid."""
+    counting = None
+    if trust is not None:
+        trials, counting = view.counted(trials, trust)
     suites = sorted({t.suite for t in trials})
     report = build_report(
         trials,
@@ -99,6 +138,7 @@ def report_of(
         accepted_only=view.accepted_only,
         margin=view.margin,
         confidence=view.confidence,
+        trust=counting,
     )
     return with_details(report, results, trials) if details else report
 
@@ -106,6 +146,14 @@ def report_of(
 def folder_trials(results: Path, run_ids: Sequence[str] = ()) -> list[TrialResult]:
     """The counted trials of every run in ``results`` (or of the runs whose ids start with one
     of ``run_ids``), a trial counted by several runs taken from the newest, oldest run first."""
+    return folder_trials_trust(results, run_ids)[0]
+
+
+def folder_trials_trust(
+    results: Path, run_ids: Sequence[str] = ()
+) -> tuple[list[TrialResult], dict[str, TaskTrust | None]]:
+    """:func:`folder_trials`, and each one's trust as the run it was taken from recorded it
+    (None: that run recorded none)."""
     check_for_reading(results)
     runs = list_runs(results)
     if not runs:
@@ -114,11 +162,38 @@ def folder_trials(results: Path, run_ids: Sequence[str] = ()) -> list[TrialResul
         runs = [_one_run(runs, prefix) for prefix in run_ids]
     store = Store(results)
     found: dict[str, TrialResult] = {}
+    trust: dict[str, TaskTrust | None] = {}
     for run in reversed(runs):  # oldest first, so the newest run's attempt stays
-        for result in run_trials(store, run):
+        trials, recorded = trials_with_trust(store, run)
+        for result in trials:
             found.pop(result.trial_id, None)
             found[result.trial_id] = result
-    return list(found.values())
+        trust.update(recorded)
+    return list(found.values()), trust
+
+
+def trials_with_trust(
+    store: Store, run: Mapping[str, Any]
+) -> tuple[list[TrialResult], dict[str, TaskTrust | None]]:
+    """:func:`run_trials`, and each one's task's trust as the run recorded it, by trial id."""
+    trials = run_trials(store, run)
+    recorded = recorded_trust(run)
+    return trials, {t.trial_id: trial_trust(recorded, t) for t in trials}
+
+
+def now_trusted(
+    trials: Sequence[TrialResult],
+    recorded: Mapping[str, TaskTrust | None],
+    now: Mapping[str, TaskTrust],
+) -> dict[str, TaskTrust | None]:
+    """Each trial's trust by its task's audit now where that audit is of the version the trial
+    ran; the recorded trust for the others."""
+    found = dict(recorded)
+    for trial in trials:
+        current = now.get(trial.task)
+        if current is not None and current.fingerprint == trial.task_fingerprint:
+            found[trial.trial_id] = current
+    return found
 
 
 def with_details(report: Report, results: Path, trials: Sequence[TrialResult]) -> Report:

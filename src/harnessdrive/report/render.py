@@ -25,6 +25,8 @@ def render_report(report: Report) -> RenderableType:
         parts.append(Text(f"Run {report.run_id} of suite {report.suite_id or report.suite}"))
     for line in report.mixed:
         parts.append(Text(f"Mixed: {line}", style="yellow"))
+    for line in report.trust.lines() if report.trust else ():
+        parts.append(Text(encodable(line), style="yellow"))
     if report.harnesses:
         parts.append(_harness_table(report))
         parts.extend(Text(line) for line in statistics_lines(report))

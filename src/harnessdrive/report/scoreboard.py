@@ -27,6 +27,7 @@ from harnessdrive.report.reasons import failure_reason, is_not_graded, status_wo
 from harnessdrive.report.scores import agent_seconds, logged_usage, mean_score, tokens
 from harnessdrive.report.statistics import CONFIDENCE, Bounds, Statistics, analyse
 from harnessdrive.report.suspects import suspect_notes
+from harnessdrive.report.trust_counting import TrustCounting
 from harnessdrive.report.visibility import split_counts
 from harnessdrive.stats.decisions import MIN_TASKS
 from harnessdrive.store.results import TrialResult
@@ -182,6 +183,9 @@ class Report(_Model):
     when the report was loaded with them (the HTML and JSON formats)."""
     results_href: str | None = None
     """Where the results folder is from the report's file, for links to the trial folders."""
+    trust: TrustCounting | None = None
+    """The tasks the audit left out (or --all-tasks counted) and those no audit speaks for;
+    None when the report was made without trust records (report/trust_counting.py)."""
 
     def to_json(self) -> str:
         return model_json(self, by_alias=True)
@@ -205,6 +209,7 @@ def build_report(
     seed: int = 0,
     pooled: bool = False,
     untrusted: Collection[str] = (),
+    trust: TrustCounting | None = None,
 ) -> Report:
     """The scoreboard of ``results``; ``reviews`` (trial id to ``accepted`` or ``rejected``,
     store/review.py) adds the accepted passes beside the passes, and with ``accepted_only``
@@ -212,7 +217,8 @@ def build_report(
     pytest session, whose cases each have a matrix of their own): every task an arm finished
     counts for that arm, and each pair of arms is compared on the tasks both finished.
     Results on ``untrusted`` tasks (audit/counting.py reads each task's audit.json) are left
-    out, with a note that says so."""
+    out, with a note that says so. ``trust``: what :func:`count_trusted` left out of
+    ``results`` already, which every format shows."""
     left_out = sorted({r.task for r in results if r.task in untrusted})
     results = [r for r in results if r.task not in untrusted]
     order = list(variants) if variants else list(dict.fromkeys(r.variant_label for r in results))
@@ -271,6 +277,7 @@ def build_report(
         suite_id=shared_identity(results),
         mixed=describe_mix(results, run_id),
         statistics=statistics,
+        trust=trust,
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harnessdrive.report.trust_counting import TrustCounting
 from harnessdrive.stats import Interval
 from harnessdrive.stats.decisions import MIN_TASKS
 
@@ -153,6 +154,9 @@ class Comparison(_Model):
     rate's."""
     provenance: tuple[ProvenanceRow, ...] = ()
     """Where the two arms' trials differ beyond what their variants say (``compare`` only)."""
+    trust: TrustCounting | None = None
+    """The tasks the audit left out of the comparison (``compare`` only; None for a pytest
+    session, which records no audits)."""
 
     def flipped(self) -> Comparison:
         """The same comparison read from the second arm's side."""

@@ -50,6 +50,7 @@ from harnessdrive.store.manifest import RunManifest, created_at
 from harnessdrive.store.paths import ResultsPaths
 from harnessdrive.store.results import TrialResult
 from harnessdrive.store.store import Store, utc_now
+from harnessdrive.store.trust import TaskTrust
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.trial.job import JobResult, RetryPolicy, TrialJob, TrialSettings, WorkerSettings
 from harnessdrive.workspace.tree_size import tasks_footprint
@@ -100,6 +101,9 @@ class RunOptions:
     until_decided: DecisionSettings | None = None
     """Run only the trials the arms' comparisons need until each is decided
     (running/adaptive.py); the plan lists every trial the budget could take."""
+    trust: Mapping[str, TaskTrust] | None = None
+    """Each task's trust by its audit when the run starts, recorded in the run's manifest so
+    later reports leave out the same tasks (store/trust.py); None: not known."""
 
 
 @dataclass
@@ -398,4 +402,5 @@ def _manifest(
         finished=finished,
         trials=tuple(t.trial_id for t in plan.trials),
         attempts={r.trial_id: r.attempt for r in used or ()},
+        trust=dict(options.trust) if options.trust is not None else None,
     )

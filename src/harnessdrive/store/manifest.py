@@ -2,7 +2,7 @@
 
 Written by the run driver when the run starts and again when it ends. Readers that only know
 the JSON (report/loading.py) keep working: the fields and their order are those of schema
-``harnessdrive-run-2``.
+``harnessdrive-run-2``, with ``trust`` added at the end (older readers ignore it).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_serializer
 
 from harnessdrive.store.atomic import write_atomic
 from harnessdrive.store.schema import RUN_SCHEMA
+from harnessdrive.store.trust import TaskTrust
 from harnessdrive.tasks.models import VariantSpec
 
 
@@ -39,6 +40,9 @@ class RunManifest(BaseModel):
     trials: tuple[str, ...]
     attempts: dict[str, int] = Field(default_factory=dict)
     """Which attempt of each trial this run counts, so its report never shows a later one."""
+    trust: dict[str, TaskTrust] | None = None
+    """Each task's trust by its audit when the run started (store/trust.py), by task id; None
+    (or absent, in a manifest written before runs recorded it): not known."""
 
     @field_serializer("variants")
     def _variants_as_given(self, variants: tuple[VariantSpec, ...]) -> list[dict[str, Any]]:

@@ -350,6 +350,8 @@ def header(report: Report) -> str:
     elif report.suite:
         lines.append(f"<p>Every run of suite {esc(report.suite)} in this results folder</p>")
     lines.extend(f'<p class="mixed">Mixed: {esc(m)}</p>' for m in report.mixed)
+    trust = report.trust.lines() if report.trust else []
+    lines.extend(f'<p class="trust">{esc(line)}</p>' for line in trust)
     lines.append(
         f"<p>{report.tasks_compared} of {report.tasks_total} tasks compared; "
         f"{len(report.trials)} trials; spent ${report.spent_usd:.4f}; sandbox: "
