@@ -49,8 +49,8 @@ class TaskTrust(BaseModel):
         return self.status in LEFT_OUT
 
     def why(self) -> str:
-        """The reason in a few words: the exploits, else the problems."""
-        found = self.exploits or self.problems
+        """The reason in a few words: an invalid task's problems, an untrusted one's exploits."""
+        found = self.problems if self.status == "invalid" else self.exploits
         return f"{self.status}: {', '.join(found)}" if found else self.status
 
 
