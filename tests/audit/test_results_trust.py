@@ -68,11 +68,8 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     _mark(suite, "t0")
     _mark(suite, "t1", exploit="constant-stub")
     results = root / "results"
-    code = run_cli(
-        ["run", str(suite), "-H", "reference,noop", "--sandbox", "none", "--json"]
-        + ["--results", str(results)]
-    )
-    assert code == 0
+    arms = ["-H", "reference,noop", "--sandbox", "none", "--json"]
+    assert run_cli(["run", str(suite), *arms, "--results", str(results)]) == 0
     return suite, results
 
 
@@ -163,9 +160,7 @@ def test_compare_pairs_only_the_counted_tasks(
     assert [item["task"] for item in found["trust"]["left_out"]] == ["t1"]
     text = " ".join(_cli(capsys, "compare", "reference", "noop", "--results", str(results)).split())
     assert "Left out 1 task the audit marked untrusted or invalid: t1" in text
-    every = _json(
-        capsys, "compare", "reference", "noop", "--results", str(results), "--all-tasks"
-    )
+    every = _json(capsys, "compare", "reference", "noop", "--results", str(results), "--all-tasks")
     assert {row["task"] for row in every["tasks"]} == set(TASKS)
     assert every["wins"] == found["wins"] + 1
 

@@ -53,9 +53,7 @@ def counted_pair(
             kept = trials if all_tasks else [t for t in trials if t.task not in others_names]
             counted.append((kept, None))
         else:
-            counted.append(
-                count_trusted(trials, trust, all_tasks=all_tasks, also_left_out=others)
-            )
+            counted.append(count_trusted(trials, trust, all_tasks=all_tasks, also_left_out=others))
     (now_kept, now_counting), (before_kept, before_counting) = counted
     if now_counting is None or before_counting is None:
         counting = now_counting or before_counting

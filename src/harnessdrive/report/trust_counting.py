@@ -102,8 +102,7 @@ def count_trusted(
     left_trials = {
         t.trial_id
         for t in trials
-        if ((found := trust.get(t.trial_id)) is not None and found.left_out)
-        or t.task in others
+        if ((found := trust.get(t.trial_id)) is not None and found.left_out) or t.task in others
     }
     kept = list(trials) if all_tasks else [t for t in trials if t.trial_id not in left_trials]
     kept_tasks = {t.task for t in kept}
