@@ -175,9 +175,11 @@ def test_the_scoreboard_shows_intervals_and_the_verdict_against_the_best(
     assert [(c["first"], c["second"], c["verdict"]) for c in pairs] == [("A", "B", "better")]
     assert report["headline"].startswith("Best: A, 75% of tasks [")
     assert "better than B by 50 points" in report["headline"]
-    # compare makes the report's comparison, figure for figure.
+    # compare makes the report's comparison, figure for figure; it adds the provenance and
+    # what the audit left out, which the report shows once for all its comparisons.
     found = _json(capsys, "compare", "A", "B", "--results", str(results), "--run", run, "--json")
-    assert {**found, "provenance": []} == {**pairs[0], "provenance": []}
+    assert found["trust"]["not_audited"] == report["trust"]["not_audited"]
+    assert {**found, "provenance": [], "trust": None} == {**pairs[0], "provenance": []}
     mirrored = _json(capsys, "compare", "B", "A", "--results", str(results), "--run", run, "--json")
     assert (mirrored["verdict"], mirrored["p_value"]) == ("worse", pairs[0]["p_value"])
     assert [(a["variant"], a["rank"]) for a in report["statistics"]["arms"]] == [("A", 1), ("B", 2)]
