@@ -67,7 +67,10 @@ def compare(
     """Compare two arms paired by task: the table, the interval, the test and the verdict."""
     if baseline is not None:
         if suite is not None:
-            raise UserError("--suite and --baseline: each folder counts by its own runs' audits")
+            raise UserError(
+                "--suite and --baseline ask for two countings: with a baseline each folder "
+                "counts by what its runs recorded; give one"
+            )
         found = compare_to_baseline(
             results, baseline, first, baseline_arm=second, margin=margin, all_tasks=all_tasks
         )

@@ -82,6 +82,8 @@ def report(
     if output is None and chosen.default_file:
         output = results / chosen.default_file
     if is_session(results):  # a pytest session: one store per worker, read together
+        if suite is not None:
+            raise UserError(f"{results} is a pytest session, whose cases have no audit: no --suite")
         loaded = load_session_report(
             results,
             details=chosen.details,
