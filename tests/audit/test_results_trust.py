@@ -218,3 +218,14 @@ def test_a_re_audit_after_the_run_counts_with_suite_or_a_new_run(
     # Running the same command again runs nothing and records the audits now.
     assert _tasks(_json(capsys, "run", str(suite), *args)) == {"t0", "t1"}
     assert _tasks(_json(capsys, "report", "--results", str(results))) == {"t0", "t1"}
+
+
+def test_suite_with_a_baseline_is_refused_in_a_line(
+    recorded: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite, results = recorded
+    capsys.readouterr()
+    args = ["compare", "reference", "--baseline", str(suite), "--suite", str(suite)]
+    assert run_cli([*args, "--results", str(results)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: --suite and --baseline ask for two countings") and "\n" not in err
