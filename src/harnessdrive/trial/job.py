@@ -21,6 +21,7 @@ from harnessdrive.store.checkpoint import RoundCheckpoint
 from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks.loading import Task
 from harnessdrive.tasks.models import VariantSpec
+from harnessdrive.protocols.phases import PhaseListener
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,9 @@ class TrialJob:
     """The checkpoint of an earlier attempt that was killed: the protocol continues after it."""
     change: GivenChange | None = None
     """The change a ``known-change`` job grades as given (trial/standalone.py builds one)."""
+    on_phase: PhaseListener | None = None
+    """Told on the worker, throttled, what the trial is doing (protocols/phases.py): the driver's
+    shows it. An executor on other machines carries it back like ``on_round``."""
 
 
 @dataclass(frozen=True)
