@@ -8,8 +8,11 @@ event, none for a time.
 
 from __future__ import annotations
 
+import contextlib
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -88,10 +91,11 @@ class Watching(SilentProgress):
         return any(wanted(phase) for running in self.shown for _, phase in running.trials)
 
 
-def gated_suite(folder: Path, server: ModelServer) -> tuple[Path, Gates]:
-    """A one-trial suite whose setup, agent and grading each wait for their gate."""
-    gates = Gates(folder)
-    gate, agent = folder / "gate.py", folder / "agent.py"
+def gated_suite(folder: Path, scripts: Path, server: ModelServer) -> tuple[Path, Gates]:
+    """A one-trial suite whose setup, agent and grading each wait for their gate (the gates
+    and scripts in ``scripts``)."""
+    gates = Gates(scripts)
+    gate, agent = scripts / "gate.py", scripts / "agent.py"
     gate.write_text(GATE)
     agent.write_text(AGENT)
     task = TaskFiles(
@@ -135,24 +139,35 @@ def start_run(
     return runner, summaries
 
 
-def test_the_progress_and_watch_show_each_phase_with_turns_and_spend(tmp_path: Path) -> None:
+def run_gated(tmp_path: Path, *, watch: bool, **extra: Any) -> GatedRun:
+    """Run the gated trial, letting each phase go on once the progress (and ``watch``, when
+    asked) showed it."""
     progress = Watching()
     results = tmp_path / "results"
     watched: list[str] = []
-    with model_server() as server:
-        suite, gates = gated_suite(tmp_path, server)
-        runner, summaries = start_run(suite, results, write_prices(tmp_path), progress)
-        watch: subprocess.Popen[str] | None = None
+    watcher: subprocess.Popen[str] | None = None
+    reader: threading.Thread | None = None
+    # Not under pytest's temp folder: a grading command naming a ".../pytest-N/" path is
+    # taken for a pytest run.
+    scripts = Path(tempfile.mkdtemp(prefix="hd-gates-"))
+    with model_server() as server, contextlib.ExitStack() as cleanup:
+        cleanup.callback(shutil.rmtree, scripts, ignore_errors=True)
+        suite, gates = gated_suite(tmp_path, scripts, server)
+        runner, summaries = start_run(suite, results, write_prices(tmp_path), progress, **extra)
         try:
             alive = lambda: runner.is_alive() or summaries  # noqa: E731
             wait_until(lambda: alive() and trials_under_way(results), "the trial under way")
-            command = [sys.executable, "-m", "harnessdrive", "watch", str(results)]
-            watch = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-            reader = threading.Thread(target=lambda: watched.extend(watch.stdout or ()))
-            reader.start()
+            if watch:
+                command = [sys.executable, "-m", "harnessdrive", "watch", str(results)]
+                watcher = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+                out = watcher.stdout
+                reader = threading.Thread(target=lambda: watched.extend(out or ()))
+                reader.start()
 
             def seen(kind: str, text: str = "") -> bool:
-                return any(line.split()[0] == kind and text in line for line in watched)
+                return not watch or any(
+                    line.split()[0] == kind and text in line for line in watched
+                )
 
             wait_until(
                 lambda: progress.saw(lambda p: p.phase == "setup") and seen("setup"),
@@ -165,7 +180,6 @@ def test_the_progress_and_watch_show_each_phase_with_turns_and_spend(tmp_path: P
                 and seen("running", "1 running: 1 agent (turn 2); $0.2000 spent so far"),
                 "the agent's two turns shown",
             )
-            assert seen("agent", "/t0/cli/r1")
             gates.agent.touch()
             wait_until(
                 lambda: progress.saw(lambda p: p.phase == "grading") and seen("grading"),
@@ -176,15 +190,36 @@ def test_the_progress_and_watch_show_each_phase_with_turns_and_spend(tmp_path: P
             for gate in (gates.setup, gates.agent, gates.grading):
                 gate.touch()
             runner.join(timeout=300)
-            if watch is not None:
-                watch.wait(timeout=300)
+            if watcher is not None and reader is not None:
+                watcher.wait(timeout=300)
                 reader.join(timeout=60)
     (summary,) = summaries
-    (result,) = summary.trials
+    return GatedRun(summary, progress, watched, None if watcher is None else watcher.returncode)
+
+
+@dataclass(frozen=True)
+class GatedRun:
+    summary: RunSummary
+    progress: Watching
+    watched: list[str]
+    """``watch``'s lines."""
+    watch_code: int | None
+
+
+def test_the_progress_and_watch_show_each_phase_with_turns_and_spend(tmp_path: Path) -> None:
+    gated = run_gated(tmp_path, watch=True)
+    (result,) = gated.summary.trials
     assert (result.status, result.outcome) == ("completed", "pass")
-    assert watch is not None and watch.returncode == 0
-    # The phases came in order, and nothing of them is left once the run is over.
-    order = [line.split()[0] for line in watched if line.split()[0] not in ("running",)]
-    assert order.index("setup") < order.index("agent") < order.index("grading")
-    assert order[-1] == "finished"
-    assert not ResultsPaths(results).live.exists()
+    assert gated.watch_code == 0
+    # Each phase was shown once, in order, and nothing of them is left once the run is over.
+    order = [line.split()[0] for line in gated.watched if line.split()[0] != "running"]
+    assert order == ["started", "setup", "agent", "grading", "finished"] or order == [
+        "started",
+        "setup",
+        "agent",
+        "grading",
+        "recording",
+        "finished",
+    ], gated.watched
+    assert any("/t0/cli/r1" in line for line in gated.watched if line.startswith("agent"))
+    assert not ResultsPaths(gated.summary.results).live.exists()
