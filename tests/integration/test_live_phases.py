@@ -19,8 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from harnessdrive.cli.variants import resolve_variants
 from harnessdrive.protocols.phases import TrialPhase
 from harnessdrive.running.live_board import RunningTrials
@@ -176,8 +174,10 @@ def run_gated(tmp_path: Path, *, watch: bool, **extra: Any) -> GatedRun:
             gates.setup.touch()
             # Two calls of $0.10 each: the agent's turns and spend so far.
             wait_until(
-                lambda: progress.saw(lambda p: p == TrialPhase("agent", 2, 0.2))
-                and seen("running", "1 running: 1 agent (turn 2); $0.2000 spent so far"),
+                lambda: (
+                    progress.saw(lambda p: p == TrialPhase("agent", 2, 0.2))
+                    and seen("running", "1 running: 1 agent (turn 2); $0.2000 spent so far")
+                ),
                 "the agent's two turns shown",
             )
             gates.agent.touch()

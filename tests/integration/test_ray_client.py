@@ -90,9 +90,8 @@ def test_a_ray_client_driver_stopped_by_a_signal_records_its_trials_and_cancels_
     ]
     driver = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        wait_until(
-            lambda: len(_agents(cluster)) == 2 or None, "both trials' agents at work", process=driver
-        )
+        both = lambda: len(_agents(cluster)) == 2 or None  # noqa: E731
+        wait_until(both, "both trials' agents at work", process=driver)
         assert len(trials_under_way(results)) == 2
     finally:
         driver.send_signal(stop)

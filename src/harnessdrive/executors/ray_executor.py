@@ -360,9 +360,8 @@ class RayExecutor:
                 flight.calls.append(event.call)
             elif event.kind == "checkpoint" and event.checkpoint is not None:
                 self._write_checkpoint(flight, event)
-            elif event.kind == "phase" and event.phase is not None:
-                if flight.job.on_phase is not None:
-                    flight.job.on_phase(event.phase)
+            elif event.kind == "phase" and event.phase and flight.job.on_phase is not None:
+                flight.job.on_phase(event.phase)
 
     def _moved(self, flight: _InFlight, node: str) -> None:
         """The try runs on ``node`` (Ray chose it, or the chosen one)."""

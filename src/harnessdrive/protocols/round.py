@@ -13,11 +13,11 @@ from harnessdrive.grading.run_watch import agent_run_watch
 from harnessdrive.grading.taxonomy import side_of
 from harnessdrive.grading.verdict import Finding, SetupRun, Verdict
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, Harness
+from harnessdrive.protocols import phases
 from harnessdrive.protocols.base import RoundOutcome
 from harnessdrive.protocols.stages import stage
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.store.results import Status
-from harnessdrive.protocols import phases
 from harnessdrive.workspace.changes import Changes, capture_changes
 from harnessdrive.workspace.snapshot import Snapshot
 

@@ -26,6 +26,7 @@ from harnessdrive.grading.measuring import measure_change
 from harnessdrive.grading.objective import Measurement
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.harnesses.base import AgentRequest
+from harnessdrive.protocols import phases
 from harnessdrive.protocols.base import ProtocolInputs, ProtocolOutcome, needs_workspace
 from harnessdrive.protocols.registry import get_protocol
 from harnessdrive.protocols.round import graded
@@ -47,7 +48,6 @@ from harnessdrive.store.store import utc_now
 from harnessdrive.tasks.loading import Task
 from harnessdrive.tasks.view import TaskView, task_view
 from harnessdrive.trial.failures import machinery_failure
-from harnessdrive.protocols import phases
 from harnessdrive.trial.job import JobResult, TrialJob
 from harnessdrive.trial.outcome import trial_result
 from harnessdrive.trial.paths import TrialScratch

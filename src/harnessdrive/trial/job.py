@@ -15,13 +15,13 @@ from pathlib import Path
 from harnessdrive.accounting.trial_cost import Costing
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.protocols.base import GivenChange
+from harnessdrive.protocols.phases import PhaseListener
 from harnessdrive.sandbox.runner import Network, SandboxKind
 from harnessdrive.sandbox.scratch import PREFIX
 from harnessdrive.store.checkpoint import RoundCheckpoint
 from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks.loading import Task
 from harnessdrive.tasks.models import VariantSpec
-from harnessdrive.protocols.phases import PhaseListener
 
 
 @dataclass(frozen=True)
