@@ -6,7 +6,12 @@ import io
 import json
 import threading
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
 
+from rich.console import Console
+
+from harnessdrive.cli.progress import LiveProgress
 from harnessdrive.protocols.phases import PhaseReporter, TrialPhase, phase, reporting
 from harnessdrive.proxy.observers import context_observer
 from harnessdrive.proxy.traffic import ProxiedCall
@@ -136,3 +141,28 @@ def test_a_log_gets_the_summary_when_it_changes_and_not_more_often() -> None:
     progress.trials_running(RunningTrials((("a", TrialPhase("agent", calls=2)),)))
     progress.trials_running(RunningTrials(()))
     assert out.getvalue().splitlines() == ["1 running: 1 agent (turn 1)"]
+
+
+def test_the_terminal_shows_the_summary_above_each_trial_with_its_phase() -> None:
+    out = io.StringIO()
+    progress = LiveProgress(Console(file=out, force_terminal=True, width=100, color_system=None))
+    for number in range(2):
+        planned = SimpleNamespace(
+            trial_id=f"s/t{number}/v/r1",
+            variant=SimpleNamespace(label="v"),
+            task=SimpleNamespace(id=f"t{number}"),
+            repetition=1,
+        )
+        progress.trial_started(cast(Any, planned), number + 1, 2)
+    progress.trials_running(
+        RunningTrials(
+            (("s/t0/v/r1", TrialPhase("agent", 4, 0.01)), ("s/t1/v/r1", TrialPhase("grading")))
+        )
+    )
+    progress.close()
+    shown = out.getvalue()
+    assert "2 running: 1 agent (turn 4), 1 grading; $0.0100 spent so far" in shown
+    assert "[1/2] v on t0 (r1): agent, turn 4, $0.0100" in shown
+    assert "[2/2] v on t1 (r1): grading" in shown
+    # The summary leads the frame that shows the phases.
+    assert shown.index("2 running:") < shown.index("[1/2] v on t0 (r1): agent")
