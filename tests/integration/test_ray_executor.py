@@ -40,6 +40,7 @@ from tests.integration.spending import (
     spender,
     write_prices,
 )
+from tests.integration.test_live_phases import run_gated
 from tests.trial_results import trial_folder
 from tests.waiting import trials_under_way, wait_until
 
@@ -350,3 +351,13 @@ def test_a_driver_killed_with_sigkill_resumes_on_the_cluster_recording_nothing_t
             assert recorded[0].cost.charged_usd > 0
         else:
             assert len(recorded) == 1
+
+
+def test_a_trial_on_the_cluster_shows_its_phases_turns_and_spend_to_the_driver(
+    tmp_path: Path, cluster: LocalRayCluster
+) -> None:
+    # Each phase waits until the driver's progress has shown it, relayed from the worker.
+    gated = run_gated(tmp_path, watch=False, executor="ray", address=cluster.address)
+    (result,) = gated.summary.trials
+    assert (result.status, result.outcome) == ("completed", "pass")
+    assert result.node is not None

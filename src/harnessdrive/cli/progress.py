@@ -1,13 +1,17 @@
-"""Live progress on a terminal: a spinner line per running trial, a permanent line per result."""
+"""Live progress on a terminal: a summary of what the running trials are doing, a spinner line
+per running trial with its phase, and a permanent line per result."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
 from harnessdrive.cli.output import stderr
+from harnessdrive.running.live_board import RunningTrials
 from harnessdrive.running.plan import PlannedTrial
 from harnessdrive.running.progress import PlainProgress, describe
 from harnessdrive.running.progress import Progress as ProgressSink
@@ -16,10 +20,21 @@ from harnessdrive.store.results import TrialResult
 _COLORS = {"pass": "green", "fail": "red", "tampered": "magenta", "could": "yellow"}
 
 
+class _Bars(Progress):
+    """Rich's progress lines, under a line that sums up what the running trials do."""
+
+    summary = ""
+
+    def get_renderables(self) -> Iterable[RenderableType]:
+        if self.summary:
+            yield Text(self.summary, style="bold")
+        yield from super().get_renderables()
+
+
 class LiveProgress:
     def __init__(self, console: Console) -> None:
         self.console = console
-        self._bars = Progress(
+        self._bars = _Bars(
             SpinnerColumn(),
             TextColumn("{task.description}"),
             TimeElapsedColumn(),
@@ -27,6 +42,7 @@ class LiveProgress:
             transient=True,
         )
         self._tasks: dict[str, TaskID] = {}
+        self._labels: dict[str, str] = {}
         self._bars.start()
 
     def message(self, text: str) -> None:
@@ -35,8 +51,19 @@ class LiveProgress:
     def trial_started(self, trial: PlannedTrial, number: int, total: int) -> None:
         label = f"[{number}/{total}] {trial.variant.label} on {trial.task.id} (r{trial.repetition})"
         self._tasks[trial.trial_id] = self._bars.add_task(label, total=None)
+        self._labels[trial.trial_id] = label
+
+    def trials_running(self, running: RunningTrials) -> None:
+        for trial_id, phase in running.trials:
+            task = self._tasks.get(trial_id)
+            if task is not None:
+                label = self._labels.get(trial_id, trial_id)
+                self._bars.update(task, description=f"{label}: {phase.describe()}")
+        self._bars.summary = running.summary() if running.trials else ""
+        self._bars.refresh()
 
     def trial_finished(self, result: TrialResult, number: int, total: int) -> None:
+        self._labels.pop(result.trial_id, None)
         task = self._tasks.pop(result.trial_id, None)
         if task is not None:
             self._bars.remove_task(task)

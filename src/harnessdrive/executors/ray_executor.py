@@ -12,7 +12,8 @@ Before the first trial of a harness goes out, every node is checked for it
 (executors/ray_nodes.py) and each trial is pinned to a node whose check passed, the least
 loaded; a node that cannot run a trial never receives it. While a trial runs, its worker tells
 the driver through a relay (executors/ray_relay.py) what its model proxy saw and hands over each
-round checkpoint with its files: the driver, never a worker, writes the trial folder.
+round checkpoint with its files: the driver, never a worker, writes the trial folder. What
+each trial is doing (its phase, turns and spend) comes back the same way, for the progress.
 
 Ray's own task retries are off: a worker lost mid-trial comes back as an error, and the trial
 is submitted again, to another node when there is one, with the loss kept as a ``worker_lost``
@@ -270,7 +271,7 @@ class RayExecutor:
             archive = self._ray.put(pack_task(job.task))
             self._archives[job.task.fingerprint] = archive
         resume_files = b""
-        shipped_job = replace(job, on_round=None)
+        shipped_job = replace(job, on_round=None, on_phase=None)
         if job.resume is not None:
             if job.resume.files is not None:
                 resume_files = pack_folder(job.resume.files)
@@ -289,6 +290,7 @@ class RayExecutor:
             flight.attempt,
             resume_files,
             self._run,
+            job.on_phase is not None,
         )
         with self._lock:
             self._in_flight[ref] = flight
@@ -358,6 +360,8 @@ class RayExecutor:
                 flight.calls.append(event.call)
             elif event.kind == "checkpoint" and event.checkpoint is not None:
                 self._write_checkpoint(flight, event)
+            elif event.kind == "phase" and event.phase and flight.job.on_phase is not None:
+                flight.job.on_phase(event.phase)
 
     def _moved(self, flight: _InFlight, node: str) -> None:
         """The try runs on ``node`` (Ray chose it, or the chosen one)."""

@@ -3,7 +3,8 @@
 A Ray actor on the driver's node holds the events until the driver takes them: the node that
 ran the try, each model call its proxy saw (so a try lost with its worker is charged what it
 spent, executors/lost_work.py), and each round checkpoint with its files (so the driver, never
-the worker, writes the trial folder, on whatever disk it is). A worker waits for its
+the worker, writes the trial folder, on whatever disk it is), and what the trial is doing (its
+phase, turns and spend, for the progress line: protocols/phases.py). A worker waits for its
 checkpoint to be held before the trial goes on: the driver has it before the trial's result.
 
 Nothing here imports Ray: the executor wraps :class:`TrialRelay` as an actor, and the worker
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from harnessdrive.protocols.phases import TrialPhase
 from harnessdrive.proxy.observers import observing_calls
 from harnessdrive.proxy.traffic import ProxiedCall
 from harnessdrive.store.checkpoint import RoundCheckpoint
@@ -28,7 +30,7 @@ from harnessdrive.store.checkpoint import RoundCheckpoint
 RELAY_SECONDS = 60.0
 """How long a worker waits for the relay to hold a checkpoint before the trial goes on."""
 
-EventKind = Literal["started", "call", "checkpoint"]
+EventKind = Literal["started", "call", "checkpoint", "phase"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,7 @@ class RelayEvent:
     checkpoint: RoundCheckpoint | None = None
     files: bytes = b""
     """The checkpoint's files as a tar archive."""
+    phase: TrialPhase | None = None
 
 
 class TrialRelay:
@@ -75,6 +78,19 @@ class RelayedRounds:
         shipped = dataclasses.replace(checkpoint, files=None)
         event = RelayEvent(self.key, self.attempt, "checkpoint", checkpoint=shipped, files=files)
         ray.get(self.relay.post.remote(event), timeout=RELAY_SECONDS)
+
+
+@dataclass(frozen=True)
+class RelayedPhases:
+    """A job's ``on_phase`` on a worker: each (throttled) phase goes to the driver, unawaited:
+    the trial never waits for its progress to be shown."""
+
+    relay: Any
+    key: str
+    attempt: int
+
+    def __call__(self, phase: TrialPhase) -> None:
+        self.relay.post.remote(RelayEvent(self.key, self.attempt, "phase", phase=phase))
 
 
 def this_node() -> str:

@@ -30,6 +30,7 @@ from harnessdrive.executors.node_cache import (
     register_root,
 )
 from harnessdrive.executors.ray_relay import (
+    RelayedPhases,
     RelayedRounds,
     announce,
     pack_folder,
@@ -99,11 +100,13 @@ def run_shipped(
     attempt: int = 0,
     resume_files: bytes = b"",
     run: str = "",
+    phases: bool = False,
 ) -> Shipped:
     """Run ``job`` here; ``archive`` holds its task's files (executors/task_bundle.py),
     ``resume_files`` its checkpoint's files. With a ``relay``, round checkpoints and the
     proxy's calls go to the driver as they happen (executors/ray_relay.py). ``run`` names the
-    run's folder on this node, shared by its worker processes (executors/node_cache.py)."""
+    run's folder on this node, shared by its worker processes (executors/node_cache.py).
+    With ``phases``, what the trial is doing goes to the relay too (protocols/phases.py)."""
     from harnessdrive.trial.core import run_job
 
     host = socket.gethostname()
@@ -121,7 +124,11 @@ def run_shipped(
         task = unpack_task(job.task, archive, worker.paths.root / "tasks" / key)
     job = dataclasses.replace(job, task=task)
     if relay is not None:
-        job = dataclasses.replace(job, on_round=RelayedRounds(relay, job.key, attempt))
+        job = dataclasses.replace(
+            job,
+            on_round=RelayedRounds(relay, job.key, attempt),
+            on_phase=RelayedPhases(relay, job.key, attempt) if phases else None,
+        )
     if job.resume is not None and resume_files:
         kept = unpack_into(resume_files, worker.paths.new_artifacts() / "resumed")
         job = dataclasses.replace(job, resume=dataclasses.replace(job.resume, files=kept))

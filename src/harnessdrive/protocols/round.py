@@ -13,6 +13,7 @@ from harnessdrive.grading.run_watch import agent_run_watch
 from harnessdrive.grading.taxonomy import side_of
 from harnessdrive.grading.verdict import Finding, SetupRun, Verdict
 from harnessdrive.harnesses.base import AgentRequest, AgentRun, Harness
+from harnessdrive.protocols import phases
 from harnessdrive.protocols.base import RoundOutcome
 from harnessdrive.protocols.stages import stage
 from harnessdrive.sandbox.process import StopToken
@@ -34,6 +35,7 @@ def run_round(
 ) -> RoundOutcome:
     """The agent's run on ``request``, its change against ``base`` (kept at ``diff_path``) and
     the verdict, unless the run never got to work or was stopped."""
+    phases.phase("agent")
     with stage(f"harness {harness.name}"), agent_run_watch(request.task, request.sandbox) as watch:
         agent = harness.run(replace(request, services={**request.services, **watch.env}))
     max_file_bytes = request.task.spec.limits.diff_file_mb * MIB

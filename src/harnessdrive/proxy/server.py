@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 
 from harnessdrive.errors import UserError
 from harnessdrive.loopback import LoopbackHTTPServer
-from harnessdrive.proxy.observers import tell_observers
+from harnessdrive.proxy.observers import context_observer, tell
 from harnessdrive.proxy.traffic import ProxiedCall, Traffic
 from harnessdrive.proxy.usage import UsageReader, wire_of
 
@@ -88,6 +88,8 @@ class ModelProxy:
         self._began = time.monotonic()
         self._server: _QuietServer | None = None
         self._thread: threading.Thread | None = None
+        # Whoever follows the trial that starts this proxy hears its calls (protocols/phases.py).
+        self._observer = context_observer()
 
     # Lifetime -------------------------------------------------------------------------
 
@@ -165,7 +167,7 @@ class ModelProxy:
             if self._file is not None:
                 self._file.write(call.model_dump_json(exclude_none=True) + "\n")
                 self._file.flush()
-        tell_observers(call)
+        tell(self._observer, call)
 
 
 MAX_KEPT_CALLS = 20_000

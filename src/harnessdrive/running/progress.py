@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import sys
+import time
 from typing import Protocol, TextIO
 
+from harnessdrive.running.live_board import RunningTrials
 from harnessdrive.running.plan import PlannedTrial
 from harnessdrive.store.results import TrialResult
 
@@ -16,7 +18,16 @@ class Progress(Protocol):
 
     def trial_finished(self, result: TrialResult, number: int, total: int) -> None: ...
 
+    def trials_running(self, running: RunningTrials) -> None:
+        """What the running trials are doing now (their phases, turns and spend), told when it
+        changes, at most a few times a second."""
+        ...
+
     def close(self) -> None: ...
+
+
+PLAIN_SUMMARY_SECONDS = 30.0
+"""A log gets the running trials' summary at most this often."""
 
 
 def describe(result: TrialResult) -> str:
@@ -39,8 +50,13 @@ def describe(result: TrialResult) -> str:
 class PlainProgress:
     """One line per event, for logs and pipes."""
 
-    def __init__(self, stream: TextIO | None = None) -> None:
+    def __init__(
+        self, stream: TextIO | None = None, *, summary_seconds: float = PLAIN_SUMMARY_SECONDS
+    ) -> None:
         self.stream: TextIO | None = stream or sys.stderr
+        self._summary_seconds = summary_seconds
+        self._summarized_at = float("-inf")
+        self._summary = ""
 
     def message(self, text: str) -> None:
         self._line(text)
@@ -53,6 +69,16 @@ class PlainProgress:
             f"[{number}/{total}] {result.variant_label} on {result.task}"
             f" (r{result.repetition}): {describe(result)} in {result.seconds.total:.1f}s"
         )
+
+    def trials_running(self, running: RunningTrials) -> None:
+        # A line in a log, when the summary changed and not too often.
+        summary = running.summary()
+        if not running.trials or summary == self._summary:
+            return
+        if time.monotonic() - self._summarized_at < self._summary_seconds:
+            return
+        self._summary, self._summarized_at = summary, time.monotonic()
+        self._line(summary)
 
     def _line(self, text: str) -> None:
         if self.stream is None:
@@ -75,6 +101,9 @@ class SilentProgress:
         return None
 
     def trial_finished(self, result: TrialResult, number: int, total: int) -> None:
+        return None
+
+    def trials_running(self, running: RunningTrials) -> None:
         return None
 
     def close(self) -> None:

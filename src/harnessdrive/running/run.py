@@ -30,6 +30,7 @@ from harnessdrive.executors.registry import create_executor, executor_entry
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.running.adaptive import AdaptiveSchedule, check_rules_unchanged
 from harnessdrive.running.concurrency import ConcurrencyLimits, Slots
+from harnessdrive.running.live_board import LiveBoard
 from harnessdrive.running.plan import Plan, run_identity
 from harnessdrive.running.progress import Progress, SilentProgress
 from harnessdrive.running.recording import ClaimedTrial, Recorder
@@ -206,16 +207,18 @@ class RunDriver:
             if options.jobs == 0:
                 options = self.options = _with_free_slots(options, executor, progress)
             recorder = Recorder(store, plan.run_id, executor.sandbox, Costing(pricing, book))
+            board = LiveBoard(plan.run_id, store.paths.live)
             schedule: Schedule | None = None
             try:
                 slots = _slots(plan, options, pricing)
                 schedule = _schedule(plan, store, gate, slots, options)
-                self._drive(schedule, recorder, executor, summary)
+                self._drive(schedule, recorder, executor, summary, board)
             except BaseException:
                 self.stop()  # closing waits for running trials: end them first
                 raise
             finally:
                 executor.close()
+                board.close()
                 recorder.close()
                 summary.kept = executor.kept
                 summary.interrupted = self.stopped
@@ -230,7 +233,12 @@ class RunDriver:
         return summary
 
     def _drive(
-        self, schedule: Schedule, recorder: Recorder, executor: Executor, summary: RunSummary
+        self,
+        schedule: Schedule,
+        recorder: Recorder,
+        executor: Executor,
+        summary: RunSummary,
+        board: LiveBoard,
     ) -> None:
         progress, options = self.progress, self.options
         summary.already_done = schedule.already_done
@@ -258,6 +266,7 @@ class RunDriver:
                     continue
                 progress.trial_started(step.trial, number + 1, total)
                 job = self._job(claimed, harness, recorder.costing)
+                job = replace(job, on_phase=board.start(claimed.planned.trial_id))
                 running[executor.submit(job, priority=(submitted,))] = claimed
                 submitted += 1
             if not running:
@@ -277,6 +286,7 @@ class RunDriver:
                 break
             for future in done:
                 claimed = running.pop(future)
+                board.finish(claimed.planned.trial_id)
                 try:
                     handed = future.result()
                 except Exception as exc:  # the executor failed this trial: its machinery's
@@ -289,6 +299,9 @@ class RunDriver:
                 message = schedule.finished(claimed.planned, result)
                 if message:
                     progress.message(message)
+            shown = board.changed()
+            if shown is not None:
+                progress.trials_running(shown)
         summary.skipped_harnesses = schedule.skipped_harnesses
 
     def _job(self, claimed: ClaimedTrial, harness: Harness, costing: Costing) -> TrialJob:

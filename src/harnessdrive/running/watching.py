@@ -1,8 +1,10 @@
 """Follow a results folder while a run writes it, from another process or terminal.
 
-Reads only what the driver writes anyway: the in-flight records (a trial started), each
-attempt's ``result.json`` (a trial finished, with its verdict and charge) and the results
-lock (whether a run still holds the folder). It takes no lock and writes nothing, so it never
+Reads only what the driver writes anyway: the in-flight records (a trial started), what the
+running trials are doing (``live.json``: each one's phase as it changes, and a summary line of
+them all with their turns and spend, running/live_board.py), each attempt's ``result.json`` (a
+trial finished, with its verdict and charge) and the results lock (whether a run still holds
+the folder). It takes no lock and writes nothing, so it never
 disturbs the run it follows, on whatever executor that run is.
 """
 
@@ -17,6 +19,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from harnessdrive.running.live_board import LiveFile
 from harnessdrive.store.paths import ResultsPaths
 from harnessdrive.store.results import TrialResult
 
@@ -26,11 +29,14 @@ POLL_SECONDS = 0.5
 @dataclass(frozen=True)
 class WatchEvent:
     kind: str
-    """``started`` or ``finished``."""
+    """``started`` or ``finished``; a phase a trial entered (``setup``, ``agent``,
+    ``grading``, ``recording``); ``running``: what the running trials do, in a line."""
     trial_id: str
     detail: str = ""
 
     def line(self) -> str:
+        if not self.trial_id:
+            return f"{self.kind:<9} {self.detail}"
         return f"{self.kind:<9} {self.trial_id}" + (f"  {self.detail}" if self.detail else "")
 
 
@@ -56,6 +62,8 @@ class Watcher:
         self.paths = ResultsPaths(results)
         self._started: set[str] = set()
         self._finished: dict[Path, float] = {}
+        self._phases: dict[str, str] = {}
+        self._summary = ""
 
     def look(self) -> list[WatchEvent]:
         events: list[WatchEvent] = []
@@ -77,11 +85,37 @@ class Watcher:
                 self._finished[path] = changed
                 self._started.add(result.trial_id)
                 events.append(WatchEvent("finished", result.trial_id, _detail(result)))
+        events.extend(self._live())
+        return events
+
+    def _live(self) -> list[WatchEvent]:
+        """What the running trials do, when a run holds the folder (a file left by a killed
+        run says nothing true)."""
+        try:
+            live = LiveFile.model_validate_json(self.paths.live.read_bytes())
+        except (OSError, ValidationError):
+            return []  # no run, or the file is being replaced: read again next time
+        if not self.running:
+            return []
+        events = []
+        for trial_id, each in live.trials.items():
+            if each.phase != "starting" and self._phases.get(trial_id) != each.phase:
+                self._phases[trial_id] = each.phase
+                events.append(WatchEvent(each.phase, trial_id, _phase_detail(each.calls, each.usd)))
+        summary = live.running().summary()
+        if summary != self._summary:
+            self._summary = summary
+            events.append(WatchEvent("running", "", summary))
         return events
 
     @property
     def running(self) -> bool:
         return run_holds(self.paths.lock)
+
+
+def _phase_detail(calls: int, usd: float) -> str:
+    words = [f"turn {calls}"] if calls else []
+    return ", ".join([*words, f"${usd:.4f}"] if usd else words)
 
 
 def _detail(result: TrialResult) -> str:

@@ -4,6 +4,7 @@
   lock                          pid of the run holding the folder
   index.sqlite                  derived from the trial folders; rebuildable
   inflight/<key>.json           one per agent running now (or killed while running)
+  live.json                     what the running trials are doing now (running/live_board.py)
   runs/<run_id>.json            what a run planned, and which attempts it counted
   decisions/<run_id>.json       a run-until-decided run's decisions, derived from its trials
   trials/<suite>@<hash>/<task>/<variant>/r<N>/   the suite's identity: tasks/identity.py
@@ -84,6 +85,11 @@ class ResultsPaths:
     @property
     def inflight(self) -> Path:
         return self.root / "inflight"
+
+    @property
+    def live(self) -> Path:
+        """What the running trials of the run holding the folder are doing (ephemeral)."""
+        return self.root / "live.json"
 
     @property
     def runs(self) -> Path:

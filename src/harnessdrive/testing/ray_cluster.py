@@ -12,6 +12,7 @@ never touched.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import shutil
 import signal
@@ -62,6 +63,11 @@ class NodeSetup:
     """Folders the node sees read-only (in a mount namespace of its own, through bubblewrap)."""
 
 
+def ray_client_available() -> bool:
+    """Whether Ray's client server can run here: it needs gRPC (``ray[client]``)."""
+    return importlib.util.find_spec("grpc") is not None
+
+
 def path_without(program: str, folder: Path) -> str:
     """A ``PATH`` that finds every program of this one but ``program``: links in ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -85,6 +91,14 @@ class LocalRayCluster:
         self.folder = Path(tempfile.mkdtemp(prefix="hd-ray-"))
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
+        self.client_address: str | None = None
+        """``ray://127.0.0.1:PORT``, the head's Ray Client server, when Ray's client extra
+        (``ray[client]``, gRPC) is installed; None otherwise."""
+        client: list[str] = []
+        if ray_client_available():
+            client_port = free_port()
+            self.client_address = f"ray://127.0.0.1:{client_port}"
+            client = ["--ray-client-server-port", str(client_port)]
         # A loaded 2-core machine starts a node slower than Ray's default wait allows.
         self.env = {
             **os.environ,
@@ -110,6 +124,7 @@ class LocalRayCluster:
                 "--include-dashboard=false",
                 "--temp-dir",
                 str(self.folder),
+                *client,
                 *common,
             )
             for number in range(workers):

@@ -26,6 +26,7 @@ from harnessdrive.grading.measuring import measure_change
 from harnessdrive.grading.objective import Measurement
 from harnessdrive.grading.verdict import Verdict
 from harnessdrive.harnesses.base import AgentRequest
+from harnessdrive.protocols import phases
 from harnessdrive.protocols.base import ProtocolInputs, ProtocolOutcome, needs_workspace
 from harnessdrive.protocols.registry import get_protocol
 from harnessdrive.protocols.round import graded
@@ -89,8 +90,17 @@ def run_job(job: TrialJob, worker: WorkerContext) -> JobResult:
             if scratch is not None:
                 worker.discard(scratch)
 
-    result = with_retries(one_try, artifacts, job.settings.retry, worker.stop)
+    with phases.reporting(_reporter(job)):
+        result = with_retries(one_try, artifacts, job.settings.retry, worker.stop)
     return JobResult(_named_where_recorded(result, artifacts, job), artifacts)
+
+
+def _reporter(job: TrialJob) -> phases.PhaseReporter | None:
+    """Who hears what the trial is doing, when its job asks."""
+    if job.on_phase is None:
+        return None
+    price = phases.call_price(job.settings.costing, job.variant, job.identity.started)
+    return phases.PhaseReporter(job.on_phase, price)
 
 
 def _infrastructure_failure(job: TrialJob, exc: Exception, began: float) -> TrialResult:
@@ -156,6 +166,7 @@ class _Trial:
         return workspace
 
     def new_workspace(self, round_number: int, start: Snapshot | None = None) -> Path:
+        phases.phase("setup")
         workspace = self.copy(round_number, start)
         setup = self.setup(round_number, start)
         if not setup.ok:
@@ -232,6 +243,7 @@ class _Trial:
         )
 
     def grade(self, changes: Changes, number: int) -> Verdict:
+        phases.phase("grading")
         folder = self.grading_folder(number)
         setup = GradingSetup(
             task=self.task,
@@ -254,6 +266,7 @@ def _run(
 ) -> TrialResult:
     protocol = get_protocol(job.protocol)
     agentless = not needs_workspace(protocol)
+    phases.phase("setup")
     trial = _Trial(job, worker, scratch, paths, agentless=agentless)
     task, snapshot = job.task, trial.snapshot
     request: AgentRequest | None = None
@@ -287,6 +300,7 @@ def _run(
     outcome = protocol.run(inputs)
     if not outcome.rounds:
         raise StageFailed(f"protocol {protocol.name}", ValueError("it ran no round"))
+    phases.phase("recording")
     if agentless:  # no agent ran: no transcript, no trajectory
         return _result(job, protocol.name, outcome, trial, setup_seconds, began, None)
     with stage("transcript recording"):

@@ -15,6 +15,7 @@ from pathlib import Path
 from harnessdrive.accounting.trial_cost import Costing
 from harnessdrive.harnesses.base import Harness
 from harnessdrive.protocols.base import GivenChange
+from harnessdrive.protocols.phases import PhaseListener
 from harnessdrive.sandbox.runner import Network, SandboxKind
 from harnessdrive.sandbox.scratch import PREFIX
 from harnessdrive.store.checkpoint import RoundCheckpoint
@@ -84,6 +85,9 @@ class TrialJob:
     """The checkpoint of an earlier attempt that was killed: the protocol continues after it."""
     change: GivenChange | None = None
     """The change a ``known-change`` job grades as given (trial/standalone.py builds one)."""
+    on_phase: PhaseListener | None = None
+    """Told on the worker, throttled, what the trial is doing (protocols/phases.py): the driver's
+    shows it. An executor on other machines carries it back like ``on_round``."""
 
 
 @dataclass(frozen=True)
