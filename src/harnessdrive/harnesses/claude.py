@@ -29,6 +29,7 @@ from harnessdrive.harnesses.cli.recording import (
     json_lines,
     logged_time,
     mapping,
+    position_at,
     read_jsonl,
 )
 from harnessdrive.sandbox.process import ProcessResult
@@ -178,12 +179,9 @@ class ClaudeCode(AgentCli):
         main_events = list(builder.events)
         for key, (model, usage, agent) in calls.items():
             stamp, position = placed[key]
-            if position is None and stamp is not None:
+            if position is None:
                 # A subagent's call: at its time in the main agent's run (inside its Task call).
-                position = next(
-                    (i for i, e in enumerate(main_events) if e.time is not None and e.time > stamp),
-                    len(main_events),
-                )
+                position = position_at(main_events, stamp)
             builder.call(model, usage, provider, agent, time=stamp, position=position)
         outcome = _result(stream)
         for event in stream:

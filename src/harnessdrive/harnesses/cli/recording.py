@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -237,6 +237,15 @@ class TranscriptBuilder:
             final_message=final_message,
             error=error if error is not None else (self.errors[-1] if self.errors else None),
         )
+
+
+def position_at(events: Sequence[Event], time: str | None) -> int | None:
+    """Where a call logged apart from the events (a subagent's) falls among them: before the
+    first event logged after it. ``None`` without a time."""
+    if time is None:
+        return None
+    later = (i for i, event in enumerate(events) if event.time is not None and event.time > time)
+    return next(later, len(events))
 
 
 def main_model(calls: Iterable[ModelCall]) -> str | None:
