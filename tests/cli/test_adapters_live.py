@@ -11,6 +11,7 @@ and the usage totals in result.json equal the server's.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -210,6 +211,11 @@ def test_real_cli_through_the_runner(harness: str, tmp_path: Path) -> None:
     ):
         assert sum(step["metrics"][field] for step in answers) == final[total] > 0
     assert [step["metrics"]["completion_tokens"] for step in answers] == [u.output for u in sent]
+    # Priced per call (the scripted model's prices), the steps' costs add up to the trial's.
+    stored = json.loads((record.folder / "trajectory.json").read_text())
+    priced = [step["metrics"]["cost_usd"] for step in stored["steps"] if "metrics" in step]
+    assert len(priced) == len(sent)
+    assert sum(priced) == pytest.approx(stored["final_metrics"]["total_cost_usd"])
     stamps = [step.get("timestamp") for step in answers]
     if harness in UNTIMED:
         assert stamps == [None] * len(answers)

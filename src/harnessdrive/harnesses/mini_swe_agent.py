@@ -157,7 +157,6 @@ def _message(
 ) -> None:
     """Events and the model call of one trajectory message."""
     extra = mapping(message.get("extra"))
-    role = message.get("role")
     # mini stamps each message it adds with time.time(): seconds since the epoch.
     stamp = logged_time(extra.get("timestamp"), epoch="s")
     with builder.timed(stamp):

@@ -20,7 +20,7 @@ from typing import Any
 
 from harnessdrive.accounting.trial_cost import NO_MODEL
 from harnessdrive.errors import WorkspaceError
-from harnessdrive.export.atif import TRAJECTORY_FILE, trajectory_json
+from harnessdrive.export.atif import TRAJECTORY_FILE, ledger_costs, trajectory_json
 from harnessdrive.grading.grader import GradingSetup
 from harnessdrive.grading.measuring import measure_change
 from harnessdrive.grading.objective import Measurement
@@ -295,9 +295,14 @@ def _run(
     kept = workspace if worker.keep else None
     result = _result(job, protocol.name, outcome, trial, setup_seconds, began, kept)
     with stage("trajectory export"):
+        counts = [len(each.agent.transcript.calls) for each in outcome.rounds]
+        costs = ledger_costs(trial.paths.cost, counts)
         for number, each in enumerate(outcome.rounds, start=1):
             file = trial.round_paths(number).root / TRAJECTORY_FILE
-            file.write_text(trajectory_json(result, each.agent.transcript, task.prompt))
+            document = trajectory_json(
+                result, each.agent.transcript, task.prompt, costs[number - 1]
+            )
+            file.write_text(document)
     return result
 
 
