@@ -11,6 +11,11 @@ appears twice. File
 changes, errors, retries and notes have no ATIF field of their own: they are kept under the
 step's ``extra.harnessdrive_events``. Token totals and the cost go to ``final_metrics``; ATIF's
 ``prompt_tokens`` counts every input token, cache reads included (``cached_tokens``).
+
+Each model call the CLI's log placed (``ModelCall.position``: the event its answer begins at)
+gives its tokens to that step's ``metrics``; an answer that begins with a tool call opens a step
+of its own, and a subagent's call is billed to the step in progress. A step's ``timestamp`` is
+its first event's time, else its call's; where the log has neither it has none.
 """
 
 from __future__ import annotations
