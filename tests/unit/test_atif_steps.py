@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from harnessdrive.export.atif import ledger_costs, trajectory
+from harnessdrive.accounting.ledger import ledger_costs
+from harnessdrive.export.atif import trajectory
 from harnessdrive.harnesses.cli.recording import TranscriptBuilder, logged_time, position_at
 from harnessdrive.harnesses.codex_rollout import StreamItem, change_diff, place_calls
 from harnessdrive.store.results import Cost

@@ -15,8 +15,9 @@ from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from harnessdrive.accounting.ledger import ledger_costs
 from harnessdrive.errors import UserError, did_you_mean
-from harnessdrive.export.atif import ledger_costs, trajectory_json
+from harnessdrive.export.atif import trajectory_json
 from harnessdrive.grading.hostile import UNREADABLE, load_json
 from harnessdrive.grading.verdict import Finding
 from harnessdrive.grading.witness import canary_file, is_canary

@@ -18,9 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from harnessdrive.accounting.ledger import ledger_costs
 from harnessdrive.accounting.trial_cost import NO_MODEL
 from harnessdrive.errors import WorkspaceError
-from harnessdrive.export.atif import TRAJECTORY_FILE, ledger_costs, trajectory_json
+from harnessdrive.export.atif import TRAJECTORY_FILE, trajectory_json
 from harnessdrive.grading.grader import GradingSetup
 from harnessdrive.grading.measuring import measure_change
 from harnessdrive.grading.objective import Measurement
