@@ -40,7 +40,7 @@ def call(
 CALLS = (
     call(1, 0, T0),
     call(2, 3, T2),
-    call(4, 4, T2, agent="helper"),  # the subagent the Task call ran
+    call(4, 4, T2, agent="explorer"),  # the subagent the Task call ran
     call(8, 5, T4),  # the last answer: only the final message, kept apart
 )
 
@@ -75,7 +75,7 @@ def test_each_answer_is_a_step_with_its_time_and_its_calls_tokens() -> None:
     assert tasking["message"] == "" and tasking["tool_calls"][0]["function_name"] == "Task"
     assert tasking["metrics"]["completion_tokens"] == 2 + 4
     assert tasking["metrics"]["extra"]["model_calls"] == 2
-    assert tasking["metrics"]["extra"]["subagents"] == ["helper"]
+    assert tasking["metrics"]["extra"]["subagents"] == ["explorer"]
     assert finished["message"] == "Finished." and finished["metrics"]["completion_tokens"] == 8
     final = doc["final_metrics"]
     steps = [s["metrics"] for s in doc["steps"] if "metrics" in s]
