@@ -9,6 +9,11 @@ from typing import Any
 import jsonschema
 
 _TOKENS = {"type": "integer", "minimum": 0}
+# ISO 8601 with a date, a time and a zone (the spec's timestamps are ISO 8601).
+_TIMESTAMP = {
+    "type": "string",
+    "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$",
+}
 _OBJECT = {"type": "object"}
 
 TOOL_CALL = {
@@ -62,7 +67,7 @@ STEP = {
     "additionalProperties": False,
     "properties": {
         "step_id": {"type": "integer", "minimum": 1},
-        "timestamp": {"type": "string"},
+        "timestamp": _TIMESTAMP,
         "source": {"enum": ["system", "user", "agent"]},
         "model_name": {"type": "string"},
         "reasoning_effort": {"type": ["string", "number"]},

@@ -11,6 +11,7 @@ and the usage totals in result.json equal the server's.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,9 @@ from harnessdrive.harnesses.cli.agent_cli import AgentCli
 from harnessdrive.harnesses.cli.stored_logs import recollect
 from harnessdrive.harnesses.registry import get_harness
 from harnessdrive.pytest_plugin.replay import stored_run
+from harnessdrive.report.show import trial_view
+from harnessdrive.report.show_text import render_trial
+from harnessdrive.store.paths import TrialPaths
 from harnessdrive.tasks import load_suite
 from harnessdrive.tasks.models import VariantSpec
 from harnessdrive.testing.model_server import EditFile, ModelServer, Script, Shell, Turn, WriteFile
@@ -90,6 +94,8 @@ MODELS = {"claude": "claude-sonnet-4-5", "codex": "gpt-5.5", "gemini": "gemini-2
 OPTIONS = {"aider": {"edit_format": "diff", "auto_test": True, "files": "all"}}
 # pi keeps no count of reasoning tokens (they are inside its output count).
 NO_REASONING_SHARE = {"pi"}
+# CLIs whose logs carry no time for their model calls: their steps have none.
+UNTIMED: set[str] = set()
 # The tools each CLI writes files with (mini-swe-agent has only bash).
 FILE_CHANGES = {
     "claude": {"hello.txt", "app.py"},
@@ -151,6 +157,16 @@ def test_real_cli_through_the_runner(harness: str, tmp_path: Path) -> None:
         assert transcript.tool_calls >= 3
         assert transcript.final_message == "All done."
 
+    if harness == "codex":
+        # Its stream names only the paths it changed; the patches come from its session log,
+        # and `show` prints them.
+        diffs = {e.text: e.data.get("diff") for e in transcript.events if e.kind == "file_change"}
+        assert set(diffs) == {"hello.txt", "app.py"}
+        assert diffs["hello.txt"] == "@@ -0,0 +1,1 @@\n+hello world\n"
+        assert "-x = 1\n+x = 2" in diffs["app.py"]
+        shown = render_trial(trial_view(TrialPaths(record.folder)))
+        assert "  | +hello world" in shown and "  | +x = 2" in shown
+
     # Bound to its own session log, copied into the trial folder.
     assert transcript.session_log is not None
     assert (record.folder / transcript.session_log).is_file()
@@ -181,3 +197,30 @@ def test_real_cli_through_the_runner(harness: str, tmp_path: Path) -> None:
         assert results and all("source_call_id" in item for item in results), results
     contents = [item["content"] for item in results if item["content"]]
     assert len(contents) == len(set(contents)), contents
+
+    # Each answer of the model is a step of its own, with the time the CLI logged for it (in
+    # order) and that call's tokens: summed over the steps, the trial's totals.
+    answers = [step for step in document["steps"] if "metrics" in step]
+    assert [step["metrics"]["extra"]["model_calls"] for step in answers] == [1] * len(sent)
+    final = document["final_metrics"]
+    assert final["extra"]["model_calls_without_step"] == 0
+    for field, total in (
+        ("prompt_tokens", "total_prompt_tokens"),
+        ("completion_tokens", "total_completion_tokens"),
+        ("cached_tokens", "total_cached_tokens"),
+    ):
+        assert sum(step["metrics"][field] for step in answers) == final[total] > 0
+    assert [step["metrics"]["completion_tokens"] for step in answers] == [u.output for u in sent]
+    # Priced per call (the scripted model's prices), the steps' costs add up to the trial's.
+    stored = json.loads((record.folder / "trajectory.json").read_text())
+    priced = [step["metrics"]["cost_usd"] for step in stored["steps"] if "metrics" in step]
+    assert len(priced) == len(sent)
+    assert sum(priced) == pytest.approx(stored["final_metrics"]["total_cost_usd"])
+    stamps = [step.get("timestamp") for step in answers]
+    if harness in UNTIMED:
+        assert stamps == [None] * len(answers)
+    else:
+        assert None not in stamps and stamps == sorted(stamps), stamps
+        agent_steps = [step for step in document["steps"] if step["source"] == "agent"]
+        timed = [step["timestamp"] for step in agent_steps if "timestamp" in step]
+        assert timed == sorted(timed)

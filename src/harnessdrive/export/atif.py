@@ -11,22 +11,34 @@ appears twice. File
 changes, errors, retries and notes have no ATIF field of their own: they are kept under the
 step's ``extra.harnessdrive_events``. Token totals and the cost go to ``final_metrics``; ATIF's
 ``prompt_tokens`` counts every input token, cache reads included (``cached_tokens``).
+
+Each model call the CLI's log placed (``ModelCall.position``: the event its answer begins at)
+gives its tokens to that step's ``metrics``; an answer that begins with a tool call opens a step
+of its own, and a subagent's call is billed to the step in progress. A step's ``timestamp`` is
+its first event's time, else its call's; where the log has neither it has none.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from harnessdrive.store.results import TrialResult
-from harnessdrive.transcript.models import Event, Transcript
+from harnessdrive.transcript.models import Event, Transcript, Usage
 
 ATIF_VERSION = "ATIF-v1.4"
 TRAJECTORY_FILE = "trajectory.json"
 
 
-def trajectory(result: TrialResult, transcript: Transcript, prompt: str) -> dict[str, Any]:
-    """The ATIF document of one round's transcript of ``result``."""
+def trajectory(
+    result: TrialResult,
+    transcript: Transcript,
+    prompt: str,
+    call_costs: Sequence[float | None] = (),
+) -> dict[str, Any]:
+    """The ATIF document of one round's transcript of ``result``; ``call_costs`` (one per
+    call of the transcript, when the trial was priced) gives each step its cost."""
     steps: list[dict[str, Any]] = [{"step_id": 1, "source": "user", "message": prompt}]
     step_of_call: dict[str, dict[str, Any]] = {}
     input_of_call: dict[str, str] = {}
@@ -38,9 +50,21 @@ def trajectory(result: TrialResult, transcript: Transcript, prompt: str) -> dict
     the shell call that ran it repeats that output (Claude Code, pi, ...), so it is folded in."""
     current: dict[str, Any] | None = None
     made_up = 0
+    # Per-step costs only where the trial's own figure is the sum of its calls' prices.
+    priced = result.cost.source == "computed" and len(call_costs) == len(transcript.calls)
+    costs = list(call_costs) if priced else []
+    events = transcript.events
+    arriving: dict[int, list[int]] = {}
+    """Model calls (by index) by the event their answer begins at."""
+    for index, call in enumerate(transcript.calls):
+        if call.position is not None:
+            arriving.setdefault(min(max(call.position, 0), len(events)), []).append(index)
+    calls_of_step: dict[int, list[int]] = {}
 
-    def agent_step(message: str) -> dict[str, Any]:
+    def agent_step(message: str, time: str | None = None) -> dict[str, Any]:
         step: dict[str, Any] = {"step_id": len(steps) + 1, "source": "agent", "message": message}
+        if time is not None:
+            step["timestamp"] = time
         model = transcript.model or result.variant.model
         if model:
             step["model_name"] = model
@@ -49,13 +73,31 @@ def trajectory(result: TrialResult, transcript: Transcript, prompt: str) -> dict
         steps.append(step)
         return step
 
-    for event in transcript.events:
+    def answered_here(step: dict[str, Any]) -> bool:
+        """Whether a call of the main agent is already this step's."""
+        made = calls_of_step.get(step["step_id"], [])
+        return any(transcript.calls[i].agent is None for i in made)
+
+    def attach(step: dict[str, Any], made: list[int]) -> None:
+        calls_of_step.setdefault(step["step_id"], []).extend(made)
+        if "timestamp" not in step:
+            times = [transcript.calls[i].time for i in made if transcript.calls[i].agent is None]
+            if times and times[0] is not None:
+                step["timestamp"] = times[0]
+
+    for position, event in enumerate(events):
         previous_result, last_result = last_result, None
+        made = arriving.get(position, [])
+        # A step per answer of the model: its message opens one, and so does an answer that
+        # begins with a tool call (a subagent's calls are billed to the step that ran it).
+        opens = any(transcript.calls[i].agent is None for i in made)
         if event.kind == "message":
-            current = agent_step(event.text)
+            current = agent_step(event.text, event.time)
+            attach(current, made)
             continue
-        if current is None:
-            current = agent_step("")
+        if current is None or (opens and answered_here(current)):
+            current = agent_step("", event.time)
+        attach(current, made)
         if event.kind == "tool_call":
             call_id = str(event.data.get("id") or "")
             if not call_id or call_id in step_of_call:
@@ -107,8 +149,16 @@ def trajectory(result: TrialResult, transcript: Transcript, prompt: str) -> dict
         else:
             extra = current.setdefault("extra", {})
             extra.setdefault("harnessdrive_events", []).append(_event(event))
+    late = arriving.get(len(events), [])
     if transcript.final_message and transcript.final_message != _last_message(steps):
-        agent_step(transcript.final_message)
+        attach(agent_step(transcript.final_message), late)
+    elif late:
+        # Answers after the last event (a call that produced nothing the log kept).
+        last = steps[-1] if steps[-1]["source"] == "agent" else None
+        attach(agent_step("") if last is None or answered_here(last) else last, late)
+    for step in steps:
+        if calls_of_step.get(step["step_id"]):
+            step["metrics"] = _metrics(transcript, calls_of_step[step["step_id"]], costs)
     usage = transcript.usage
     document: dict[str, Any] = {
         "schema_version": ATIF_VERSION,
@@ -134,6 +184,9 @@ def trajectory(result: TrialResult, transcript: Transcript, prompt: str) -> dict
                 "cache_write_tokens": usage.cache_write,
                 "reasoning_tokens": usage.reasoning,
                 "model_calls": len(transcript.calls),
+                # Calls the CLI's log could not place in its run: in no step's metrics.
+                "model_calls_without_step": len(transcript.calls)
+                - sum(len(made) for made in calls_of_step.values()),
             },
         },
         "notes": "Exported by harnessdrive from transcript.json; tool calls without an id in "
@@ -149,8 +202,38 @@ def trajectory(result: TrialResult, transcript: Transcript, prompt: str) -> dict
     return document
 
 
-def trajectory_json(result: TrialResult, transcript: Transcript, prompt: str) -> str:
-    return json.dumps(trajectory(result, transcript, prompt), indent=2) + "\n"
+def trajectory_json(
+    result: TrialResult,
+    transcript: Transcript,
+    prompt: str,
+    call_costs: Sequence[float | None] = (),
+) -> str:
+    return json.dumps(trajectory(result, transcript, prompt, call_costs), indent=2) + "\n"
+
+
+def _metrics(transcript: Transcript, made: list[int], costs: list[float | None]) -> dict[str, Any]:
+    """The tokens of the calls that answered in one step (ATIF's ``prompt_tokens`` counts
+    cache reads and writes too), and their cost when every one of them was priced."""
+    usage = Usage()
+    for index in made:
+        usage = usage + transcript.calls[index].usage
+    metrics: dict[str, Any] = {
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.output,
+        "cached_tokens": usage.cache_read,
+    }
+    priced = [costs[index] for index in made] if costs else []
+    if priced and all(cost is not None for cost in priced):
+        metrics["cost_usd"] = round(sum(cost for cost in priced if cost is not None), 10)
+    metrics["extra"] = {
+        "cache_creation_tokens": usage.cache_write,
+        "reasoning_tokens": usage.reasoning,
+        "model_calls": len(made),
+    }
+    subagents = sorted({a for i in made if (a := transcript.calls[i].agent) is not None})
+    if subagents:
+        metrics["extra"]["subagents"] = subagents
+    return metrics
 
 
 def _strings(value: object) -> list[str]:

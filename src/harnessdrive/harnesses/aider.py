@@ -34,6 +34,7 @@ from harnessdrive.harnesses.cli.recording import (
     SessionLogError,
     TranscriptBuilder,
     litellm_usage,
+    logged_time,
     read_jsonl,
 )
 from harnessdrive.sandbox.commands import render
@@ -182,17 +183,23 @@ class Aider(AgentCli):
             )
         provider = self.model_provider(run, _prefix(run.variant.model))
         final = None
-        for line in responses:
+        for line, send in zip(responses, sends, strict=True):
+            # Its analytics log times each send in whole seconds since the epoch; nothing else
+            # aider prints or logs has a time with a zone.
+            stamp = logged_time(send.get("time"), epoch="s")
+            start = builder.mark()
             text = _content(line)
             if text:
-                builder.message(text)
-                final = text
-                for command in _SUGGESTED.findall(text):
-                    # aider answers its own "Run shell command?" with no when headless.
-                    builder.event("note", f"suggested, not run: {command.strip()}")
+                with builder.timed(stamp):
+                    builder.message(text)
+                    final = text
+                    for command in _SUGGESTED.findall(text):
+                        # aider answers its own "Run shell command?" with no when headless.
+                        builder.event("note", f"suggested, not run: {command.strip()}")
             found = _MODEL.search(line)
             usage = litellm_usage(_usage_fields(line))
-            builder.call(found.group(1) if found else "", usage, provider)
+            model = found.group(1) if found else ""
+            builder.call(model, usage, provider, time=stamp, position=start)
         for path in _APPLIED.findall(stdout):
             builder.file_change(path.strip(), "edit")
         for command, exit_code in _test_runs(stdout):

@@ -27,7 +27,9 @@ from harnessdrive.harnesses.cli.recording import (
     TranscriptBuilder,
     as_int,
     json_lines,
+    logged_time,
     mapping,
+    position_at,
     read_jsonl,
 )
 from harnessdrive.sandbox.process import ProcessResult
@@ -145,6 +147,8 @@ class ClaudeCode(AgentCli):
         builder = TranscriptBuilder(run.workspace)
         reader = BlockReader(builder, TOOLS)
         calls: dict[str, tuple[str, Usage, str | None]] = {}
+        placed: dict[str, tuple[str | None, int | None]] = {}
+        """Each call's time and position: its first line's (a call spans several lines)."""
         main = lines if log is not None else stream
         # Side logs are the subagents' own sessions: their calls are billed to the run and
         # named by their log, so a budget can be held per subagent.
@@ -156,19 +160,29 @@ class ClaudeCode(AgentCli):
                 message = line.get("message")
                 if not isinstance(message, dict):
                     continue
+                stamp = logged_time(line.get("timestamp"))
                 if line.get("type") == "assistant":
+                    start = builder.mark() if index == 0 else None
                     if index == 0:
-                        reader.assistant(message)
+                        with builder.timed(stamp):
+                            reader.assistant(message)
                     # Claude writes its own errors ("Not logged in") as "<synthetic>" messages.
                     if log is not None and message.get("model") != "<synthetic>":
                         key = str(message.get("id") or len(calls))
                         model = str(message.get("model") or "")
                         calls[key] = (model, _usage(message.get("usage")), agents[index])
+                        placed.setdefault(key, (stamp, start))
                 elif line.get("type") == "user" and index == 0:
-                    reader.user(message)
+                    with builder.timed(stamp):
+                        reader.user(message)
         provider = self.model_provider(run, "anthropic")
-        for model, usage, agent in calls.values():
-            builder.call(model, usage, provider, agent)
+        main_events = list(builder.events)
+        for key, (model, usage, agent) in calls.items():
+            stamp, position = placed[key]
+            if position is None:
+                # A subagent's call: at its time in the main agent's run (inside its Task call).
+                position = position_at(main_events, stamp)
+            builder.call(model, usage, provider, agent, time=stamp, position=position)
         outcome = _result(stream)
         for event in stream:
             if event.get("type") != "system":

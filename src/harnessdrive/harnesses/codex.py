@@ -29,6 +29,7 @@ from harnessdrive.harnesses.cli.recording import (
     openai_usage,
     read_jsonl,
 )
+from harnessdrive.harnesses.codex_rollout import StreamItem, place_calls
 from harnessdrive.sandbox.process import ProcessResult
 from harnessdrive.transcript.models import Usage
 
@@ -106,7 +107,7 @@ class Codex(AgentCli):
             (str(e.get("thread_id")) for e in stream if e.get("type") == "thread.started"), None
         )
         builder = TranscriptBuilder(run.workspace)
-        final = _read_stream(stream, builder)
+        final, items = _read_stream(stream, builder)
         try:
             rollout = only_file(codex_home(run).glob("sessions/**/rollout-*.jsonl"), "rollout")
         except SessionLogError:
@@ -127,6 +128,7 @@ class Codex(AgentCli):
                 model = str(payload.get("model") or model)
             elif line.get("type") == "token_usage_record" and index >= earlier:
                 builder.call(model, _usage(payload.get("usage")), provider)
+        place_calls(lines[earlier:], items, builder)
         return Collected(
             builder.build(session_id=owner or thread, final_message=final), session_log=rollout
         )
@@ -162,14 +164,20 @@ def _toml(value: str) -> str:
     return json.dumps(value)
 
 
-def _read_stream(stream: list[dict[str, Any]], builder: TranscriptBuilder) -> str | None:
-    """Events from ``codex exec --json``; returns the last agent message."""
+def _read_stream(
+    stream: list[dict[str, Any]], builder: TranscriptBuilder
+) -> tuple[str | None, list[StreamItem]]:
+    """Events from ``codex exec --json``; returns the last agent message and where each
+    completed item's events are."""
     final = None
+    items: list[StreamItem] = []
     for event in stream:
         kind = event.get("type")
         if kind == "item.completed":
             item = mapping(event.get("item"))
+            start = builder.mark()
             final = _item(item, builder) or final
+            items.append(StreamItem(str(item.get("type", "")), start, builder.mark()))
         elif kind == "turn.failed":
             error = mapping(event.get("error"))
             builder.error(str(error.get("message", "turn failed")))
@@ -179,7 +187,7 @@ def _read_stream(stream: list[dict[str, Any]], builder: TranscriptBuilder) -> st
                 builder.retry(message)
             else:
                 builder.error(message)
-    return final
+    return final, items
 
 
 def _item(item: dict[str, Any], builder: TranscriptBuilder) -> str | None:

@@ -24,7 +24,9 @@ from harnessdrive.harnesses.cli.recording import (
     TranscriptBuilder,
     as_int,
     json_lines,
+    logged_time,
     mapping,
+    position_at,
     read_jsonl,
 )
 from harnessdrive.sandbox.process import ProcessResult
@@ -108,7 +110,7 @@ class GeminiCli(AgentCli):
     def collect(self, run: CliRun, stdout: str, result: ProcessResult) -> Collected:
         stream = json_lines(stdout)
         builder = TranscriptBuilder(run.workspace)
-        outcome = _read_stream(stream, builder)
+        outcome, answers = _read_stream(stream, builder)
         try:
             log = chat_file(run)
         except SessionLogError:
@@ -117,11 +119,25 @@ class GeminiCli(AgentCli):
             return Collected(builder.build(session_id=run.session_id))
         side_logs = subagent_chat_files(log, run.session_id)
         provider = self.model_provider(run, "google")
-        for chat in (log, *side_logs):
-            for record in _final_records(chat):
-                if record.get("type") == "gemini" and isinstance(record.get("tokens"), dict):
-                    model = str(record.get("model") or run.variant.model or "")
-                    builder.call(model, _usage(record["tokens"]), provider)
+        main_events = list(builder.events)
+        for number, chat in enumerate((log, *side_logs)):
+            records = [
+                record
+                for record in _final_records(chat)
+                if record.get("type") == "gemini" and isinstance(record.get("tokens"), dict)
+            ]
+            # The main chat's answers begin where the stream's do, when both count the same;
+            # a subagent's fall where their time puts them.
+            starts = answers if number == 0 and len(answers) == len(records) else None
+            for index, record in enumerate(records):
+                model = str(record.get("model") or run.variant.model or "")
+                stamp = logged_time(record.get("timestamp"))
+                at: int | None = None
+                if starts is not None:
+                    at = starts[index]
+                elif number > 0:
+                    at = position_at(main_events, stamp)
+                builder.call(model, _usage(record["tokens"]), provider, time=stamp, position=at)
         return Collected(
             builder.build(session_id=run.session_id, final_message=outcome),
             session_log=log,
@@ -182,40 +198,64 @@ def _settings(run: CliRun) -> dict[str, Any]:
     return settings
 
 
-def _read_stream(stream: list[dict[str, Any]], builder: TranscriptBuilder) -> str | None:
-    """Events from ``-o stream-json``; returns the final answer."""
+def _read_stream(
+    stream: list[dict[str, Any]], builder: TranscriptBuilder
+) -> tuple[str | None, list[int]]:
+    """Events from ``-o stream-json``; returns the final answer and where each answer of the
+    model begins (its text or tool calls after anything else)."""
     calls: dict[str, tuple[str, dict[str, Any]]] = {}
     text: list[str] = []
+    text_time: list[str | None] = []
     answer = None
+    answers: list[int] = []
+    answering = False
 
     def flush() -> None:
         nonlocal answer
         if text:
             answer = "".join(text)
-            builder.message(answer)
+            with builder.timed(text_time[0]):
+                builder.message(answer)
             text.clear()
+            text_time.clear()
 
     for event in stream:
         kind = event.get("type")
-        if kind == "message" and event.get("role") == "assistant":
+        stamp = logged_time(event.get("timestamp"))
+        said = kind == "message" and event.get("role") == "assistant"
+        if (said or kind == "tool_use") and not answering:
+            answers.append(builder.mark())
+        answering = said or kind == "tool_use"
+        if said:
             text.append(str(event.get("content", "")))
+            text_time.append(stamp)
             continue
         flush()
-        if kind == "tool_use":
-            name = str(event.get("tool_name", ""))
-            arguments = mapping(event.get("parameters"))
-            call_id = str(event.get("tool_id", ""))
-            calls[call_id] = (name, arguments)
-            builder.tool_call(name, arguments, call_id)
-        elif kind == "tool_result":
-            _tool_result(event, calls, builder)
-        elif kind == "error":
-            builder.error(str(event.get("message", "")), severity=event.get("severity"))
-        elif kind == "result" and event.get("status") not in (None, "success"):
-            error = mapping(event.get("error"))
-            builder.error(str(error.get("message") or f"run ended: {event.get('status')}"))
+        with builder.timed(stamp):
+            _stream_event(event, calls, builder)
     flush()
-    return answer
+    return answer, answers
+
+
+def _stream_event(
+    event: dict[str, Any],
+    calls: dict[str, tuple[str, dict[str, Any]]],
+    builder: TranscriptBuilder,
+) -> None:
+    kind = event.get("type")
+    if kind == "tool_use":
+        name = str(event.get("tool_name", ""))
+        arguments = mapping(event.get("parameters"))
+        call_id = str(event.get("tool_id", ""))
+        calls[call_id] = (name, arguments)
+        builder.tool_call(name, arguments, call_id)
+    elif kind == "tool_result":
+        _tool_result(event, calls, builder)
+    elif kind == "error":
+        builder.error(str(event.get("message", "")), severity=event.get("severity"))
+    elif kind == "result" and event.get("status") not in (None, "success"):
+        error = mapping(event.get("error"))
+        builder.error(str(error.get("message") or f"run ended: {event.get('status')}"))
 
 
 def _tool_result(

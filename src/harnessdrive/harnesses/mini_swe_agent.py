@@ -21,6 +21,7 @@ from harnessdrive.harnesses.cli.recording import (
     SessionLogError,
     TranscriptBuilder,
     litellm_usage,
+    logged_time,
     mapping,
 )
 from harnessdrive.sandbox.process import ProcessResult
@@ -156,8 +157,23 @@ def _message(
 ) -> None:
     """Events and the model call of one trajectory message."""
     extra = mapping(message.get("extra"))
+    # mini stamps each message it adds with time.time(): seconds since the epoch.
+    stamp = logged_time(extra.get("timestamp"), epoch="s")
+    with builder.timed(stamp):
+        _events_of(message, extra, builder, provider_of, run, stamp)
+
+
+def _events_of(
+    message: dict[str, Any],
+    extra: dict[str, Any],
+    builder: TranscriptBuilder,
+    provider_of: Any,
+    run: CliRun,
+    stamp: str | None,
+) -> None:
     role = message.get("role")
     if role == "assistant":
+        start = builder.mark()
         content = message.get("content")
         if isinstance(content, str):
             builder.message(content)
@@ -170,7 +186,7 @@ def _message(
         if isinstance(usage, dict):
             model = str(response.get("model") or run.variant.model or "")
             provider = provider_of(run, _prefix(run.variant.model))
-            builder.call(model, litellm_usage(usage), provider)
+            builder.call(model, litellm_usage(usage), provider, time=stamp, position=start)
     elif role == "tool":
         command = _command_of(message, builder)
         returncode = extra.get("returncode")

@@ -25,7 +25,9 @@ from harnessdrive.harnesses.cli.recording import (
     TranscriptBuilder,
     as_int,
     json_lines,
+    logged_time,
     mapping,
+    position_at,
 )
 from harnessdrive.sandbox.process import ProcessResult
 from harnessdrive.transcript.models import Usage
@@ -142,20 +144,30 @@ class OpenCode(AgentCli):
         else:
             export = export_session(run, session_id)
             path.write_text(json.dumps(export, indent=1), encoding="utf-8")
+        starts: list[int] = []
+        """Where each of the session's own assistant messages (one model call) begins."""
         for message in export["messages"]:
             info = message["info"]
             if info.get("role") != "assistant":
                 continue
+            starts.append(builder.mark())
             for part in message["parts"]:
                 _part(part, builder)
             if isinstance(info.get("error"), dict):
-                builder.error(_error_text(info["error"]))
+                with builder.timed(_time(info, "completed")):
+                    builder.error(_error_text(info["error"]))
         cost = 0.0
         costed = False
-        for info in assistant_infos(export):
+        main_events = list(builder.events)
+        for index, info in enumerate(assistant_infos(export)):
             if isinstance(info.get("tokens"), dict):
                 provider = self.model_provider(run, str(info.get("providerID") or "") or None)
-                builder.call(str(info.get("modelID") or ""), _usage(info["tokens"]), provider)
+                stamp = _time(info, "created")
+                # A subagent's calls fall where their time puts them in the session's run.
+                at = starts[index] if index < len(starts) else position_at(main_events, stamp)
+                usage = _usage(info["tokens"])
+                model = str(info.get("modelID") or "")
+                builder.call(model, usage, provider, time=stamp, position=at)
             if isinstance(info.get("cost"), int | float):
                 cost += float(info["cost"])
                 costed = True
@@ -249,26 +261,44 @@ def assistant_infos(export: dict[str, Any]) -> list[dict[str, Any]]:
 def _part(part: dict[str, Any], builder: TranscriptBuilder) -> None:
     kind = part.get("type")
     if kind == "text":
-        builder.message(str(part.get("text", "")))
+        with builder.timed(_time(part, "start")):
+            builder.message(str(part.get("text", "")))
     elif kind == "tool":
         name = str(part.get("tool", ""))
         state = mapping(part.get("state"))
         arguments = mapping(state.get("input"))
         call_id = str(part.get("callID", ""))
-        builder.tool_call(name, arguments, call_id)
-        is_error = state.get("status") == "error"
-        output = state.get("error") if is_error else state.get("output")
-        builder.tool_result(call_id, output, is_error=is_error, name=name)
-        if isinstance(output, str) and "permission" in output.lower() and is_error:
-            builder.denial(name)
-        metadata = mapping(state.get("metadata"))
-        if name == "bash" and isinstance(arguments.get("command"), str):
-            exit_code = metadata.get("exit")
-            builder.command(
-                arguments["command"], exit_code if isinstance(exit_code, int) else None, output
-            )
-        elif name in FILE_TOOLS and not is_error and isinstance(arguments.get("filePath"), str):
-            builder.file_change(arguments["filePath"], name)
+        with builder.timed(_time(state, "start")):
+            builder.tool_call(name, arguments, call_id)
+        with builder.timed(_time(state, "end")):
+            _tool_outcome(builder, name, state, arguments, call_id)
+
+
+def _time(record: dict[str, Any], which: str) -> str | None:
+    """opencode's ``time.<which>``: milliseconds since the epoch."""
+    return logged_time(mapping(record.get("time")).get(which), epoch="ms")
+
+
+def _tool_outcome(
+    builder: TranscriptBuilder,
+    name: str,
+    state: dict[str, Any],
+    arguments: dict[str, Any],
+    call_id: str,
+) -> None:
+    is_error = state.get("status") == "error"
+    output = state.get("error") if is_error else state.get("output")
+    builder.tool_result(call_id, output, is_error=is_error, name=name)
+    if isinstance(output, str) and "permission" in output.lower() and is_error:
+        builder.denial(name)
+    metadata = mapping(state.get("metadata"))
+    if name == "bash" and isinstance(arguments.get("command"), str):
+        exit_code = metadata.get("exit")
+        builder.command(
+            arguments["command"], exit_code if isinstance(exit_code, int) else None, output
+        )
+    elif name in FILE_TOOLS and not is_error and isinstance(arguments.get("filePath"), str):
+        builder.file_change(arguments["filePath"], name)
 
 
 def _usage(tokens: dict[str, Any]) -> Usage:

@@ -22,6 +22,7 @@ from harnessdrive.harnesses.cli.recording import (
     TranscriptBuilder,
     as_int,
     json_lines,
+    logged_time,
     mapping,
     only_file,
     read_jsonl,
@@ -146,21 +147,27 @@ def _read_messages(
         if not isinstance(message, dict):
             continue
         role = message.get("role")
+        stamp = logged_time(line.get("timestamp"))
         if role == "assistant":
-            text = _assistant(message, builder, calls)
+            start = builder.mark()
+            with builder.timed(stamp):
+                text = _assistant(message, builder, calls)
             final = text or final
             usage = message.get("usage") if isinstance(message.get("usage"), dict) else None
             if usage is not None:
                 provider = provider_of(run, str(message.get("provider") or "") or None)
-                builder.call(reported_model(message), _usage(usage), provider)
+                model = reported_model(message)
+                builder.call(model, _usage(usage), provider, time=stamp, position=start)
                 total = (usage.get("cost") or {}).get("total")
                 if isinstance(total, int | float):
                     cost += float(total)
                     costed = True
             if message.get("stopReason") == "error" or message.get("errorMessage"):
-                builder.error(str(message.get("errorMessage") or "model call failed"))
+                with builder.timed(stamp):
+                    builder.error(str(message.get("errorMessage") or "model call failed"))
         elif role == "toolResult":
-            _tool_result(message, builder, calls)
+            with builder.timed(stamp):
+                _tool_result(message, builder, calls)
     return final, (round(cost, 10) if costed else None)
 
 

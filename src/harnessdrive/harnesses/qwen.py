@@ -22,6 +22,7 @@ from harnessdrive.harnesses.cli.recording import (
     TranscriptBuilder,
     as_int,
     json_lines,
+    logged_time,
     mapping,
     read_jsonl,
 )
@@ -89,14 +90,24 @@ class QwenCode(AgentCli):
         builder = TranscriptBuilder(run.workspace)
         reader = BlockReader(builder, TOOLS)
         outcome: dict[str, Any] = {}
+        answers: list[int] = []
+        """Where each answer of the model begins: its first assistant message after anything
+        else (Qwen streams one message per content block)."""
+        answering = False
         for event in stream:
             message = event.get("message") if isinstance(event.get("message"), dict) else None
-            if event.get("type") == "assistant" and message is not None:
+            said = event.get("type") == "assistant" and message is not None
+            if said and not answering:
+                answers.append(builder.mark())
+            if event.get("type") in ("assistant", "user"):
+                answering = said
+            if said and message is not None:
                 reader.assistant(message)
             elif event.get("type") == "user" and message is not None:
                 reader.user(message)
             elif event.get("type") == "result":
                 outcome = event
+        streamed = builder.mark()
         error = None
         if outcome.get("is_error"):
             error = str(outcome.get("error") or outcome.get("result") or "the run failed")
@@ -115,8 +126,20 @@ class QwenCode(AgentCli):
         for line in lines:
             if line.get("sessionId") not in (None, run.session_id):
                 raise SessionLogError(f"{log.name} holds lines of session {line['sessionId']}")
-        for model, usage in model_calls(lines, run.variant.model or ""):
-            builder.call(model, usage, provider)
+        found = model_calls(lines, run.variant.model or "")
+        times = answer_times(lines)
+        # The chat file's answers are the stream's, in order, when both count the same.
+        starts = answers if len(answers) == len(found) == len(times) else None
+        for index, (model, usage) in enumerate(found):
+            builder.call(
+                model,
+                usage,
+                provider,
+                time=times[index] if starts is not None else None,
+                position=starts[index] if starts is not None else None,
+            )
+        if starts is not None:
+            _stamp(builder, [*starts, streamed], times, result_times(lines))
         return Collected(
             builder.build(
                 session_id=run.session_id,
@@ -160,6 +183,58 @@ def model_calls(lines: list[dict[str, Any]], requested: str) -> list[tuple[str, 
             model = answered.get(str(line.get("parentUuid"))) or line.get("model") or requested
             calls.append((str(model), _usage(metadata)))
     return calls
+
+
+def answer_times(lines: list[dict[str, Any]]) -> list[str | None]:
+    """The time of each ``assistant`` record with usage (one model call), in order."""
+    return [
+        logged_time(line.get("timestamp"))
+        for line in lines
+        if line.get("type") == "assistant" and isinstance(line.get("usageMetadata"), dict)
+    ]
+
+
+def result_times(lines: list[dict[str, Any]]) -> dict[str, str]:
+    """The time each tool result was logged, by its call id."""
+    found: dict[str, str] = {}
+    for line in lines:
+        if line.get("type") != "tool_result" or not (stamp := logged_time(line.get("timestamp"))):
+            continue
+        for part in mapping(line.get("message")).get("parts") or []:
+            response = mapping(mapping(part).get("functionResponse"))
+            if response.get("id"):
+                found[str(response["id"])] = stamp
+    return found
+
+
+def _stamp(
+    builder: TranscriptBuilder,
+    bounds: list[int],
+    times: list[str | None],
+    results: dict[str, str],
+) -> None:
+    """The stream has no times: an answer's events (``bounds``: where each begins, then the
+    stream's end) take its record's, a tool result (and the command or file change it made)
+    the time its record was logged."""
+    for index, time in enumerate(times):
+        answer_end = next(
+            (
+                i
+                for i in range(bounds[index], bounds[index + 1])
+                if builder.events[i].kind == "tool_result"
+            ),
+            bounds[index + 1],
+        )
+        builder.stamp(bounds[index], answer_end, time)
+    for index, event in enumerate(builder.events[: bounds[-1]]):
+        if event.kind == "tool_result" and str(event.data.get("id", "")) in results:
+            end = index + 1
+            while end < bounds[-1] and builder.events[end].kind in (
+                "command",
+                "file_change",
+            ):
+                end += 1
+            builder.stamp(index, end, results[str(event.data["id"])])
 
 
 def _usage(metadata: dict[str, Any]) -> Usage:

@@ -15,6 +15,7 @@ from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from harnessdrive.accounting.ledger import ledger_costs
 from harnessdrive.errors import UserError, did_you_mean
 from harnessdrive.export.atif import trajectory_json
 from harnessdrive.grading.hostile import UNREADABLE, load_json
@@ -364,8 +365,12 @@ def trial_trajectory(paths: TrialPaths) -> str:
     view = trial_view(paths)
     result = TrialResult.model_validate_json(_read_bytes(paths.result))
     number = max(len(result.rounds), 1)
-    round_root = paths.root if number == 1 else paths.root / "rounds" / str(number)
-    return trajectory_json(result, _transcript(round_root / "transcript.json"), view.prompt.text)
+    transcripts = [
+        _transcript((paths.root if n == 1 else paths.root / "rounds" / str(n)) / "transcript.json")
+        for n in range(1, number + 1)
+    ]
+    costs = ledger_costs(paths.cost, [len(each.calls) for each in transcripts])
+    return trajectory_json(result, transcripts[-1], view.prompt.text, costs[-1])
 
 
 def _details(result: TrialResult) -> dict[str, Any]:

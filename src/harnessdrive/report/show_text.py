@@ -16,6 +16,7 @@ from harnessdrive.transcript.models import Event
 EVENT_TEXT = 600
 """Characters shown of one message, tool input or command output."""
 RESULT_LINES = 6
+DIFF_LINES = 40
 """Lines shown of one tool result (a file read, an edit's answer); the transcript has them all."""
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b]")
 
@@ -136,6 +137,11 @@ def _events(events: tuple[Event, ...]) -> Iterator[str]:
             yield from (f"  | {line}" for line in _short(said).splitlines()[:20])
         elif event.kind == "file_change":
             yield f"[file] {safe_text(event.text)}"
+            # Codex logs each change's diff in its session log (its stream has only paths).
+            diff = safe_text(_text(data.get("diff") or "")).splitlines()
+            yield from (f"  | {line[:200]}" for line in diff[:DIFF_LINES])
+            if len(diff) > DIFF_LINES:
+                yield f"  | [... {len(diff) - DIFF_LINES} more lines]"
         else:
             yield f"[{event.kind}] {_short(event.text or json.dumps(data, default=str))}"
 

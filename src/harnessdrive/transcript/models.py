@@ -63,6 +63,11 @@ class ModelCall(_Model):
     """Provider id when the harness names one (``anthropic``, ``openai``, ``google``, ...)."""
     agent: str | None = None
     """The subagent that made the call (its own log's name); ``None`` for the main agent."""
+    time: str | None = None
+    """When the CLI logged the call's answer (ISO 8601, UTC); ``None`` where its log says not."""
+    position: int | None = None
+    """Where the call's answer begins among the transcript's events: the index of the first
+    event it produced (the number of events before it). ``None`` where the log cannot place it."""
 
 
 EventKind = Literal[
@@ -78,6 +83,8 @@ class Event(_Model):
     """Message text, tool name, command line, file path or error message."""
     data: dict[str, Any] = Field(default_factory=dict)
     """Details that depend on the kind: tool input, exit code, output excerpt, ..."""
+    time: str | None = None
+    """When the CLI logged it (ISO 8601, UTC, milliseconds); ``None`` where its log has no time."""
 
 
 class Transcript(_Model):

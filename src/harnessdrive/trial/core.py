@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from harnessdrive.accounting.ledger import ledger_costs
 from harnessdrive.accounting.trial_cost import NO_MODEL
 from harnessdrive.errors import WorkspaceError
 from harnessdrive.export.atif import TRAJECTORY_FILE, trajectory_json
@@ -309,9 +310,14 @@ def _run(
     kept = workspace if worker.keep else None
     result = _result(job, protocol.name, outcome, trial, setup_seconds, began, kept)
     with stage("trajectory export"):
+        counts = [len(each.agent.transcript.calls) for each in outcome.rounds]
+        costs = ledger_costs(trial.paths.cost, counts)
         for number, each in enumerate(outcome.rounds, start=1):
             file = trial.round_paths(number).root / TRAJECTORY_FILE
-            file.write_text(trajectory_json(result, each.agent.transcript, task.prompt))
+            document = trajectory_json(
+                result, each.agent.transcript, task.prompt, costs[number - 1]
+            )
+            file.write_text(document)
     return result
 
 

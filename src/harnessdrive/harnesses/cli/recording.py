@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from harnessdrive.errors import HarnessError
 from harnessdrive.transcript.models import Event, EventKind, ModelCall, Transcript, Usage
@@ -62,6 +64,32 @@ def as_int(value: Any) -> int:
     return 0
 
 
+def logged_time(value: Any, *, epoch: Literal["s", "ms"] | None = None) -> str | None:
+    """A time a log wrote, as ISO 8601 in UTC to the millisecond; ``None`` when it is missing,
+    unreadable or has no time zone (guessing one would invent a time). ``epoch`` says the unit of
+    a log that writes numbers (``ms``: opencode, pi); without it a number is not a time."""
+    stamp: datetime | None = None
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        if epoch is None:
+            return None
+        try:
+            stamp = datetime.fromtimestamp(value / 1000 if epoch == "ms" else value, tz=UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+    elif isinstance(value, str):
+        try:
+            stamp = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        if stamp.tzinfo is None:
+            return None
+    if stamp is None:
+        return None
+    return stamp.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 class TranscriptBuilder:
     """Collects events and model calls in order, then makes the Transcript."""
 
@@ -72,9 +100,32 @@ class TranscriptBuilder:
         self.tool_calls = 0
         self.permission_denials = 0
         self.errors: list[str] = []
+        self._time: str | None = None
+
+    @contextmanager
+    def timed(self, time: str | None) -> Iterator[None]:
+        """Events recorded inside carry ``time`` (from :func:`logged_time`); outside, none."""
+        self._time = time
+        try:
+            yield
+        finally:
+            self._time = None
+
+    def mark(self) -> int:
+        """The position the next event will have: where a model call's answer begins."""
+        return len(self.events)
+
+    def stamp(self, start: int, end: int, time: str | None) -> None:
+        """Gives the events ``start`` to ``end`` (exclusive) a time learnt after they were
+        recorded (Codex's stream has none; its session log does), where they have none."""
+        if time is None:
+            return
+        for index in range(max(start, 0), min(end, len(self.events))):
+            if self.events[index].time is None:
+                self.events[index] = self.events[index].model_copy(update={"time": time})
 
     def event(self, kind: EventKind, text: str = "", **data: Any) -> None:
-        self.events.append(Event(kind=kind, text=text, data=data))
+        self.events.append(Event(kind=kind, text=text, data=data, time=self._time))
 
     def message(self, text: str) -> None:
         if text.strip():
@@ -134,9 +185,27 @@ class TranscriptBuilder:
         self.event("note", f"permission denied: {text}", **data)
 
     def call(
-        self, model: str, usage: Usage, provider: str | None, agent: str | None = None
+        self,
+        model: str,
+        usage: Usage,
+        provider: str | None,
+        agent: str | None = None,
+        *,
+        time: str | None = None,
+        position: int | None = None,
     ) -> None:
-        self.calls.append(ModelCall(model=model, usage=usage, provider=provider, agent=agent))
+        """One model call; ``position`` is :meth:`mark` taken before the events of its answer
+        were recorded, ``None`` where the log cannot say which events it produced."""
+        self.calls.append(
+            ModelCall(
+                model=model,
+                usage=usage,
+                provider=provider,
+                agent=agent,
+                time=time,
+                position=position,
+            )
+        )
 
     def compaction(self, trigger: str, **data: Any) -> None:
         """The CLI compacted its context (``trigger``: ``auto`` or ``manual`` where it says)."""
@@ -168,6 +237,15 @@ class TranscriptBuilder:
             final_message=final_message,
             error=error if error is not None else (self.errors[-1] if self.errors else None),
         )
+
+
+def position_at(events: Sequence[Event], time: str | None) -> int | None:
+    """Where a call logged apart from the events (a subagent's) falls among them: before the
+    first event logged after it. ``None`` without a time."""
+    if time is None:
+        return None
+    later = (i for i, event in enumerate(events) if event.time is not None and event.time > time)
+    return next(later, len(events))
 
 
 def main_model(calls: Iterable[ModelCall]) -> str | None:
