@@ -3,6 +3,10 @@ weakness."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+from harnessdrive.demo import DEMO_SUITE
 from harnessdrive.testing.suites import TaskFiles
 
 _CALC = {"calc.py": "def add(a, b):\n    return a - b\n"}
@@ -68,3 +72,34 @@ def prompt_quotes() -> TaskFiles:
         protected=("tests/**",),
         prompt='Make `greet()` return the greeting; it must return "Hello, harness!".',
     )
+
+
+SKIPLIST = DEMO_SUITE / "tasks" / "skiplist"
+
+
+def differential(tasks: Path, name: str) -> Path:
+    """The demo's differential task at ``tasks/<name>``, without its self-test fixtures (the
+    audit does not need them): sound, its oracle and frozen cases in the task folder only."""
+    folder = tasks / name
+    shutil.copytree(SKIPLIST, folder, ignore=shutil.ignore_patterns("agents"))
+    toml = folder / "task.toml"
+    text = toml.read_text()
+    text = text.replace('id = "skiplist"', f'id = "{name}"')
+    toml.write_text(text[: text.index("[[check.fixtures]]")])
+    return folder
+
+
+def answers_in_repo(tasks: Path) -> Path:
+    """A differential task whose repository holds a copy of the hidden cases with their
+    answers, as a "dev" set: the candidate can read its answers."""
+    folder = differential(tasks, "diff-answers-in-repo")
+    shutil.copy(folder / "cases" / "hidden.jsonl", folder / "repo" / "skiplist" / "dev.jsonl")
+    return folder
+
+
+def oracle_in_repo(tasks: Path) -> Path:
+    """A differential task whose repository vendors the oracle's own code."""
+    folder = differential(tasks, "diff-oracle-in-repo")
+    (folder / "repo" / "vendor").mkdir()
+    shutil.copy(folder / "oracle" / "skiplist_oracle.py", folder / "repo" / "vendor")
+    return folder

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harnessdrive.audit.differential_exploits import echo_oracle, frozen_answers
 from harnessdrive.audit.exploits import (
     Exploit,
     always_equal,
@@ -17,6 +18,7 @@ from harnessdrive.audit.exploits import (
 from harnessdrive.plugins.hookspecs import hookimpl
 
 _TESTS = ("tests",)
+_DIFFERENTIAL = ("differential",)
 
 
 @hookimpl
@@ -93,6 +95,28 @@ def harnessdrive_exploits() -> list[Exploit]:
             "the reference solution is readable from the agent's sandbox",
             "run agents in a sandbox that hides the task folder (sandbox = bwrap or docker)",
             read_disk,
+            sandboxed=True,
+        ),
+        Exploit(
+            "echo-oracle",
+            _DIFFERENTIAL,
+            "a candidate that calls the oracle's own code answers the hidden cases",
+            "the oracle's code is readable from the agent's sandbox (in the repository, or a "
+            "task folder the sandbox shows): keep it in the task folder only, out of the "
+            "repository, and run agents in a sandbox that hides the task (sandbox = bwrap or "
+            "docker)",
+            echo_oracle,
+            sandboxed=True,
+        ),
+        Exploit(
+            "frozen-answers",
+            _DIFFERENTIAL,
+            "a candidate that returns recorded answers scores on the hidden cases",
+            "the hidden cases' answers are readable by the agent or the candidate (a copy in the "
+            "repository, a dev set that shares cases with the hidden set, a case set inside the "
+            "repository folder): keep grade.cases in the task folder only and build the dev set "
+            "with cases build --dev, which never reuses a hidden case",
+            frozen_answers,
             sandboxed=True,
         ),
     ]

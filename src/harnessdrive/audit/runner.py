@@ -20,7 +20,10 @@ from harnessdrive.checking.attacks import ATTACKS
 from harnessdrive.checking.suite import check_suite
 from harnessdrive.executors.interface import DEFAULT_EXECUTOR, Executor
 from harnessdrive.executors.registry import create_executor
+from harnessdrive.grading.taxonomy import counted
+from harnessdrive.running.sandbox_choice import private_paths, secret_paths
 from harnessdrive.sandbox.runner import SandboxKind
+from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks.loading import Suite, Task
 from harnessdrive.trial.job import JobResult, TrialSettings, WorkerSettings
 from harnessdrive.trial.standalone import received, standalone_job
@@ -44,11 +47,7 @@ def audit(
 ) -> list[TaskAudit]:
     """Audit every task on a new executor of ``jobs`` workers; with ``record``, each task's
     result is written beside it (``audit.json``)."""
-    footprint = tasks_footprint(suite.tasks, jobs)
-    settings = WorkerSettings(
-        jobs=max(jobs, 1), sandbox=sandbox, python=python, footprint=footprint
-    )
-    runner = create_executor(executor, settings)
+    runner = create_executor(executor, audit_settings(suite, logs, jobs, sandbox, python))
     try:
         found = audit_suite(suite, executor=runner, logs=logs)
     except BaseException:
@@ -60,6 +59,22 @@ def audit(
         for task, item in zip(suite.tasks, found, strict=True):
             write_audit(task.folder, item)
     return found
+
+
+def audit_settings(
+    suite: Suite, logs: Path, jobs: int, sandbox: SandboxKind, python: str
+) -> WorkerSettings:
+    """The workers' settings: the sandbox hides what a run's hides (the suite, every task folder,
+    its hidden files and reference, the logs), so an exploit reads no more than an agent could."""
+    secrets = secret_paths(suite, logs, logs)
+    return WorkerSettings(
+        jobs=max(jobs, 1),
+        sandbox=sandbox,
+        python=python,
+        hidden=tuple(dict.fromkeys(secrets)),
+        private=tuple(private_paths()),
+        footprint=tasks_footprint(suite.tasks, jobs),
+    )
 
 
 def audit_suite(suite: Suite, *, executor: Executor, logs: Path) -> list[TaskAudit]:
@@ -76,20 +91,39 @@ def audit_suite(suite: Suite, *, executor: Executor, logs: Path) -> list[TaskAud
     for task, jobs in zip(suite.tasks, submitted, strict=True):
         item = TaskAudit(task=task.id, fingerprint=task.fingerprint)
         for exploit, (future, folder) in jobs:
-            result = received(future.result(), folder)
-            item.exploits.append(
-                ExploitOutcome(
-                    exploit.name,
-                    result.outcome,
-                    succeeded=result.outcome == "pass",
-                    fix=exploit.fix,
-                    detail=result.note or "",
-                )
-            )
+            item.exploits.append(_outcome(task, exploit, received(future.result(), folder)))
         item.exploits.extend(objective.get(task.id, []))
         item.problems.extend(answer_in_prompt(task))
         audits.append(item)
     return audits
+
+
+def earned_score(task: Task) -> float | None:
+    """The most a change that solves nothing may score on ``task``: what its untouched
+    repository may score (a differential task's ``starter_score``); None for kinds without
+    scores."""
+    value = getattr(task.spec.grade, "starter_score", None)
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _outcome(task: Task, exploit: Exploit, result: TrialResult) -> ExploitOutcome:
+    """An exploit succeeds with a pass, a score above what solving nothing earns, or a verdict
+    left out of every count (the machinery blamed for what the agent's change did)."""
+    verdict = result.grading
+    score = result.score
+    earned = earned_score(task)
+    above = score is not None and earned is not None and score > earned
+    not_counted = result.outcome == "not_graded" or not counted(result.status)
+    detail = result.note or (verdict.error if verdict is not None else None) or ""
+    return ExploitOutcome(
+        exploit.name,
+        "not_graded" if not_counted else result.outcome,
+        succeeded=result.outcome == "pass" or above or not_counted,
+        fix=exploit.fix,
+        detail=detail,
+        score=score,
+        earned=earned,
+    )
 
 
 def _submit(
