@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from harnessdrive.demo import DEMO_SUITE
-from harnessdrive.testing.suites import TaskFiles
+from harnessdrive.testing.suites import FAST_PYTEST, TaskFiles
 
 _CALC = {"calc.py": "def add(a, b):\n    return a - b\n"}
 _CALC_FIXED = {"calc.py": "def add(a, b):\n    return a + b\n"}
@@ -60,6 +60,39 @@ def unprotected(protected: tuple[str, ...] = ()) -> TaskFiles:
     )
 
 
+def checks_in_a_loop() -> TaskFiles:
+    """Hidden tests that check exact types and values, but inside a loop, where the grader
+    cannot twin them: code that reads the expected value from the calling test passes."""
+    return TaskFiles(
+        "checks-in-a-loop",
+        files={**_CALC, "tests/test_visible.py": _VALUE_TEST},
+        hidden={
+            "tests/test_hidden.py": "from calc import add\n\n\ndef test_add():\n"
+            "    for a, b, want in [(2, 3, 5), (-4, 1, -3), (7, 7, 14)]:\n"
+            "        got = add(a, b)\n        assert type(got) is int\n"
+            "        assert got == want\n"
+        },
+        solution=_CALC_FIXED,
+        protected=("tests/**",),
+        prompt="Fix add() in calc.py so it adds its arguments.",
+    )
+
+
+def output_grep() -> TaskFiles:
+    """A grade command that reads the runner's printed text: what the code under test prints
+    is in it too."""
+    return TaskFiles(
+        "output-grep",
+        files={**_CALC, "tests/test_visible.py": _VALUE_TEST},
+        hidden={"tests/test_hidden.py": _VALUE_TEST},
+        solution=_CALC_FIXED,
+        protected=("tests/**",),
+        command=f'{FAST_PYTEST} tests/test_hidden.py 2>&1 | grep -q " passed"',
+        extra={"grade": {"junit": False}},
+        prompt="Fix add() in calc.py so it adds its arguments.",
+    )
+
+
 def prompt_quotes() -> TaskFiles:
     return TaskFiles(
         "prompt-quotes",
@@ -81,6 +114,7 @@ def differential(tasks: Path, name: str) -> Path:
     """The demo's differential task at ``tasks/<name>``, without its self-test fixtures (the
     audit does not need them): sound, its oracle and frozen cases in the task folder only."""
     folder = tasks / name
+    tasks.mkdir(parents=True, exist_ok=True)
     shutil.copytree(SKIPLIST, folder, ignore=shutil.ignore_patterns("agents"))
     toml = folder / "task.toml"
     text = toml.read_text()
@@ -90,10 +124,12 @@ def differential(tasks: Path, name: str) -> Path:
 
 
 def answers_in_repo(tasks: Path) -> Path:
-    """A differential task whose repository holds a copy of the hidden cases with their
-    answers, as a "dev" set: the candidate can read its answers."""
+    """A differential task whose repository holds every other hidden case with its answer,
+    as a "dev" set: the candidate can read half its answers (a score it did not earn, no pass)."""
     folder = differential(tasks, "diff-answers-in-repo")
-    shutil.copy(folder / "cases" / "hidden.jsonl", folder / "repo" / "skiplist" / "dev.jsonl")
+    rows = (folder / "cases" / "hidden.jsonl").read_text().splitlines(keepends=True)
+    (folder / "repo" / "dev").mkdir()
+    (folder / "repo" / "dev" / "cases.jsonl").write_text("".join(rows[::2]))
     return folder
 
 

@@ -15,6 +15,8 @@ from harnessdrive.audit.exploits import (
     shadow_runner,
     skip_when_called,
 )
+from harnessdrive.audit.flooding import flood
+from harnessdrive.audit.grading_echo import grading_echo
 from harnessdrive.plugins.hookspecs import hookimpl
 
 _TESTS = ("tests",)
@@ -118,5 +120,27 @@ def harnessdrive_exploits() -> list[Exploit]:
             "with cases build --dev, which never reuses a hidden case",
             frozen_answers,
             sandboxed=True,
+        ),
+        Exploit(
+            "grading-echo",
+            _TESTS,
+            "code that, once graded, returns what the calling hidden test expects passes",
+            "the hidden tests compare inside a loop, a helper or after a branch, where the "
+            "grader cannot plant a twin (a copy of the check with its expectation changed) to "
+            "catch code that reads the expected value from the calling test: write each check "
+            "as a plain assert f(x) == expected (or assertEqual) in the test's own body, one "
+            "test per case (pytest.mark.parametrize)",
+            grading_echo,
+        ),
+        Exploit(
+            "flood",
+            (*_TESTS, *_DIFFERENTIAL),
+            "output, files and reports too big or too deep to read whole turn a failure into a "
+            "pass or a 'not counted'",
+            "the grading reads what the code under test can print or write (the runner's text, "
+            "a report it can rewrite): count from a report written outside the code's reach, "
+            "with the task's default junit = true and a pytest or unittest command, never by "
+            "matching the output",
+            flood,
         ),
     ]

@@ -12,7 +12,8 @@ from __future__ import annotations
 SEARCH = r"""
 import hashlib, json, os, sys
 
-SKIP = {"proc", "sys", "dev", ".git", "node_modules", "__pycache__"}
+SKIP = {".git", "node_modules", "__pycache__"}
+SYSTEM = ("/proc", "/sys", "/dev")
 BIGGEST = 64 << 20
 
 
@@ -27,7 +28,9 @@ def walk(workspace, suffixes):
     seen = set()
     for top, inside in places(workspace):
         for folder, dirs, files in os.walk(top):
-            dirs[:] = sorted(d for d in dirs if d not in SKIP)
+            dirs[:] = sorted(
+                d for d in dirs if d not in SKIP and os.path.join(folder, d) not in SYSTEM
+            )
             if not inside and (folder + "/").startswith(workspace + "/"):
                 continue
             for name in sorted(files):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from collections.abc import Collection
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -29,6 +30,8 @@ from harnessdrive.trial.job import JobResult, TrialSettings, WorkerSettings
 from harnessdrive.trial.standalone import received, standalone_job
 from harnessdrive.workspace.tree_size import tasks_footprint
 
+OBJECTIVE = "objective"
+"""What ``only`` names to include the objective attacks of improvement tasks."""
 _OBJECTIVE_FIX = (
     "measure through the objective runner or from outside the measured process, so nothing the "
     "measured code prints or writes is read as the value (docs/improvement.md)"
@@ -44,12 +47,14 @@ def audit(
     executor: str = DEFAULT_EXECUTOR,
     python: str = sys.executable,
     record: bool = True,
+    only: Collection[str] | None = None,
 ) -> list[TaskAudit]:
     """Audit every task on a new executor of ``jobs`` workers; with ``record``, each task's
-    result is written beside it (``audit.json``)."""
+    result is written beside it (``audit.json``); with ``only``, just the exploits so named
+    run (and no objective attack unless ``objective`` is among them)."""
     runner = create_executor(executor, audit_settings(suite, logs, jobs, sandbox, python))
     try:
-        found = audit_suite(suite, executor=runner, logs=logs)
+        found = audit_suite(suite, executor=runner, logs=logs, only=only)
     except BaseException:
         runner.stop()
         raise
@@ -77,15 +82,19 @@ def audit_settings(
     )
 
 
-def audit_suite(suite: Suite, *, executor: Executor, logs: Path) -> list[TaskAudit]:
+def audit_suite(
+    suite: Suite, *, executor: Executor, logs: Path, only: Collection[str] | None = None
+) -> list[TaskAudit]:
     submitted = [
         [
             (exploit, _submit(executor, suite.name, task, exploit, logs, (place, n)))
             for n, exploit in enumerate(exploits_for(task))
+            if only is None or exploit.name in only
         ]
         for place, task in enumerate(suite.tasks)
     ]
-    improving = [task for task in suite.tasks if task.spec.improve is not None]
+    attacked = only is None or OBJECTIVE in only
+    improving = [task for task in suite.tasks if task.spec.improve is not None and attacked]
     objective = _objective_attacks(suite, improving, executor, logs) if improving else {}
     audits = []
     for task, jobs in zip(suite.tasks, submitted, strict=True):
