@@ -139,3 +139,50 @@ def oracle_in_repo(tasks: Path) -> Path:
     (folder / "repo" / "vendor").mkdir()
     shutil.copy(folder / "oracle" / "skiplist_oracle.py", folder / "repo" / "vendor")
     return folder
+
+
+IMPROVE = "fewer-comparisons"
+# Imports the agent's code and prints the count it measured itself: whatever that code prints
+# at exit is read as the value.
+IN_PROCESS_OBJECTIVE = """
+import json, sys
+sys.path.insert(0, ".")
+from dupes.finder import repeated
+count = [0]
+class Key:
+    def __init__(self, value):
+        self.value = value
+    def __eq__(self, other):
+        count[0] += 1
+        return self.value == other.value
+    def __hash__(self):
+        count[0] += 1
+        return hash(self.value)
+repeated([Key(v % 37) for v in range(200)])
+print(json.dumps({"value": count[0]}))
+"""
+
+
+def improvement(suite: Path, name: str, *, in_process: bool = False) -> Path:
+    """The demo's improvement task at ``suite/tasks/<name>``, measured through the objective
+    runner (sound), or by an objective that reads the value from the measured process."""
+    project = suite / "improve-project"
+    if not project.exists():
+        shutil.copytree(DEMO_SUITE / "improve-project", project)
+    folder = suite / "tasks" / name
+    shutil.copytree(DEMO_SUITE / "tasks" / IMPROVE, folder)
+    toml = folder / "task.toml"
+    text = toml.read_text().replace(f'id = "{IMPROVE}"', f'id = "{name}"')
+    if in_process:
+        (folder / "objective" / "in_process.py").write_text(IN_PROCESS_OBJECTIVE)
+        start = text.index('command = "{measure}')
+        end = text.index("]", text.index("inject = [")) + 1
+        text = (
+            text[:start]
+            + 'command = "{python} .objective/in_process.py"\n'
+            + 'inject = [{ source = "objective/in_process.py", '
+            + 'target = ".objective/in_process.py" }]'
+            + text[end:]
+        )
+    toml.write_text(text)
+    return folder

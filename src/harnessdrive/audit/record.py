@@ -32,6 +32,8 @@ class ExploitOutcome:
             return "a pass"
         if self.outcome == "not_graded":
             return "a 'not counted'"
+        if self.outcome == "moved":
+            return "the objective moved past its margin without improving anything"
         if self.score is not None and self.earned is not None and self.score > self.earned:
             return f"a score of {self.score:.0%} where nothing earns more than {self.earned:.0%}"
         return f"{self.outcome}"

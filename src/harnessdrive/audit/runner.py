@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -18,6 +18,7 @@ from harnessdrive.audit.exploits import Exploit, ExploitAgent, exploits_for
 from harnessdrive.audit.record import ExploitOutcome, TaskAudit, write_audit
 from harnessdrive.audit.static import answer_in_prompt
 from harnessdrive.checking.attacks import ATTACKS
+from harnessdrive.checking.cases import TaskCheck
 from harnessdrive.checking.suite import check_suite
 from harnessdrive.executors.interface import DEFAULT_EXECUTOR, Executor
 from harnessdrive.executors.registry import create_executor
@@ -48,13 +49,16 @@ def audit(
     python: str = sys.executable,
     record: bool = True,
     only: Collection[str] | None = None,
+    checked: Sequence[TaskCheck] = (),
 ) -> list[TaskAudit]:
     """Audit every task on a new executor of ``jobs`` workers; with ``record``, each task's
     result is written beside it (``audit.json``); with ``only``, just the exploits so named
-    run (and no objective attack unless ``objective`` is among them)."""
+    run (and no objective attack unless ``objective`` is among them). ``checked``: the
+    self-test's reports of these tasks, when it just ran, whose objective attacks are read back
+    instead of run again."""
     runner = create_executor(executor, audit_settings(suite, logs, jobs, sandbox, python))
     try:
-        found = audit_suite(suite, executor=runner, logs=logs, only=only)
+        found = audit_suite(suite, executor=runner, logs=logs, only=only, checked=checked)
     except BaseException:
         runner.stop()
         raise
@@ -83,7 +87,12 @@ def audit_settings(
 
 
 def audit_suite(
-    suite: Suite, *, executor: Executor, logs: Path, only: Collection[str] | None = None
+    suite: Suite,
+    *,
+    executor: Executor,
+    logs: Path,
+    only: Collection[str] | None = None,
+    checked: Sequence[TaskCheck] = (),
 ) -> list[TaskAudit]:
     submitted = [
         [
@@ -95,7 +104,13 @@ def audit_suite(
     ]
     attacked = only is None or OBJECTIVE in only
     improving = [task for task in suite.tasks if task.spec.improve is not None and attacked]
-    objective = _objective_attacks(suite, improving, executor, logs) if improving else {}
+    known = {report.task: report for report in checked}
+    reports = [known[task.id] for task in improving if task.id in known]
+    unchecked = [task for task in improving if task.id not in known]
+    if unchecked:
+        only_these = dataclasses.replace(suite, tasks=tuple(unchecked))
+        reports += check_suite(only_these, executor=executor, logs=logs / "objective")
+    objective = _objective_attacks(reports)
     audits = []
     for task, jobs in zip(suite.tasks, submitted, strict=True):
         item = TaskAudit(task=task.id, fingerprint=task.fingerprint)
@@ -154,12 +169,8 @@ def _submit(
     return executor.submit(job, priority=priority), folder
 
 
-def _objective_attacks(
-    suite: Suite, tasks: list[Task], executor: Executor, logs: Path
-) -> dict[str, list[ExploitOutcome]]:
+def _objective_attacks(reports: Sequence[TaskCheck]) -> dict[str, list[ExploitOutcome]]:
     """The self-test's objective attacks on each improvement task, as exploits."""
-    only = dataclasses.replace(suite, tasks=tuple(tasks))
-    reports = check_suite(only, executor=executor, logs=logs / "objective")
     found: dict[str, list[ExploitOutcome]] = {}
     for report in reports:
         outcomes = []

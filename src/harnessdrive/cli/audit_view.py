@@ -21,7 +21,13 @@ def run_audit(
 ) -> list[TaskAudit]:
     """Audit every task; a task the self-test found broken is recorded invalid as well."""
     audits = audit(
-        suite, logs=logs / "audit", jobs=jobs, sandbox=sandbox, python=sys.executable, record=False
+        suite,
+        logs=logs / "audit",
+        jobs=jobs,
+        sandbox=sandbox,
+        python=sys.executable,
+        record=False,
+        checked=checks,
     )
     broken = {item.task: item.problems for item in checks}
     for task, item in zip(suite.tasks, audits, strict=True):
