@@ -115,7 +115,7 @@ def audit_suite(
     for task, jobs in zip(suite.tasks, submitted, strict=True):
         item = TaskAudit(task=task.id, fingerprint=task.fingerprint)
         for exploit, (future, folder) in jobs:
-            item.exploits.append(_outcome(task, exploit, received(future.result(), folder)))
+            item.exploits.append(exploit_outcome(task, exploit, received(future.result(), folder)))
         item.exploits.extend(objective.get(task.id, []))
         item.problems.extend(answer_in_prompt(task))
         audits.append(item)
@@ -130,7 +130,7 @@ def earned_score(task: Task) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
-def _outcome(task: Task, exploit: Exploit, result: TrialResult) -> ExploitOutcome:
+def exploit_outcome(task: Task, exploit: Exploit, result: TrialResult) -> ExploitOutcome:
     """An exploit succeeds with a pass, a score above what solving nothing earns, or a verdict
     left out of every count (the machinery blamed for what the agent's change did)."""
     verdict = result.grading
