@@ -11,7 +11,7 @@ cannot parse as the machinery's fault, gives a pass or a "not counted".
 from __future__ import annotations
 
 from harnessdrive.audit.differential_exploits import candidate_target
-from harnessdrive.audit.exploits import _function_names, _source_targets
+from harnessdrive.audit.exploits import function_names, source_targets
 from harnessdrive.grading.differential.spec import DifferentialGradeSpec
 from harnessdrive.harnesses.base import AgentRequest
 
@@ -126,9 +126,9 @@ def flood(request: AgentRequest) -> list[str]:
         path.write_text(plain.lstrip() + PLAIN_MORE + body, encoding="utf-8")
         return [target.file]
     touched = []
-    for relative in _source_targets(request):
+    for relative in source_targets(request):
         path = request.workspace / relative
-        names = _function_names(path) if path.is_file() else []
+        names = function_names(path) if path.is_file() else []
         if not names:
             continue
         body = "".join(

@@ -14,7 +14,7 @@ branch have no twin, and fall.
 
 from __future__ import annotations
 
-from harnessdrive.audit.exploits import _function_names, _is_test, _source_targets
+from harnessdrive.audit.exploits import function_names, is_test_path, source_targets
 from harnessdrive.harnesses.base import AgentRequest
 
 PRELUDE = r'''
@@ -158,7 +158,7 @@ def _seen_tests(request: AgentRequest) -> list[str]:
     return sorted(
         p.relative_to(root).as_posix()
         for p in root.rglob("*.py")
-        if ".git" not in p.parts and _is_test(p.relative_to(root).as_posix())
+        if ".git" not in p.parts and is_test_path(p.relative_to(root).as_posix())
     )
 
 
@@ -166,9 +166,9 @@ def _plant(request: AgentRequest, *, memo: bool) -> list[str]:
     prelude = PRELUDE.replace("@SEEN@", repr(_seen_tests(request)))
     prelude = prelude.replace("@MEMO@", repr(memo))
     touched = []
-    for relative in _source_targets(request):
+    for relative in source_targets(request):
         path = request.workspace / relative
-        names = _function_names(path) if path.is_file() else []
+        names = function_names(path) if path.is_file() else []
         if not names:
             continue
         lines = [prelude]
