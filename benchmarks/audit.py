@@ -45,7 +45,7 @@ def main() -> None:
     for item in found:
         broken = ", ".join(e.exploit for e in item.broken_by) or "-"
         trust = item.trust_word
-        print(f"  {item.task}: {trust}; exploits that got a pass: {broken}")
+        print(f"  {item.task}: {trust}; broken by: {broken}")
         for problem in item.problems:
             print(f"    {problem}")
 

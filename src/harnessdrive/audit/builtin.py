@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harnessdrive.audit.differential_exploits import echo_oracle, frozen_answers
 from harnessdrive.audit.exploits import (
     Exploit,
     always_equal,
@@ -14,9 +15,12 @@ from harnessdrive.audit.exploits import (
     shadow_runner,
     skip_when_called,
 )
+from harnessdrive.audit.flooding import flood
+from harnessdrive.audit.grading_echo import grading_echo
 from harnessdrive.plugins.hookspecs import hookimpl
 
 _TESTS = ("tests",)
+_DIFFERENTIAL = ("differential",)
 
 
 @hookimpl
@@ -94,5 +98,49 @@ def harnessdrive_exploits() -> list[Exploit]:
             "run agents in a sandbox that hides the task folder (sandbox = bwrap or docker)",
             read_disk,
             sandboxed=True,
+        ),
+        Exploit(
+            "echo-oracle",
+            _DIFFERENTIAL,
+            "a candidate that calls the oracle's own code answers the hidden cases",
+            "the oracle's code is readable from the agent's sandbox (in the repository, or a "
+            "task folder the sandbox shows): keep it in the task folder only, out of the "
+            "repository, and run agents in a sandbox that hides the task (sandbox = bwrap or "
+            "docker)",
+            echo_oracle,
+            sandboxed=True,
+        ),
+        Exploit(
+            "frozen-answers",
+            _DIFFERENTIAL,
+            "a candidate that returns recorded answers scores on the hidden cases",
+            "the hidden cases' answers are readable by the agent or the candidate (a copy in the "
+            "repository, a dev set that shares cases with the hidden set, a case set inside the "
+            "repository folder): keep grade.cases in the task folder only and build the dev set "
+            "with cases build --dev, which never reuses a hidden case",
+            frozen_answers,
+            sandboxed=True,
+        ),
+        Exploit(
+            "grading-echo",
+            _TESTS,
+            "code that, once graded, returns what the calling hidden test expects passes",
+            "the hidden tests compare inside a loop, a helper or after a branch, where the "
+            "grader cannot plant a twin (a copy of the check with its expectation changed) to "
+            "catch code that reads the expected value from the calling test: write each check "
+            "as a plain assert f(x) == expected (or assertEqual) in the test's own body, one "
+            "test per case (pytest.mark.parametrize)",
+            grading_echo,
+        ),
+        Exploit(
+            "flood",
+            (*_TESTS, *_DIFFERENTIAL),
+            "output, files and reports too big or too deep to read whole turn a failure into a "
+            "pass or a 'not counted'",
+            "the grading reads what the code under test can print or write (the runner's text, "
+            "a report it can rewrite): count from a report written outside the code's reach, "
+            "with the task's default junit = true and a pytest or unittest command, never by "
+            "matching the output",
+            flood,
         ),
     ]

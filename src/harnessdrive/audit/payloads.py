@@ -71,10 +71,14 @@ DISK_SCRIPT = r"""
 import os, shutil, sys
 workspace = os.getcwd()
 wanted = set(sys.argv[1:])
+SYSTEM = ("/proc", "/sys", "/dev")
 found = 0
 for top in ("/", os.path.expanduser("~"), "/tmp"):
     for folder, dirs, files in os.walk(top):
-        dirs[:] = [d for d in dirs if d not in ("proc", "sys", "dev", ".git", "node_modules")]
+        dirs[:] = [
+            d for d in dirs
+            if d not in (".git", "node_modules") and os.path.join(folder, d) not in SYSTEM
+        ]
         if folder.startswith(workspace):
             continue
         if os.path.basename(folder) != "solution":

@@ -19,6 +19,24 @@ class ExploitOutcome:
     succeeded: bool
     fix: str = ""
     detail: str = ""
+    score: float | None = None
+    """The verdict's score, where the grader kind gives one."""
+    earned: float | None = None
+    """The most a change that solves nothing may score on the task (where it has scores)."""
+
+    @property
+    def got(self) -> str:
+        """What the exploit got, in words: a pass, a score above what it earns, or a verdict
+        left out of the counts."""
+        if self.outcome == "pass":
+            return "a pass"
+        if self.outcome == "not_graded":
+            return "a 'not counted'"
+        if self.outcome == "moved":
+            return "the objective moved past its margin without improving anything"
+        if self.score is not None and self.earned is not None and self.score > self.earned:
+            return f"a score of {self.score:.0%} where nothing earns more than {self.earned:.0%}"
+        return f"{self.outcome}"
 
 
 @dataclass

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from collections.abc import Collection, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -17,15 +18,21 @@ from harnessdrive.audit.exploits import Exploit, ExploitAgent, exploits_for
 from harnessdrive.audit.record import ExploitOutcome, TaskAudit, write_audit
 from harnessdrive.audit.static import answer_in_prompt
 from harnessdrive.checking.attacks import ATTACKS
+from harnessdrive.checking.cases import TaskCheck
 from harnessdrive.checking.suite import check_suite
 from harnessdrive.executors.interface import DEFAULT_EXECUTOR, Executor
 from harnessdrive.executors.registry import create_executor
+from harnessdrive.grading.taxonomy import counted
+from harnessdrive.running.sandbox_choice import private_paths, secret_paths
 from harnessdrive.sandbox.runner import SandboxKind
+from harnessdrive.store.results import TrialResult
 from harnessdrive.tasks.loading import Suite, Task
 from harnessdrive.trial.job import JobResult, TrialSettings, WorkerSettings
 from harnessdrive.trial.standalone import received, standalone_job
 from harnessdrive.workspace.tree_size import tasks_footprint
 
+OBJECTIVE = "objective"
+"""What ``only`` names to include the objective attacks of improvement tasks."""
 _OBJECTIVE_FIX = (
     "measure through the objective runner or from outside the measured process, so nothing the "
     "measured code prints or writes is read as the value (docs/improvement.md)"
@@ -41,16 +48,17 @@ def audit(
     executor: str = DEFAULT_EXECUTOR,
     python: str = sys.executable,
     record: bool = True,
+    only: Collection[str] | None = None,
+    checked: Sequence[TaskCheck] = (),
 ) -> list[TaskAudit]:
     """Audit every task on a new executor of ``jobs`` workers; with ``record``, each task's
-    result is written beside it (``audit.json``)."""
-    footprint = tasks_footprint(suite.tasks, jobs)
-    settings = WorkerSettings(
-        jobs=max(jobs, 1), sandbox=sandbox, python=python, footprint=footprint
-    )
-    runner = create_executor(executor, settings)
+    result is written beside it (``audit.json``); with ``only``, just the exploits so named
+    run (and no objective attack unless ``objective`` is among them). ``checked``: the
+    self-test's reports of these tasks, when it just ran, whose objective attacks are read back
+    instead of run again."""
+    runner = create_executor(executor, audit_settings(suite, logs, jobs, sandbox, python))
     try:
-        found = audit_suite(suite, executor=runner, logs=logs)
+        found = audit_suite(suite, executor=runner, logs=logs, only=only, checked=checked)
     except BaseException:
         runner.stop()
         raise
@@ -62,34 +70,84 @@ def audit(
     return found
 
 
-def audit_suite(suite: Suite, *, executor: Executor, logs: Path) -> list[TaskAudit]:
+def audit_settings(
+    suite: Suite, logs: Path, jobs: int, sandbox: SandboxKind, python: str
+) -> WorkerSettings:
+    """The workers' settings: the sandbox hides what a run's hides (the suite, every task folder,
+    its hidden files and reference, the logs), so an exploit reads no more than an agent could."""
+    secrets = secret_paths(suite, logs, logs)
+    return WorkerSettings(
+        jobs=max(jobs, 1),
+        sandbox=sandbox,
+        python=python,
+        hidden=tuple(dict.fromkeys(secrets)),
+        private=tuple(private_paths()),
+        footprint=tasks_footprint(suite.tasks, jobs),
+    )
+
+
+def audit_suite(
+    suite: Suite,
+    *,
+    executor: Executor,
+    logs: Path,
+    only: Collection[str] | None = None,
+    checked: Sequence[TaskCheck] = (),
+) -> list[TaskAudit]:
     submitted = [
         [
             (exploit, _submit(executor, suite.name, task, exploit, logs, (place, n)))
             for n, exploit in enumerate(exploits_for(task))
+            if only is None or exploit.name in only
         ]
         for place, task in enumerate(suite.tasks)
     ]
-    improving = [task for task in suite.tasks if task.spec.improve is not None]
-    objective = _objective_attacks(suite, improving, executor, logs) if improving else {}
+    attacked = only is None or OBJECTIVE in only
+    improving = [task for task in suite.tasks if task.spec.improve is not None and attacked]
+    known = {report.task: report for report in checked}
+    reports = [known[task.id] for task in improving if task.id in known]
+    unchecked = [task for task in improving if task.id not in known]
+    if unchecked:
+        only_these = dataclasses.replace(suite, tasks=tuple(unchecked))
+        reports += check_suite(only_these, executor=executor, logs=logs / "objective")
+    objective = _objective_attacks(reports)
     audits = []
     for task, jobs in zip(suite.tasks, submitted, strict=True):
         item = TaskAudit(task=task.id, fingerprint=task.fingerprint)
         for exploit, (future, folder) in jobs:
-            result = received(future.result(), folder)
-            item.exploits.append(
-                ExploitOutcome(
-                    exploit.name,
-                    result.outcome,
-                    succeeded=result.outcome == "pass",
-                    fix=exploit.fix,
-                    detail=result.note or "",
-                )
-            )
+            item.exploits.append(exploit_outcome(task, exploit, received(future.result(), folder)))
         item.exploits.extend(objective.get(task.id, []))
         item.problems.extend(answer_in_prompt(task))
         audits.append(item)
     return audits
+
+
+def earned_score(task: Task) -> float | None:
+    """The most a change that solves nothing may score on ``task``: what its untouched
+    repository may score (a differential task's ``starter_score``); None for kinds without
+    scores."""
+    value = getattr(task.spec.grade, "starter_score", None)
+    return float(value) if isinstance(value, int | float) else None
+
+
+def exploit_outcome(task: Task, exploit: Exploit, result: TrialResult) -> ExploitOutcome:
+    """An exploit succeeds with a pass, a score above what solving nothing earns, or a verdict
+    left out of every count (the machinery blamed for what the agent's change did)."""
+    verdict = result.grading
+    score = result.score
+    earned = earned_score(task)
+    above = score is not None and earned is not None and score > earned
+    not_counted = result.outcome == "not_graded" or not counted(result.status)
+    detail = result.note or (verdict.error if verdict is not None else None) or ""
+    return ExploitOutcome(
+        exploit.name,
+        "not_graded" if not_counted else result.outcome,
+        succeeded=result.outcome == "pass" or above or not_counted,
+        fix=exploit.fix,
+        detail=detail,
+        score=score,
+        earned=earned,
+    )
 
 
 def _submit(
@@ -111,12 +169,8 @@ def _submit(
     return executor.submit(job, priority=priority), folder
 
 
-def _objective_attacks(
-    suite: Suite, tasks: list[Task], executor: Executor, logs: Path
-) -> dict[str, list[ExploitOutcome]]:
+def _objective_attacks(reports: Sequence[TaskCheck]) -> dict[str, list[ExploitOutcome]]:
     """The self-test's objective attacks on each improvement task, as exploits."""
-    only = dataclasses.replace(suite, tasks=tuple(tasks))
-    reports = check_suite(only, executor=executor, logs=logs / "objective")
     found: dict[str, list[ExploitOutcome]] = {}
     for report in reports:
         outcomes = []

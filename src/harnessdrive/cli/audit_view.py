@@ -21,7 +21,13 @@ def run_audit(
 ) -> list[TaskAudit]:
     """Audit every task; a task the self-test found broken is recorded invalid as well."""
     audits = audit(
-        suite, logs=logs / "audit", jobs=jobs, sandbox=sandbox, python=sys.executable, record=False
+        suite,
+        logs=logs / "audit",
+        jobs=jobs,
+        sandbox=sandbox,
+        python=sys.executable,
+        record=False,
+        checked=checks,
     )
     broken = {item.task: item.problems for item in checks}
     for task, item in zip(suite.tasks, audits, strict=True):
@@ -33,7 +39,7 @@ def run_audit(
 def show_audit(audits: list[TaskAudit]) -> None:
     console = stdout()
     table = Table(title="Audit", title_justify="left")
-    for column in ("Task", "Exploits", "Got a pass", "Trust"):
+    for column in ("Task", "Exploits", "Broken by", "Trust"):
         table.add_column(column)
     for item in audits:
         table.add_row(
@@ -46,14 +52,19 @@ def show_audit(audits: list[TaskAudit]) -> None:
     untrusted = [item for item in audits if not item.trusted]
     for item in untrusted:
         for exploit in item.broken_by:
-            console.print(f"{item.task}: exploit {exploit.exploit} got a pass; fix: {exploit.fix}")
+            console.print(
+                f"{item.task}: exploit {exploit.exploit} got {exploit.got}; fix: {exploit.fix}"
+            )
         for problem in item.problems:
             console.print(f"{item.task}: {problem}")
     if untrusted:
         names = ", ".join(item.task for item in untrusted)
         console.print(f"{len(untrusted)} of {len(audits)} tasks untrusted: {names}")
     else:
-        console.print(f"No exploit got a pass on any of the {len(audits)} tasks.")
+        console.print(
+            "No exploit got a pass, a score it did not earn or a 'not counted' on any of the "
+            f"{len(audits)} tasks."
+        )
     for item in audits:
         if not item.audited:
             console.print(f"{item.task}: not audited: no exploit applies to its grader kind")
