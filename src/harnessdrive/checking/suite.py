@@ -24,6 +24,13 @@ from pathlib import Path
 from harnessdrive.checking.cases import CheckCase, TaskCheck
 from harnessdrive.checking.fixtures import FixtureAgent, disagreements, visible_word
 from harnessdrive.checking.improve import improve_cases, improve_report
+from harnessdrive.checking.mined import (
+    REWRITTEN,
+    RewriteAgent,
+    change_problems,
+    rewrite_case,
+    wants_rewrite,
+)
 from harnessdrive.checking.recorded import record_reference
 from harnessdrive.checking.repeats import (
     RepeatedCases,
@@ -141,7 +148,7 @@ def check_suite(
             results, recorded = _with_recorded_reference(
                 executor, suite.name, task, results, logs / task.id, place
             )
-        report = _report(task, [(_UNTOUCHED, noop), *results])
+        report = _report(task, [(_UNTOUCHED, noop), *results], logs / task.id)
         attempt = naive[place]
         report.baselines = graded_baselines(
             task, _graded(noop)[0], _graded(attempt.result())[0] if attempt else None
@@ -230,6 +237,8 @@ def _cases(task: Task) -> list[_Case]:
         _Case(f.name, f"fixture{n}-{f.name}", FixtureAgent(f), f.spec.expect, fixture=f)
         for n, f in enumerate(task.fixtures)
     )
+    if wants_rewrite(task):
+        cases.append(_Case(REWRITTEN, REWRITTEN, RewriteAgent(), "pass"))
     return cases
 
 
@@ -289,15 +298,27 @@ def _unchanged(result: TrialResult) -> bool:
     return diff is not None and diff.files_changed == 0
 
 
-def _report(task: Task, results: list[tuple[_Case, TrialResult]]) -> TaskCheck:
+def _report(task: Task, results: list[tuple[_Case, TrialResult]], logs: Path) -> TaskCheck:
     report = TaskCheck(task=task.id)
     unbuilt = _snapshot_error(results[0][1])
     if unbuilt is not None:
         report.problems.append(f"cannot build the base state: {unbuilt}")
         return report
+    report.problems.extend(change_problems(task))
     reference_lines = None
+    reference_passed = False
     for case, result in results:
         verdict, diff = _graded(result)
+        if case.name == REWRITTEN and case.fixture is None:
+            shown, rejected, notes = rewrite_case(verdict, diff, logs / case.folder)
+            report.cases.extend([shown] if shown else [])
+            # A reference that fails already breaks the task; its rewrite proves nothing more.
+            report.problems.extend(rejected if reference_passed else [])
+            report.notes.extend(notes)
+            continue
+        reference_passed = reference_passed or (
+            case.name == "reference" and verdict.outcome == "pass"
+        )
         if case.fixture is not None:
             report.cases.append(_fixture_case(case.fixture, verdict, diff, reference_lines))
             problems = report.cases[-1].disagreements
