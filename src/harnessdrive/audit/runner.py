@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from collections.abc import Sequence
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from harnessdrive.audit.exploits import Exploit, ExploitAgent, exploits_for
 from harnessdrive.audit.record import ExploitOutcome, TaskAudit, write_audit
 from harnessdrive.audit.static import answer_in_prompt
 from harnessdrive.checking.attacks import ATTACKS
+from harnessdrive.checking.cases import TaskCheck
 from harnessdrive.checking.suite import check_suite
 from harnessdrive.executors.interface import DEFAULT_EXECUTOR, Executor
 from harnessdrive.executors.registry import create_executor
@@ -41,16 +43,21 @@ def audit(
     executor: str = DEFAULT_EXECUTOR,
     python: str = sys.executable,
     record: bool = True,
+    checks: Sequence[TaskCheck] | None = None,
 ) -> list[TaskAudit]:
     """Audit every task on a new executor of ``jobs`` workers; with ``record``, each task's
-    result is written beside it (``audit.json``)."""
+    result is written beside it (``audit.json``).
+
+    ``checks`` is the suite's self-test when it ran already (``check --audit``): its problems
+    count against each task's trust, and an improvement task's objective attacks are read from
+    it instead of being run again."""
     footprint = tasks_footprint(suite.tasks, jobs)
     settings = WorkerSettings(
         jobs=max(jobs, 1), sandbox=sandbox, python=python, footprint=footprint
     )
     runner = create_executor(executor, settings)
     try:
-        found = audit_suite(suite, executor=runner, logs=logs)
+        found = audit_suite(suite, executor=runner, logs=logs, checks=checks)
     except BaseException:
         runner.stop()
         raise
@@ -62,7 +69,9 @@ def audit(
     return found
 
 
-def audit_suite(suite: Suite, *, executor: Executor, logs: Path) -> list[TaskAudit]:
+def audit_suite(
+    suite: Suite, *, executor: Executor, logs: Path, checks: Sequence[TaskCheck] | None = None
+) -> list[TaskAudit]:
     submitted = [
         [
             (exploit, _submit(executor, suite.name, task, exploit, logs, (place, n)))
@@ -70,8 +79,15 @@ def audit_suite(suite: Suite, *, executor: Executor, logs: Path) -> list[TaskAud
         ]
         for place, task in enumerate(suite.tasks)
     ]
-    improving = [task for task in suite.tasks if task.spec.improve is not None]
-    objective = _objective_attacks(suite, improving, executor, logs) if improving else {}
+    checked = {item.task: item for item in checks or ()}
+    improving = {task.id for task in suite.tasks if task.spec.improve is not None}
+    unchecked = [task for task in suite.tasks if task.id in improving - checked.keys()]
+    reports = _self_tests(suite, unchecked, executor, logs) if unchecked else []
+    objective = {
+        item.task: _attack_outcomes(item)
+        for item in [*checked.values(), *reports]
+        if item.task in improving
+    }
     audits = []
     for task, jobs in zip(suite.tasks, submitted, strict=True):
         item = TaskAudit(task=task.id, fingerprint=task.fingerprint)
@@ -88,6 +104,8 @@ def audit_suite(suite: Suite, *, executor: Executor, logs: Path) -> list[TaskAud
             )
         item.exploits.extend(objective.get(task.id, []))
         item.problems.extend(answer_in_prompt(task))
+        if task.id in checked:
+            item.problems.extend(f"self-test: {p}" for p in checked[task.id].problems)
         audits.append(item)
     return audits
 
@@ -111,29 +129,28 @@ def _submit(
     return executor.submit(job, priority=priority), folder
 
 
-def _objective_attacks(
-    suite: Suite, tasks: list[Task], executor: Executor, logs: Path
-) -> dict[str, list[ExploitOutcome]]:
-    """The self-test's objective attacks on each improvement task, as exploits."""
+def _self_tests(suite: Suite, tasks: list[Task], executor: Executor, logs: Path) -> list[TaskCheck]:
+    """The self-test of the improvement tasks, which runs their objective attacks."""
     only = dataclasses.replace(suite, tasks=tuple(tasks))
-    reports = check_suite(only, executor=executor, logs=logs / "objective")
-    found: dict[str, list[ExploitOutcome]] = {}
-    for report in reports:
-        outcomes = []
-        for attack in ATTACKS:
-            moved = [p for p in report.problems if f"the {attack} attack moved" in p]
-            if attack == "comment":
-                moved = [p for p in report.problems if "only adds a comment" in p]
-            outcomes.append(
-                ExploitOutcome(
-                    f"objective-{attack}",
-                    "moved" if moved else "held",
-                    succeeded=bool(moved),
-                    fix=_OBJECTIVE_FIX
-                    if attack != "comment"
-                    else "raise the objective's repeats or min_improvement",
-                    detail=moved[0] if moved else "",
-                )
+    return check_suite(only, executor=executor, logs=logs / "objective")
+
+
+def _attack_outcomes(report: TaskCheck) -> list[ExploitOutcome]:
+    """The self-test's objective attacks on an improvement task, as exploits."""
+    outcomes = []
+    for attack in ATTACKS:
+        moved = [p for p in report.problems if f"the {attack} attack moved" in p]
+        if attack == "comment":
+            moved = [p for p in report.problems if "only adds a comment" in p]
+        outcomes.append(
+            ExploitOutcome(
+                f"objective-{attack}",
+                "moved" if moved else "held",
+                succeeded=bool(moved),
+                fix=_OBJECTIVE_FIX
+                if attack != "comment"
+                else "raise the objective's repeats or min_improvement",
+                detail=moved[0] if moved else "",
             )
-        found[report.task] = outcomes
-    return found
+        )
+    return outcomes

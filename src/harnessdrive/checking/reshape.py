@@ -272,9 +272,7 @@ def _helper(name: str, value: ast.expr) -> ast.FunctionDef:
     return _with_type_params(
         ast.FunctionDef(
             name=name,
-            args=ast.arguments(
-                posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]
-            ),
+            args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
             body=[ast.Return(value=value)],
             decorator_list=[],
             returns=None,
