@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from harnessdrive.audit.runner import audit
+from harnessdrive.checking.suite import self_test
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.audit_view import show_audit, with_audit
 from harnessdrive.errors import UserError
@@ -195,12 +196,23 @@ def mine_command(
         raise typer.Exit(EXIT_INTERRUPTED) from None
     audits = []
     if audit_tasks and result.suite is not None:
+        written = load_suite(result.suite)
+        # As check --audit: the self-test's validity problems (the rewritten reference, a
+        # commit that changed no code) count against each task's trust too.
+        checks = self_test(
+            written,
+            logs=result.suite / "logs" / "check",
+            jobs=max(jobs, 1),
+            sandbox=opt.sandbox_kind(sandbox),
+            python=sys.executable,
+        )
         audits = audit(
-            load_suite(result.suite),
+            written,
             logs=result.suite / "logs" / "audit",
             jobs=max(jobs, 1),
             sandbox=opt.sandbox_kind(sandbox),
             python=sys.executable,
+            checks=checks,
         )
     if json_output:
         sys.stdout.write(with_audit(render_summary_json(result.summary), audits))
