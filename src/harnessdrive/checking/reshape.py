@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TypeVar
@@ -35,6 +36,8 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _OWN_SCOPES = (*_SCOPES, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _LEVEL = "    "
+_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+"""Lines as the parser counts them (``str.splitlines`` also breaks at form feeds and more)."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,7 @@ def reshape_module(base: str | None, new: str) -> Reshaped:
     if not changed:
         raise NoReshape("the reference changes no function or method")
     taken = _identifiers(tree)
-    lines = new.splitlines(keepends=True)
+    lines = _LINES.findall(new)
     newline = "\r\n" if new.count("\r\n") * 2 > new.count("\n") else "\n"
     changes: list[str] = []
     # From the bottom up, so line numbers above stay right.
@@ -232,6 +235,8 @@ def _extractable(value: ast.expr) -> bool:
         return False  # nothing to extract
     for node in ast.walk(value):
         if isinstance(node, ast.Yield | ast.YieldFrom | ast.Await | ast.NamedExpr):
+            return False
+        if isinstance(node, ast.comprehension) and node.is_async:
             return False
         if isinstance(node, ast.Name) and node.id in ("super", "__class__", *_FRAME_READERS):
             return False
