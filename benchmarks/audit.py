@@ -4,14 +4,13 @@ repository. Asserts nothing.
     python benchmarks/audit.py [--jobs 2] [--repo CLONE [--since DATE] [--max N]] [--mined SUITE]
 
 The audit is what ``check --audit`` runs: the self-test (reference, untouched, noop, fixtures,
-a mined task's rewritten reference), then the exploit library, on ``--jobs`` workers. Each
-suite is copied to a temporary folder first, so its audit records land there. ``--repo`` mines
-a clone with ``mine --validate`` (its own time is printed apart, not counted) and audits the
-suite it writes; ``--mined`` audits a suite mined before instead. Prints, for each suite, the
-wall time of each part, the exploit library's time per 10 tasks beside the goal (under 120 s)
-and that of the whole ``check --audit``, the load average (the machine may be shared), how the
-rewritten references of mined tasks fared, and each task's trust with the reasons for every
-task that is not trusted.
+a mined task's rewritten reference) and the exploit library, on one executor of ``--jobs``
+workers. Each suite is copied to a temporary folder first, so its audit records land there.
+``--repo`` mines a clone with ``mine --validate`` (its own time is printed apart, not counted)
+and audits the suite it writes; ``--mined`` audits a suite mined before instead. Prints, for each suite, the
+jobs run, the wall time and the time per 10 tasks beside the goal (under 120 s), the load
+average (the machine may be shared), how the rewritten references of mined tasks fared, and
+each task's trust with the reasons for every task that is not trusted.
 """
 
 from __future__ import annotations
@@ -26,10 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harnessdrive.audit.record import TaskAudit
-from harnessdrive.audit.runner import audit
+from harnessdrive.audit.runner import check_and_audit
 from harnessdrive.checking.cases import TaskCheck
 from harnessdrive.checking.mined import REWRITTEN
-from harnessdrive.checking.suite import self_test
 from harnessdrive.demo import DEMO_SUITE
 from harnessdrive.mining.mine import MineOptions, mine
 from harnessdrive.tasks.loading import load_suite
@@ -41,14 +39,9 @@ GOAL_PER_10_TASKS = 120.0
 class Timed:
     name: str
     tasks: int = 0
-    self_test: float = 0.0
-    exploits: float = 0.0
+    seconds: float = 0.0
     audits: list[TaskAudit] = field(default_factory=list)
     checks: list[TaskCheck] = field(default_factory=list)
-
-    @property
-    def seconds(self) -> float:
-        return self.self_test + self.exploits
 
     def per_10(self, seconds: float) -> float:
         return seconds / max(self.tasks, 1) * 10
@@ -60,11 +53,8 @@ def audit_suite(name: str, folder: Path, tmp: Path, jobs: int, label: str = "") 
     suite = load_suite(copy)
     timed = Timed(label or suite.name, tasks=len(suite.tasks))
     started = time.monotonic()
-    timed.checks = self_test(suite, logs=tmp / name / "check", jobs=jobs)
-    timed.self_test = time.monotonic() - started
-    started = time.monotonic()
-    timed.audits = audit(suite, logs=tmp / name / "audit", jobs=jobs, checks=timed.checks)
-    timed.exploits = time.monotonic() - started
+    timed.checks, timed.audits = check_and_audit(suite, logs=tmp / name / "logs", jobs=jobs)
+    timed.seconds = time.monotonic() - started
     return timed
 
 
@@ -115,17 +105,18 @@ def _print(results: list[Timed], jobs: int, load: float, mining: float | None) -
     if mining is not None:
         print(f"mining took {mining:.0f} s (not counted below)")
     print(
-        f"{'suite':26} {'tasks':>5} {'self-test':>10} {'exploits':>9} {'both':>7}   "
-        f"{'audit per 10 tasks':>18} {'goal < 120 s':>12}   {'both per 10':>11}  trusted"
+        f"{'suite':26} {'tasks':>5} {'cases':>6} {'exploits':>9} {'seconds':>8}   "
+        f"{'per 10 tasks':>12} {'goal < 120 s':>12}  trusted"
     )
     for item in results:
-        per_10 = item.per_10(item.exploits)
+        per_10 = item.per_10(item.seconds)
+        cases = sum(len(check.cases) for check in item.checks)
+        exploits = sum(len(audit.exploits) for audit in item.audits)
         trusted = sum(audit.trusted for audit in item.audits)
         print(
-            f"{item.name:26} {item.tasks:5d} {item.self_test:9.1f}s {item.exploits:8.1f}s "
-            f"{item.seconds:6.1f}s   {per_10:17.1f}s "
-            f"{'within' if per_10 < GOAL_PER_10_TASKS else 'OVER':>12}   "
-            f"{item.per_10(item.seconds):10.1f}s  {trusted} of {item.tasks}"
+            f"{item.name:26} {item.tasks:5d} {cases:6d} {exploits:9d} {item.seconds:7.1f}s   "
+            f"{per_10:11.1f}s {'within' if per_10 < GOAL_PER_10_TASKS else 'OVER':>12}  "
+            f"{trusted} of {item.tasks}"
         )
     for item in results:
         print(f"\n{item.name}:")

@@ -69,16 +69,81 @@ def audit(
     return found
 
 
+def check_and_audit(
+    suite: Suite,
+    *,
+    logs: Path,
+    jobs: int = 1,
+    sandbox: SandboxKind = "auto",
+    executor: str = DEFAULT_EXECUTOR,
+    python: str = sys.executable,
+    repeat: int = 1,
+) -> tuple[list[TaskCheck], list[TaskAudit]]:
+    """``check --audit``: the self-test (its logs under ``logs``) and the exploit library
+    (under ``logs/audit``) on one executor of ``jobs`` workers, each task's trust recorded
+    beside it.
+
+    A task's exploits are submitted as soon as its self-test is done, ahead of the later tasks'
+    cases, so the workers never wait between the two and each task's snapshot and setup are
+    made once for both; by then the reference's outcomes are recorded (checking/recorded.py),
+    and the exploits are graded against them as every later trial is."""
+    footprint = tasks_footprint(suite.tasks, jobs)
+    settings = WorkerSettings(
+        jobs=max(jobs, 1), sandbox=sandbox, python=python, footprint=footprint
+    )
+    runner = create_executor(executor, settings)
+    try:
+        pending: dict[int, list[tuple[Exploit, tuple[Future[JobResult], Path]]]] = {}
+
+        def submit(place: int, task: Task, report: TaskCheck) -> None:
+            pending[place] = _task_exploits(runner, suite.name, place, task, logs / "audit")
+
+        checks = check_suite(suite, executor=runner, logs=logs, repeat=repeat, checked=submit)
+        submitted = [pending[place] for place in range(len(suite.tasks))]
+        found = _collect(suite, submitted, runner, logs / "audit", checks)
+    except BaseException:
+        runner.stop()
+        raise
+    finally:
+        runner.close()
+    for task, item in zip(suite.tasks, found, strict=True):
+        write_audit(task.folder, item)
+    return checks, found
+
+
+_Pending = list[list[tuple[Exploit, tuple[Future[JobResult], Path]]]]
+"""Each task's exploits with their submitted jobs, in suite order."""
+
+
 def audit_suite(
     suite: Suite, *, executor: Executor, logs: Path, checks: Sequence[TaskCheck] | None = None
 ) -> list[TaskAudit]:
-    submitted = [
-        [
-            (exploit, _submit(executor, suite.name, task, exploit, logs, (place, n)))
-            for n, exploit in enumerate(exploits_for(task))
-        ]
+    return _collect(suite, _submit_exploits(suite, executor, logs), executor, logs, checks)
+
+
+def _submit_exploits(suite: Suite, executor: Executor, logs: Path) -> _Pending:
+    return [
+        _task_exploits(executor, suite.name, place, task, logs)
         for place, task in enumerate(suite.tasks)
     ]
+
+
+def _task_exploits(
+    executor: Executor, suite: str, place: int, task: Task, logs: Path
+) -> list[tuple[Exploit, tuple[Future[JobResult], Path]]]:
+    return [
+        (exploit, _submit(executor, suite, task, exploit, logs, (place, n)))
+        for n, exploit in enumerate(exploits_for(task))
+    ]
+
+
+def _collect(
+    suite: Suite,
+    submitted: _Pending,
+    executor: Executor,
+    logs: Path,
+    checks: Sequence[TaskCheck] | None,
+) -> list[TaskAudit]:
     checked = {item.task: item for item in checks or ()}
     improving = {task.id for task in suite.tasks if task.spec.improve is not None}
     unchecked = [task for task in suite.tasks if task.id in improving - checked.keys()]

@@ -17,6 +17,7 @@ self-test skips it, except for a fixture that declares its result.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -104,14 +105,21 @@ def check_baselines(
 
 
 def check_suite(
-    suite: Suite, *, executor: Executor, logs: Path, repeat: int = 1
+    suite: Suite,
+    *,
+    executor: Executor,
+    logs: Path,
+    repeat: int = 1,
+    checked: Callable[[int, Task, TaskCheck], None] | None = None,
 ) -> list[TaskCheck]:
     """Check every task; each case's logs are kept under ``logs/<task>/<case>/``.
 
     Every case of every task is submitted at once, earlier tasks first, so tasks finish in
     suite order while each free worker takes the next case. With ``repeat`` above 1 the
     reference and the untouched repository are graded that many times in all, and a task whose
-    verdicts disagree is flaky (checking/repeats.py).
+    verdicts disagree is flaky (checking/repeats.py). ``checked`` is called with each task's
+    place and report as soon as it is done (the audit then submits the task's exploits, which
+    are graded against the reference's outcomes recorded by then).
     """
     submitted = [
         [
@@ -138,6 +146,8 @@ def check_suite(
             report = improve_report(task, found, logs / task.id)
             flag_disagreements(report, found, further[place])
             reports.append(report)
+            if checked is not None:
+                checked(place, task, report)
             continue
         noop = next(result for case, result in results if case.name == "noop")
         if not _unchanged(noop):
@@ -157,6 +167,8 @@ def check_suite(
         first = {case.name: result for case, result in [(_UNTOUCHED, noop), *results]}
         flag_disagreements(report, first, further[place])
         reports.append(report)
+        if checked is not None:
+            checked(place, task, report)
     return reports
 
 

@@ -3,31 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 from rich.table import Table
 
 from harnessdrive.audit.record import TaskAudit
-from harnessdrive.audit.runner import audit
-from harnessdrive.checking.cases import TaskCheck
 from harnessdrive.cli.output import stdout
-from harnessdrive.sandbox.runner import SandboxKind
-from harnessdrive.tasks.loading import Suite
-
-
-def run_audit(
-    suite: Suite, checks: list[TaskCheck], *, logs: Path, jobs: int, sandbox: SandboxKind
-) -> list[TaskAudit]:
-    """Audit every task; a task the self-test found broken is recorded invalid as well."""
-    return audit(
-        suite,
-        logs=logs / "audit",
-        jobs=jobs,
-        sandbox=sandbox,
-        python=sys.executable,
-        checks=checks,
-    )
 
 
 def show_audit(audits: list[TaskAudit]) -> None:
