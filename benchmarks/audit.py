@@ -7,10 +7,10 @@ The audit is what ``check --audit`` runs: the self-test (reference, untouched, n
 a mined task's rewritten reference) and the exploit library, on one executor of ``--jobs``
 workers. Each suite is copied to a temporary folder first, so its audit records land there.
 ``--repo`` mines a clone with ``mine --validate`` (its own time is printed apart, not counted)
-and audits the suite it writes; ``--mined`` audits a suite mined before instead. Prints, for each suite, the
-jobs run, the wall time and the time per 10 tasks beside the goal (under 120 s), the load
-average (the machine may be shared), how the rewritten references of mined tasks fared, and
-each task's trust with the reasons for every task that is not trusted.
+and audits the suite it writes; ``--mined`` audits a suite mined before instead. Prints, for
+each suite, the jobs run, the wall time and the time per 10 tasks beside the goal (under
+120 s), the load average (the machine may be shared), how the rewritten references of mined
+tasks fared, and each task's trust with the reasons for every task that is not trusted.
 """
 
 from __future__ import annotations
