@@ -3,11 +3,13 @@ commit that changed no code is refused."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 from harnessdrive.checking.cases import TaskCheck
+from harnessdrive.checking.mined import wants_rewrite
 from harnessdrive.checking.suite import self_test
 from harnessdrive.tasks.loading import load_suite
 from harnessdrive.testing.suites import write_suite
@@ -67,3 +69,18 @@ def test_a_reference_without_python_is_not_rewritten_and_says_so(
     assert _case(item, "rewritten") is None
     assert "no rewritten reference to check: the reference changes no Python file" in item.notes
     assert item.ok, item.problems
+
+
+def test_only_a_mined_task_without_a_rewrite_of_its_own_gets_one(tmp_path: Path) -> None:
+    own = dataclasses.replace(
+        mined_tasks.sound(),
+        id="mined-own-rewrite",
+        extra={
+            **mined_tasks.sound().extra,
+            "check": {"fixtures": [{"overlay": "solution", "name": "rewritten", "expect": "pass"}]},
+        },
+    )
+    written = dataclasses.replace(mined_tasks.sound(), id="written", extra={})
+    suite = load_suite(write_suite(tmp_path, [mined_tasks.sound(), own, written]))
+    wanted = {task.id: wants_rewrite(task) for task in suite.tasks}
+    assert wanted == {"mined-sound": True, "mined-own-rewrite": False, "written": False}
