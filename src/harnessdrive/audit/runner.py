@@ -1,7 +1,8 @@
 """Run the exploit library against every task of a suite and record what each got.
 
-Every exploit of every task is a trial job on one executor (the same trial core as ``run``), all
-submitted at once so the workers stay busy; each job reuses the task's snapshot like any trial.
+Every exploit of every task is a trial job on one executor (the same trial core as ``run``), so
+the workers stay busy; each job reuses the task's snapshot like any trial. ``check --audit``
+runs the self-test on the same executor (:func:`check_and_audit`).
 An improvement task is audited by the self-test's own objective attacks
 (checking/attacks.py), read back from its report.
 """
