@@ -43,6 +43,8 @@ def test_each_mined_task_is_audited_and_marked(
             check=True,
         ).stdout.strip()
         assert metadata["committed"] == date and date.startswith("20")
+        # Each commit changed code (calc.py's constants), so none is refused for it.
+        assert metadata["change_kind"] == "code"
 
 
 def test_audit_without_validate_is_one_line_and_exit_2(

@@ -300,3 +300,19 @@ def test_node_twins_fail_by_assertion_in_a_real_run(tmp_path: Path) -> None:
         assert outcomes[twin.name] == "failed", (twin, outcomes)
         assert outcomes[twin.of] == "passed"
     assert outcomes["returns early"] == "passed" and outcomes["is skipped"] == "skipped"
+
+
+def test_no_twin_goes_into_a_mixin_whose_tests_run_under_other_classes() -> None:
+    # Each test of the mixin runs once per class that mixes it in, under that class's name: a
+    # twin planted there would fail twice under names the judgement cannot tell from real tests.
+    source = (
+        b"import unittest\nfrom calc import add\n\n\nclass SharedTests:\n"
+        b"    def test_more(self):\n        self.assertEqual(add(2, 3), 5)\n\n\n"
+        b"class OneTest(unittest.TestCase, SharedTests):\n    pass\n\n\n"
+        b"class TwoTest(unittest.TestCase, SharedTests):\n"
+        b"    def test_more(self):\n        self.assertEqual(add(3, 3), 6)\n"
+    )
+    for seed in range(5):
+        plan, _ = plant("pytest", [("tests/test_hidden.py", source)], random.Random(seed))
+        twins = [c for c in plan.canaries if c.twin_of]
+        assert twins and all(c.container == "TwoTest" for c in twins)

@@ -1,7 +1,8 @@
 """Run the exploit library against every task of a suite and record what each got.
 
-Every exploit of every task is a trial job on one executor (the same trial core as ``run``), all
-submitted at once so the workers stay busy; each job reuses the task's snapshot like any trial.
+Every exploit of every task is a trial job on one executor (the same trial core as ``run``), so
+the workers stay busy; each job reuses the task's snapshot like any trial. ``check --audit``
+runs the self-test on the same executor (:func:`check_and_audit`).
 An improvement task is audited by the self-test's own objective attacks
 (checking/attacks.py), read back from its report.
 """
@@ -48,17 +49,19 @@ def audit(
     executor: str = DEFAULT_EXECUTOR,
     python: str = sys.executable,
     record: bool = True,
+    checks: Sequence[TaskCheck] | None = None,
     only: Collection[str] | None = None,
-    checked: Sequence[TaskCheck] = (),
 ) -> list[TaskAudit]:
     """Audit every task on a new executor of ``jobs`` workers; with ``record``, each task's
     result is written beside it (``audit.json``); with ``only``, just the exploits so named
-    run (and no objective attack unless ``objective`` is among them). ``checked``: the
-    self-test's reports of these tasks, when it just ran, whose objective attacks are read back
-    instead of run again."""
+    run (and no objective attack unless ``objective`` is among them).
+
+    ``checks`` is the suite's self-test when it ran already (``check --audit``): its problems
+    count against each task's trust, and an improvement task's objective attacks are read from
+    it instead of being run again."""
     runner = create_executor(executor, audit_settings(suite, logs, jobs, sandbox, python))
     try:
-        found = audit_suite(suite, executor=runner, logs=logs, only=only, checked=checked)
+        found = audit_suite(suite, executor=runner, logs=logs, checks=checks, only=only)
     except BaseException:
         runner.stop()
         raise
@@ -86,31 +89,96 @@ def audit_settings(
     )
 
 
+def check_and_audit(
+    suite: Suite,
+    *,
+    logs: Path,
+    jobs: int = 1,
+    sandbox: SandboxKind = "auto",
+    executor: str = DEFAULT_EXECUTOR,
+    python: str = sys.executable,
+    repeat: int = 1,
+) -> tuple[list[TaskCheck], list[TaskAudit]]:
+    """``check --audit``: the self-test (its logs under ``logs``) and the exploit library
+    (under ``logs/audit``) on one executor of ``jobs`` workers, each task's trust recorded
+    beside it.
+
+    A task's exploits are submitted as soon as its self-test is done, ahead of the later tasks'
+    cases, so the workers never wait between the two and each task's snapshot and setup are
+    made once for both; by then the reference's outcomes are recorded (checking/recorded.py),
+    and the exploits are graded against them as every later trial is."""
+    runner = create_executor(executor, audit_settings(suite, logs, jobs, sandbox, python))
+    try:
+        pending: dict[int, list[tuple[Exploit, tuple[Future[JobResult], Path]]]] = {}
+
+        def submit(place: int, task: Task, report: TaskCheck) -> None:
+            pending[place] = _task_exploits(runner, suite.name, place, task, logs / "audit")
+
+        checks = check_suite(suite, executor=runner, logs=logs, repeat=repeat, checked=submit)
+        submitted = [pending[place] for place in range(len(suite.tasks))]
+        found = _collect(suite, submitted, runner, logs / "audit", checks)
+    except BaseException:
+        runner.stop()
+        raise
+    finally:
+        runner.close()
+    for task, item in zip(suite.tasks, found, strict=True):
+        write_audit(task.folder, item)
+    return checks, found
+
+
+_Pending = list[list[tuple[Exploit, tuple[Future[JobResult], Path]]]]
+"""Each task's exploits with their submitted jobs, in suite order."""
+
+
 def audit_suite(
     suite: Suite,
     *,
     executor: Executor,
     logs: Path,
+    checks: Sequence[TaskCheck] | None = None,
     only: Collection[str] | None = None,
-    checked: Sequence[TaskCheck] = (),
 ) -> list[TaskAudit]:
     submitted = [
-        [
-            (exploit, _submit(executor, suite.name, task, exploit, logs, (place, n)))
-            for n, exploit in enumerate(exploits_for(task))
-            if only is None or exploit.name in only
-        ]
+        _task_exploits(executor, suite.name, place, task, logs, only)
         for place, task in enumerate(suite.tasks)
     ]
     attacked = only is None or OBJECTIVE in only
-    improving = [task for task in suite.tasks if task.spec.improve is not None and attacked]
-    known = {report.task: report for report in checked}
-    reports = [known[task.id] for task in improving if task.id in known]
-    unchecked = [task for task in improving if task.id not in known]
-    if unchecked:
-        only_these = dataclasses.replace(suite, tasks=tuple(unchecked))
-        reports += check_suite(only_these, executor=executor, logs=logs / "objective")
-    objective = _objective_attacks(reports)
+    return _collect(suite, submitted, executor, logs, checks, attacked)
+
+
+def _task_exploits(
+    executor: Executor,
+    suite: str,
+    place: int,
+    task: Task,
+    logs: Path,
+    only: Collection[str] | None = None,
+) -> list[tuple[Exploit, tuple[Future[JobResult], Path]]]:
+    return [
+        (exploit, _submit(executor, suite, task, exploit, logs, (place, n)))
+        for n, exploit in enumerate(exploits_for(task))
+        if only is None or exploit.name in only
+    ]
+
+
+def _collect(
+    suite: Suite,
+    submitted: _Pending,
+    executor: Executor,
+    logs: Path,
+    checks: Sequence[TaskCheck] | None,
+    attacked: bool = True,
+) -> list[TaskAudit]:
+    checked = {item.task: item for item in checks or ()}
+    improving = {t.id for t in suite.tasks if t.spec.improve is not None and attacked}
+    unchecked = [task for task in suite.tasks if task.id in improving - checked.keys()]
+    reports = _self_tests(suite, unchecked, executor, logs) if unchecked else []
+    objective = {
+        item.task: _attack_outcomes(item)
+        for item in [*checked.values(), *reports]
+        if item.task in improving
+    }
     audits = []
     for task, jobs in zip(suite.tasks, submitted, strict=True):
         item = TaskAudit(task=task.id, fingerprint=task.fingerprint)
@@ -118,6 +186,8 @@ def audit_suite(
             item.exploits.append(exploit_outcome(task, exploit, received(future.result(), folder)))
         item.exploits.extend(objective.get(task.id, []))
         item.problems.extend(answer_in_prompt(task))
+        if task.id in checked:
+            item.problems.extend(f"self-test: {p}" for p in checked[task.id].problems)
         audits.append(item)
     return audits
 
@@ -169,25 +239,28 @@ def _submit(
     return executor.submit(job, priority=priority), folder
 
 
-def _objective_attacks(reports: Sequence[TaskCheck]) -> dict[str, list[ExploitOutcome]]:
-    """The self-test's objective attacks on each improvement task, as exploits."""
-    found: dict[str, list[ExploitOutcome]] = {}
-    for report in reports:
-        outcomes = []
-        for attack in ATTACKS:
-            moved = [p for p in report.problems if f"the {attack} attack moved" in p]
-            if attack == "comment":
-                moved = [p for p in report.problems if "only adds a comment" in p]
-            outcomes.append(
-                ExploitOutcome(
-                    f"objective-{attack}",
-                    "moved" if moved else "held",
-                    succeeded=bool(moved),
-                    fix=_OBJECTIVE_FIX
-                    if attack != "comment"
-                    else "raise the objective's repeats or min_improvement",
-                    detail=moved[0] if moved else "",
-                )
+def _self_tests(suite: Suite, tasks: list[Task], executor: Executor, logs: Path) -> list[TaskCheck]:
+    """The self-test of the improvement tasks, which runs their objective attacks."""
+    only = dataclasses.replace(suite, tasks=tuple(tasks))
+    return check_suite(only, executor=executor, logs=logs / "objective")
+
+
+def _attack_outcomes(report: TaskCheck) -> list[ExploitOutcome]:
+    """The self-test's objective attacks on an improvement task, as exploits."""
+    outcomes = []
+    for attack in ATTACKS:
+        moved = [p for p in report.problems if f"the {attack} attack moved" in p]
+        if attack == "comment":
+            moved = [p for p in report.problems if "only adds a comment" in p]
+        outcomes.append(
+            ExploitOutcome(
+                f"objective-{attack}",
+                "moved" if moved else "held",
+                succeeded=bool(moved),
+                fix=_OBJECTIVE_FIX
+                if attack != "comment"
+                else "raise the objective's repeats or min_improvement",
+                detail=moved[0] if moved else "",
             )
-        found[report.task] = outcomes
-    return found
+        )
+    return outcomes

@@ -17,6 +17,7 @@ self-test skips it, except for a fixture that declares its result.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -24,6 +25,13 @@ from pathlib import Path
 from harnessdrive.checking.cases import CheckCase, TaskCheck
 from harnessdrive.checking.fixtures import FixtureAgent, disagreements, visible_word
 from harnessdrive.checking.improve import improve_cases, improve_report
+from harnessdrive.checking.mined import (
+    REWRITTEN,
+    RewriteAgent,
+    change_problems,
+    rewrite_case,
+    wants_rewrite,
+)
 from harnessdrive.checking.recorded import record_reference
 from harnessdrive.checking.repeats import (
     RepeatedCases,
@@ -97,14 +105,21 @@ def check_baselines(
 
 
 def check_suite(
-    suite: Suite, *, executor: Executor, logs: Path, repeat: int = 1
+    suite: Suite,
+    *,
+    executor: Executor,
+    logs: Path,
+    repeat: int = 1,
+    checked: Callable[[int, Task, TaskCheck], None] | None = None,
 ) -> list[TaskCheck]:
     """Check every task; each case's logs are kept under ``logs/<task>/<case>/``.
 
     Every case of every task is submitted at once, earlier tasks first, so tasks finish in
     suite order while each free worker takes the next case. With ``repeat`` above 1 the
     reference and the untouched repository are graded that many times in all, and a task whose
-    verdicts disagree is flaky (checking/repeats.py).
+    verdicts disagree is flaky (checking/repeats.py). ``checked`` is called with each task's
+    place and report as soon as it is done (the audit then submits the task's exploits, which
+    are graded against the reference's outcomes recorded by then).
     """
     submitted = [
         [
@@ -131,6 +146,8 @@ def check_suite(
             report = improve_report(task, found, logs / task.id)
             flag_disagreements(report, found, further[place])
             reports.append(report)
+            if checked is not None:
+                checked(place, task, report)
             continue
         noop = next(result for case, result in results if case.name == "noop")
         if not _unchanged(noop):
@@ -141,7 +158,7 @@ def check_suite(
             results, recorded = _with_recorded_reference(
                 executor, suite.name, task, results, logs / task.id, place
             )
-        report = _report(task, [(_UNTOUCHED, noop), *results])
+        report = _report(task, [(_UNTOUCHED, noop), *results], logs / task.id)
         attempt = naive[place]
         report.baselines = graded_baselines(
             task, _graded(noop)[0], _graded(attempt.result())[0] if attempt else None
@@ -150,6 +167,8 @@ def check_suite(
         first = {case.name: result for case, result in [(_UNTOUCHED, noop), *results]}
         flag_disagreements(report, first, further[place])
         reports.append(report)
+        if checked is not None:
+            checked(place, task, report)
     return reports
 
 
@@ -230,6 +249,8 @@ def _cases(task: Task) -> list[_Case]:
         _Case(f.name, f"fixture{n}-{f.name}", FixtureAgent(f), f.spec.expect, fixture=f)
         for n, f in enumerate(task.fixtures)
     )
+    if wants_rewrite(task):
+        cases.append(_Case(REWRITTEN, REWRITTEN, RewriteAgent(), "pass"))
     return cases
 
 
@@ -289,15 +310,27 @@ def _unchanged(result: TrialResult) -> bool:
     return diff is not None and diff.files_changed == 0
 
 
-def _report(task: Task, results: list[tuple[_Case, TrialResult]]) -> TaskCheck:
+def _report(task: Task, results: list[tuple[_Case, TrialResult]], logs: Path) -> TaskCheck:
     report = TaskCheck(task=task.id)
     unbuilt = _snapshot_error(results[0][1])
     if unbuilt is not None:
         report.problems.append(f"cannot build the base state: {unbuilt}")
         return report
+    report.problems.extend(change_problems(task))
     reference_lines = None
+    reference_passed = False
     for case, result in results:
         verdict, diff = _graded(result)
+        if case.name == REWRITTEN and case.fixture is None:
+            shown, rejected, notes = rewrite_case(verdict, diff, logs / case.folder)
+            report.cases.extend([shown] if shown else [])
+            # A reference that fails already breaks the task; its rewrite proves nothing more.
+            report.problems.extend(rejected if reference_passed else [])
+            report.notes.extend(notes)
+            continue
+        reference_passed = reference_passed or (
+            case.name == "reference" and verdict.outcome == "pass"
+        )
         if case.fixture is not None:
             report.cases.append(_fixture_case(case.fixture, verdict, diff, reference_lines))
             problems = report.cases[-1].disagreements

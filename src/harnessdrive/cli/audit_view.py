@@ -3,37 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 from rich.table import Table
 
-from harnessdrive.audit.record import TaskAudit, write_audit
-from harnessdrive.audit.runner import audit
-from harnessdrive.checking.cases import TaskCheck
+from harnessdrive.audit.record import TaskAudit
 from harnessdrive.cli.output import stdout
-from harnessdrive.sandbox.runner import SandboxKind
-from harnessdrive.tasks.loading import Suite
-
-
-def run_audit(
-    suite: Suite, checks: list[TaskCheck], *, logs: Path, jobs: int, sandbox: SandboxKind
-) -> list[TaskAudit]:
-    """Audit every task; a task the self-test found broken is recorded invalid as well."""
-    audits = audit(
-        suite,
-        logs=logs / "audit",
-        jobs=jobs,
-        sandbox=sandbox,
-        python=sys.executable,
-        record=False,
-        checked=checks,
-    )
-    broken = {item.task: item.problems for item in checks}
-    for task, item in zip(suite.tasks, audits, strict=True):
-        item.problems.extend(f"self-test: {p}" for p in broken.get(task.id, []))
-        write_audit(task.folder, item)
-    return audits
 
 
 def show_audit(audits: list[TaskAudit]) -> None:

@@ -8,10 +8,12 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from harnessdrive.audit.record import TaskAudit
+from harnessdrive.audit.runner import check_and_audit
 from harnessdrive.checking.cases import CheckCase, TaskCheck, checks_json, new_logs_folder
 from harnessdrive.checking.suite import check_baselines, self_test
 from harnessdrive.cli import options as opt
-from harnessdrive.cli.audit_view import run_audit, show_audit, with_audit
+from harnessdrive.cli.audit_view import show_audit, with_audit
 from harnessdrive.cli.output import stdout
 from harnessdrive.grading.differential.baselines import Baseline, baselines_json
 from harnessdrive.harbor.direct import suite_folder
@@ -47,14 +49,25 @@ def check(
     # A Harbor task or dataset runs as the suite imported from it (docs/harbor.md).
     loaded = load_suite(suite_folder(suite, lambda line: typer.echo(line, err=True)))
     logs = new_logs_folder()
-    checks = self_test(
-        loaded,
-        logs=logs,
-        jobs=max(jobs, 1),
-        sandbox=opt.sandbox_kind(sandbox),
-        python=sys.executable,
-        repeat=opt.positive(repeat, "--repeat"),
-    )
+    audits: list[TaskAudit] = []
+    if audit:
+        checks, audits = check_and_audit(
+            loaded,
+            logs=logs,
+            jobs=max(jobs, 1),
+            sandbox=opt.sandbox_kind(sandbox),
+            python=sys.executable,
+            repeat=opt.positive(repeat, "--repeat"),
+        )
+    else:
+        checks = self_test(
+            loaded,
+            logs=logs,
+            jobs=max(jobs, 1),
+            sandbox=opt.sandbox_kind(sandbox),
+            python=sys.executable,
+            repeat=opt.positive(repeat, "--repeat"),
+        )
     baselines = check_baselines(
         loaded, checks, sandbox=opt.sandbox_kind(sandbox), python=sys.executable
     )
@@ -65,11 +78,6 @@ def check(
         if not b.ok
     ]
     broken = [item for item in checks if not item.ok]
-    audits = []
-    if audit:
-        audits = run_audit(
-            loaded, checks, logs=logs, jobs=max(jobs, 1), sandbox=opt.sandbox_kind(sandbox)
-        )
     untrusted = any(not item.trusted for item in audits)
     if json_output:
         print(with_audit(checks_json(checks, baselines_json(baselines)), audits))

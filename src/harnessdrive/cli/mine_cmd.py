@@ -12,7 +12,8 @@ from typing import Annotated
 
 import typer
 
-from harnessdrive.audit.runner import audit
+from harnessdrive.audit.record import TaskAudit
+from harnessdrive.audit.runner import check_and_audit
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.audit_view import show_audit, with_audit
 from harnessdrive.errors import UserError
@@ -193,11 +194,13 @@ def mine_command(
             file=sys.stderr,
         )
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    audits = []
+    audits: list[TaskAudit] = []
     if audit_tasks and result.suite is not None:
-        audits = audit(
+        # As check --audit: the self-test's validity problems (the rewritten reference, a
+        # commit that changed no code) count against each task's trust too.
+        _, audits = check_and_audit(
             load_suite(result.suite),
-            logs=result.suite / "logs" / "audit",
+            logs=result.suite / "logs" / "check",
             jobs=max(jobs, 1),
             sandbox=opt.sandbox_kind(sandbox),
             python=sys.executable,

@@ -125,10 +125,23 @@ def plant_twins(
     # A twin goes at the end of its original's scope (the module, the class), so that it runs
     # after the tests there and what it does twice cannot change how they come out.
     candidates: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef, int]] = []
+    # A class the module's other classes inherit from (a mixin of shared tests) runs its tests
+    # under each of their names, not its own: a twin there could not be told from them.
+    inherited = {
+        base.id
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+        for base in node.bases
+        if isinstance(base, ast.Name)
+    }
     for node in tree.body:
         if isinstance(node, _FUNCTIONS) and node.name in wanted:
             candidates.append(("", node, len(lines)))
-        elif isinstance(node, ast.ClassDef) and not node.decorator_list:
+        elif (
+            isinstance(node, ast.ClassDef)
+            and not node.decorator_list
+            and node.name not in inherited
+        ):
             candidates += [
                 (node.name, item, node.end_lineno or item.end_lineno or item.lineno)
                 for item in node.body

@@ -23,6 +23,7 @@ from typing import Any
 import tomli_w
 
 from harnessdrive.mining.candidate import Candidate
+from harnessdrive.mining.change_kind import change_kind, gold_contents
 from harnessdrive.mining.classify import TEST_FOLDER_GLOBS
 from harnessdrive.mining.contents import gold_patch, hidden_test_contents, read_blobs
 from harnessdrive.mining.gitread import run_git
@@ -70,6 +71,7 @@ def write_task_folder(
     (folder / "solution" / SOLUTION_PATCH).write_bytes(gold_patch(repo, candidate))
     groups = restore_groups(repo, candidate.parent, settings.test_command)
     data = task_data(repo, candidate, settings, removed, groups)
+    data["metadata"]["change_kind"] = change_kind(candidate, gold_contents(repo, candidate))
     if request is not None:
         data["prompt"] = agent_prompt(request, "", settings.test_command)
         data["metadata"]["original_request"] = candidate.subject + (
