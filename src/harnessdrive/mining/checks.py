@@ -39,7 +39,7 @@ from harnessdrive.mining.candidate import Candidate
 from harnessdrive.mining.environments import EnvironmentStore
 from harnessdrive.mining.focus import focused_command
 from harnessdrive.mining.runs import RunQueue, grading_run, taken
-from harnessdrive.mining.slots import Rank, RunSlots
+from harnessdrive.mining.slots import NotNeeded, Rank, RunSlots
 from harnessdrive.mining.summary import CheckRecord, RunRecord
 from harnessdrive.mining.taskfiles import TaskSettings, write_task_folder
 from harnessdrive.mining.time_limit import TimeLimit
@@ -320,6 +320,8 @@ class Checker:
         """What a run found; its logs (grade-setup.log, grade-tests.log) kept in ``logs``."""
         result = taken(run, logs)
         if result.status == "interrupted":
+            if self.runs.withdrawn(run):  # ended because --max tasks are kept before it
+                raise NotNeeded
             raise Stopped(f"stopped while {result.task} ran its tests")
         last = result.rounds[-1] if result.rounds else None
         if last is None or last.grading is None:
