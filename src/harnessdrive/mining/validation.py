@@ -19,14 +19,9 @@ from typing import Protocol
 
 from harnessdrive.errors import HarnessdriveError, Setting, UserError
 from harnessdrive.mining.candidate import Candidate
-from harnessdrive.mining.checks import (
-    REJECT_REASONS,
-    CandidateResult,
-    Checker,
-    RejectReason,
-    Stopped,
-)
+from harnessdrive.mining.checks import CandidateResult, Checker, Stopped
 from harnessdrive.mining.failures import explain_setup_failure, explain_test_failure
+from harnessdrive.mining.judging import REJECT_REASONS, RejectReason
 from harnessdrive.mining.runs import grading_run, taken
 from harnessdrive.mining.skips import SkipReport, read_skips
 from harnessdrive.mining.slots import NotNeeded
