@@ -20,7 +20,7 @@ from harnessdrive.mining.beside_head import validate_beside_head
 from harnessdrive.mining.checks import CandidateResult, Checker
 from harnessdrive.mining.drift import DEFAULT_SAMPLE_EVERY, DriftReport, sample_history
 from harnessdrive.mining.environments import EnvironmentStore, needs_for, python_test_command
-from harnessdrive.mining.envsetup import Choice
+from harnessdrive.mining.envkeys import Choice
 from harnessdrive.mining.history import scan_history
 from harnessdrive.mining.journal import Journal, JournaledChecker, fingerprint
 from harnessdrive.mining.known_failures import (
