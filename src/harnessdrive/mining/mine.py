@@ -8,7 +8,9 @@ The user's repository is only read. Without validation nothing is written at all
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,8 +19,9 @@ from harnessdrive.executors.interface import DEFAULT_EXECUTOR
 from harnessdrive.executors.registry import create_executor
 from harnessdrive.grading.reference_outcomes import RECORD_FILE
 from harnessdrive.mining.beside_head import validate_beside_head
+from harnessdrive.mining.candidate import Candidate
 from harnessdrive.mining.checks import CandidateResult, Checker
-from harnessdrive.mining.drift import DEFAULT_SAMPLE_EVERY, DriftReport, sample_history
+from harnessdrive.mining.drift import DEFAULT_SAMPLE_EVERY, DriftReport, SampledCandidates
 from harnessdrive.mining.environments import EnvironmentStore, needs_for, python_test_command
 from harnessdrive.mining.envkeys import Choice
 from harnessdrive.mining.history import scan_history
@@ -46,7 +49,7 @@ from harnessdrive.mining.summary import (
     MiningSummary,
     summary_from_scan,
 )
-from harnessdrive.mining.taskfiles import TaskSettings, write_task_folder
+from harnessdrive.mining.taskfiles import TaskSettings, retime_task_file, write_task_folder
 from harnessdrive.mining.test_command import DetectedCommand, detect_test_command
 from harnessdrive.mining.time_limit import TimeLimit
 from harnessdrive.mining.validation import HeadCheck, Progress, ValidationOutcome, validate
@@ -198,11 +201,13 @@ def mine(
         drift: list[DriftReport] = []
 
         def sampled_then_checked(held: Progress | None) -> ValidationOutcome:
-            considered = review.considered
+            considered: Sequence[Candidate] = review.considered
+            sampled = None
             if options.sample_every:
-                drift.append(sample_history(checker, considered, options.sample_every))
-                considered = [c for c in considered if c.id not in drift[0].skipped]
-            return validate(
+                # The candidates the samples cannot skip are checked while they run.
+                sampled = SampledCandidates(checker, considered, options.sample_every)
+                considered = sampled
+            outcome = validate(
                 considered,
                 JournaledChecker(checker, journal),
                 max_tasks=options.max_tasks,
@@ -213,6 +218,9 @@ def mine(
                 progress=held,
                 settled=settled,
             )
+            if sampled is not None:
+                drift.append(sampled.report())
+            return outcome
 
         used: set[str] = set()
         if review.considered:
@@ -324,6 +332,13 @@ def _write_again(
                 errors.append(f"{candidate.id}: {found.error}")
         if request is None and settings == checker.settings:
             continue
+        retimed = dataclasses.replace(checker.settings, test_timeout=settings.test_timeout)
+        if (
+            request is None
+            and retimed == settings
+            and retime_task_file(folder, settings.test_timeout)
+        ):
+            continue  # only the limit changed: one line, not the folder again from git
         record = folder / RECORD_FILE
         kept_record = record.read_bytes() if record.is_file() else None
         shutil.rmtree(folder)
