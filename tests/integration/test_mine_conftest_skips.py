@@ -63,8 +63,8 @@ def test_tests_a_conftest_skips_are_named_at_head_and_not_passed_at_the_fix(
             "tests/test_base.py": BASE_TESTS,
         },
     )
-    repo.commit("Fix double", {"app.py": DOUBLE_FIXED, "tests/test_double.py":
-                               "import app\n\n\ndef test_double():\n    assert app.double(2) == 4\n"})  # fmt: skip
+    double_tests = "import app\n\n\ndef test_double():\n    assert app.double(2) == 4\n"
+    repo.commit("Fix double", {"app.py": DOUBLE_FIXED, "tests/test_double.py": double_tests})
     repo.commit("Fix triple", {"app.py": TRIPLE_FIXED, "tests/test_triple.py": TRIPLE_TESTS})
     repo.close()
     out = tmp_path / "suite"

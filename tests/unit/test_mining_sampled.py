@@ -50,8 +50,8 @@ def test_a_candidate_before_the_first_sample_is_there_while_the_samples_run(
     repo = RepoBuilder(tmp_path / "repo")
     repo.commit("Start", {"app.py": "V = 0\n", "tests/test_base.py": "def test_ok():\n    pass\n"})
     for n in range(4):
-        repo.commit(f"Change {n}", {"app.py": f"V = {n + 1}\n",
-                                    f"tests/test_{n}.py": "def test_it():\n    pass\n"})  # fmt: skip
+        test = {f"tests/test_{n}.py": "def test_it():\n    pass\n"}
+        repo.commit(f"Change {n}", {"app.py": f"V = {n + 1}\n", **test})
     repo.close()
     candidates = scan_history(tmp_path / "repo", "2000-01-01").candidates
     assert len(candidates) == 4
