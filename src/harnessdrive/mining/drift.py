@@ -125,9 +125,10 @@ def sample_history(checker: Checker, candidates: Sequence[Candidate], every: int
 
 class SampledCandidates(Sequence[Candidate]):
     """The candidates to check, the ones in ranges that cannot be mined left out, available as
-    soon as that is known of them: the samples' runs are submitted at once (before every
-    candidate's), and a candidate before the first sampled place is in no range, so it is
-    there at once; a later one (and the length) once every sample has run."""
+    soon as that is known of them: the samples' copies are made and their runs submitted on a
+    thread of their own (their runs start before any candidate's that waits), and a candidate
+    before the first sampled place is in no range, so it is there at once; a later one (and the
+    length) once every sample has run."""
 
     def __init__(self, checker: Checker, candidates: Sequence[Candidate], every: int) -> None:
         self._checker = checker
@@ -135,16 +136,32 @@ class SampledCandidates(Sequence[Candidate]):
         self._every = every
         self._places = sample_places(len(candidates), every)
         self._first = self._places[0] if self._places else len(candidates)
-        self._runs = {
-            index: _submit(checker, candidates[index], order)
-            for order, index in enumerate(self._places)
-        }
+        self._runs: dict[int, Future[JobResult] | str] = {}
+        self._failed: BaseException | None = None
+        self._submitting = threading.Thread(
+            target=self._submit_all, name="mine-samples", daemon=True
+        )
+        self._submitting.start()
         self._guard = threading.Lock()
         self._report: DriftReport | None = None
         self._left: list[Candidate] | None = None
 
+    def _submit_all(self) -> None:
+        try:
+            for order, index in enumerate(self._places):
+                self._runs[index] = _submit(self._checker, self._candidates[index], order)
+        except BaseException as exc:  # raised where the report is read
+            self._failed = exc
+
+    def settle(self) -> None:
+        """Wait until every sample's run is submitted (or its submission failed)."""
+        self._submitting.join()
+
     def report(self) -> DriftReport:
         """The samples' report (waits for their runs; the first caller reads them)."""
+        self.settle()
+        if self._failed is not None:
+            raise self._failed
         with self._guard:
             if self._report is None:
                 candidates, runs = self._candidates, self._runs

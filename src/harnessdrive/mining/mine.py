@@ -207,17 +207,21 @@ def mine(
                 # The candidates the samples cannot skip are checked while they run.
                 sampled = SampledCandidates(checker, considered, options.sample_every)
                 considered = sampled
-            outcome = validate(
-                considered,
-                JournaledChecker(checker, journal),
-                max_tasks=options.max_tasks,
-                # Twice as many commits in progress as workers: one commit's git work and
-                # copies overlap with another's tests, and no worker idles while a commit
-                # waits for its last runs.
-                jobs=IN_PROGRESS_PER_SLOT * options.jobs,
-                progress=held,
-                settled=settled,
-            )
+            try:
+                outcome = validate(
+                    considered,
+                    JournaledChecker(checker, journal),
+                    max_tasks=options.max_tasks,
+                    # Twice as many commits in progress as workers: one commit's git work and
+                    # copies overlap with another's tests, and no worker idles while a commit
+                    # waits for its last runs.
+                    jobs=IN_PROGRESS_PER_SLOT * options.jobs,
+                    progress=held,
+                    settled=settled,
+                )
+            finally:
+                if sampled is not None:  # no sample is submitted after validation ends
+                    sampled.settle()
             if sampled is not None:
                 drift.append(sampled.report())
             return outcome
