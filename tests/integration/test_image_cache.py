@@ -122,6 +122,14 @@ def test_a_dockerfile_is_built_with_buildah_and_runs_like_any_image(
     )
     assert result.ok, out.read_text()
     assert out.read_text().split() == ["/srv/work", "forty-two", "built-by-run", "yes"]
+    # The cache holds the image; the builder keeps no tagged copy of it to pile up.
+    listed = subprocess.run(
+        ["buildah", "images", "--format", "{{.Name}}:{{.Tag}}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert f"harnessdrive-build:{source.key}" not in listed
 
 
 def test_an_image_that_is_not_there_is_one_clear_error(tmp_path: Path) -> None:

@@ -114,7 +114,8 @@ def imports(root: Path) -> Iterator[Edge]:
 
 def _exists(root: Path, module: str) -> bool:
     path = root.parent.joinpath(*module.split("."))
-    return path.is_dir() or path.with_suffix(".py").is_file()
+    # A folder left holding only __pycache__ after a move is no package.
+    return (path.is_dir() and any(path.rglob("*.py"))) or path.with_suffix(".py").is_file()
 
 
 def top(module: str) -> str:

@@ -90,6 +90,9 @@ class LocalRayCluster:
             **os.environ,
             "RAY_USAGE_STATS_ENABLED": "0",
             "RAY_raylet_start_wait_time_s": str(START_SECONDS),
+            # A token some earlier Ray program left in ~/.ray turns authentication on for the
+            # head but not for the nodes joining it; this private cluster needs none.
+            "RAY_AUTH_MODE": os.environ.get("RAY_AUTH_MODE", "disabled"),
         }
         common = [
             "--node-ip-address",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from pathlib import Path
@@ -40,4 +41,9 @@ def build_dockerfile(dockerfile: Path, destination: str) -> None:
         if "running runtime" in str(exc) and "BUILDAH_ISOLATION" not in os.environ:
             raise ImageError(f"{exc}; {_NO_RUNTIME}") from None
         raise
-    run_tool([found, "push", name, destination], f"Dockerfile {dockerfile}: cannot be stored")
+    try:
+        run_tool([found, "push", name, destination], f"Dockerfile {dockerfile}: cannot be stored")
+    finally:
+        # The image lives on in the cache; the builder's own copy would only pile up.
+        with contextlib.suppress(ImageError):
+            run_tool([found, "rmi", name], f"Dockerfile {dockerfile}: the built image")
