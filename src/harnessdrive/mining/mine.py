@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 from collections.abc import Sequence
+from concurrent.futures import Future, wait
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from harnessdrive.errors import Setting, UserError
 from harnessdrive.executors.interface import DEFAULT_EXECUTOR
 from harnessdrive.executors.registry import create_executor
 from harnessdrive.grading.reference_outcomes import RECORD_FILE
-from harnessdrive.mining.beside_head import validate_beside_head
+from harnessdrive.mining.beside_head import start_head_check, validate_beside_head
 from harnessdrive.mining.candidate import Candidate
 from harnessdrive.mining.checks import CandidateResult, Checker
 from harnessdrive.mining.drift import DEFAULT_SAMPLE_EVERY, DriftReport, SampledCandidates
@@ -154,12 +155,6 @@ def mine(
         shared=(str(store.root),) if store.setup_command() else (),
         setup_network=options.setup_network,
     )
-    review = review_prompts(
-        Path(scan.repo),
-        scan.candidates,
-        limit=3 * options.max_tasks,
-        keep_weak=options.keep_weak,
-    )
     journal = Journal(suite, _journal_settings(options, settings), fresh=options.fresh)
     if not journal.resumed:
         shutil.rmtree(suite / "logs", ignore_errors=True)
@@ -183,9 +178,7 @@ def mine(
         stop=stop,
         fast_reject=options.fast_reject,
         slots=slots,
-        ranks={c.id: index for index, c in enumerate(review.considered)},
         limit=limit,
-        notes={id_: {"prompt_quality": q.as_metadata()} for id_, q in review.quality.items()},
     )
 
     def settled(place: int) -> None:
@@ -193,6 +186,23 @@ def mine(
         runs.close_after(place)
 
     try:
+        early: Future[HeadCheck] | None = None
+        if options.known_failures != RECORD_AT_HEAD and scan.candidates:
+            # HEAD's run goes first, while the prompts are reviewed.
+            early = start_head_check(checker, scan.head)
+        review = review_prompts(
+            Path(scan.repo),
+            scan.candidates,
+            limit=3 * options.max_tasks,
+            keep_weak=options.keep_weak,
+        )
+        checker = dataclasses.replace(
+            checker,
+            ranks={c.id: index for index, c in enumerate(review.considered)},
+            notes={id_: {"prompt_quality": q.as_metadata()} for id_, q in review.quality.items()},
+        )
+        if early is not None and not review.considered:
+            wait([early])  # nothing to judge by it: its result is not needed, only its end
         if options.known_failures == RECORD_AT_HEAD and review.considered:
             checker, known = record_head_failures(checker, scan.head)
             settings = checker.settings
@@ -228,7 +238,9 @@ def mine(
 
         used: set[str] = set()
         if review.considered:
-            head, outcome = validate_beside_head(checker, scan.head, sampled_then_checked, progress)
+            head, outcome = validate_beside_head(
+                checker, scan.head, sampled_then_checked, progress, started=early
+            )
             used.update(head.environments)
         kept = outcome.kept
         for result in kept:
