@@ -9,7 +9,6 @@ from pathlib import Path
 from rich.table import Table
 
 from harnessdrive.audit.record import TaskAudit, write_audit
-from harnessdrive.audit.runner import audit
 from harnessdrive.checking.cases import TaskCheck
 from harnessdrive.cli.output import stdout
 from harnessdrive.sandbox.runner import SandboxKind
@@ -20,6 +19,8 @@ def run_audit(
     suite: Suite, checks: list[TaskCheck], *, logs: Path, jobs: int, sandbox: SandboxKind
 ) -> list[TaskAudit]:
     """Audit every task; a task the self-test found broken is recorded invalid as well."""
+    from harnessdrive.audit.runner import audit  # here: the exploit library loads slowly
+
     audits = audit(
         suite, logs=logs / "audit", jobs=jobs, sandbox=sandbox, python=sys.executable, record=False
     )

@@ -12,7 +12,6 @@ from typing import Annotated
 
 import typer
 
-from harnessdrive.audit.runner import audit
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.audit_view import show_audit, with_audit
 from harnessdrive.errors import UserError
@@ -195,6 +194,8 @@ def mine_command(
         raise typer.Exit(EXIT_INTERRUPTED) from None
     audits = []
     if audit_tasks and result.suite is not None:
+        from harnessdrive.audit.runner import audit  # here: the exploit library loads slowly
+
         audits = audit(
             load_suite(result.suite),
             logs=result.suite / "logs" / "audit",
