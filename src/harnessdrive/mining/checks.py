@@ -125,6 +125,10 @@ class Checker:
         folder = self.staging / candidate.id
         try:
             result = self._check(candidate, folder, work, logs)
+        except NotNeeded:  # ended past the cut-off: no verdict, so no logs of one either
+            shutil.rmtree(logs, ignore_errors=True)
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
         finally:
             shutil.rmtree(work, ignore_errors=True)
         if not result.kept:
