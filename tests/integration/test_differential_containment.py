@@ -333,7 +333,7 @@ def test_check_json_carries_the_baselines_check_reports(tmp_path, capsys, monkey
     capsys.readouterr()
     from harnessdrive.cli.app import run_cli
 
-    assert run_cli(["check", str(suite), "--json", "--sandbox", "bwrap"]) == 0
+    assert run_cli(["check", str(suite), "--json", "--sandbox", "bwrap", "--keep-logs"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] is True
     found = {(b["task"], b["baseline"]): (b["expected"], b["ok"]) for b in report["baselines"]}

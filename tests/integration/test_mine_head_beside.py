@@ -17,7 +17,7 @@ import pytest
 
 from harnessdrive.errors import UserError
 from harnessdrive.executors.registry import create_executor
-from harnessdrive.mining.beside_head import heads_error, validate_beside_head
+from harnessdrive.mining.beside_head import heads_error, start_head_check, validate_beside_head
 from harnessdrive.mining.checks import CandidateResult, Checker, Stopped
 from harnessdrive.mining.history import scan_history
 from harnessdrive.mining.mine import MineOptions, mine
@@ -133,3 +133,43 @@ def test_a_stop_that_also_ended_heads_run_stays_a_stop() -> None:
     assert isinstance(heads_error(failed), UserError)
     running: Future[HeadCheck] = Future()
     assert heads_error(running) is None
+
+
+def test_a_head_check_started_early_is_the_one_validation_waits_for(tmp_path: Path) -> None:
+    """mine starts HEAD's run before it reviews the prompts; HEAD is then not run again."""
+    repo = RepoBuilder(tmp_path / "calc")
+    test = (
+        "import unittest\n\n\nclass X(unittest.TestCase):\n    def test_it(self):\n        pass\n"
+    )
+    repo.commit("Start", {"calc.py": "X = 1\n", "tests/test_x.py": test})
+    repo.commit("Change", {"calc.py": "X = 2\n", "tests/test_x.py": test + "\n"})
+    repo.checkout()
+    repo.close()
+    runs_of_head = tmp_path / "runs"
+    scan = scan_history(tmp_path / "calc", "2000-01-01")
+    executor = create_executor(
+        "local", WorkerSettings(jobs=2, sandbox="none", python=sys.executable)
+    )
+    checker = Checker(
+        repo=tmp_path / "calc",
+        settings=TaskSettings(
+            test_command=f"echo run >> {runs_of_head} && {TEST_COMMAND}",
+            setup_command=None,
+            test_timeout=60,
+        ),
+        store=None,
+        runs=RunQueue(executor),
+        staging=tmp_path / "staging",
+        scratch=tmp_path / "scratch",
+        logs=tmp_path / "logs",
+        stop=StopToken(),
+    )
+    try:
+        early = start_head_check(checker, scan.head)
+        passed, _ = validate_beside_head(
+            checker, scan.head, lambda _: ValidationOutcome((), 0.0), None, started=early
+        )
+    finally:
+        executor.close()
+    assert passed is early.result()
+    assert runs_of_head.read_text() == "run\n"

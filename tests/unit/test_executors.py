@@ -155,3 +155,27 @@ def test_a_job_and_the_worker_settings_travel_by_pickle(task: Task) -> None:
         assert received.identity == sent.identity
     settings = WorkerSettings(jobs=3, sandbox="none", hidden=(task.folder,))
     assert pickle.loads(pickle.dumps(settings)) == settings
+
+
+def test_cancel_ends_one_running_trial_and_leaves_the_others_running(task: Task) -> None:
+    executor = LocalExecutor(WorkerSettings(jobs=2, sandbox="none"))
+    try:
+        ended = executor.submit(job(task, "ended", harness="sleeper"))
+        other = executor.submit(job(task, "other", harness="sleeper"))
+        queued = executor.submit(job(task, "queued", harness="reference"))
+        wait_until(
+            lambda: len(list(executor.worker.paths.root.glob("artifacts/*/agent.stdout"))) == 2,
+            "both sleepers at work",
+        )
+        executor.cancel(queued)  # waiting: it never starts
+        assert queued.cancelled()
+        executor.cancel(ended)
+        stopped = ended.result(120)
+        assert stopped.result.status == "interrupted"
+        assert (stopped.artifacts / "agent.stdout").read_text().startswith("thinking")
+        assert not other.done() and not executor.worker.stop.stopped
+        executor.cancel(ended)  # finished: nothing happens
+    finally:
+        executor.stop()
+        executor.close()
+    assert other.result(120).result.status == "interrupted"  # by the stop, not the cancel

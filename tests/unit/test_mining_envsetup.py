@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harnessdrive.mining import envsetup, pymanifests
+from harnessdrive.mining import envbuild, envkeys, envlink, envsetup, envstore, pymanifests
 from harnessdrive.testing.wheels import WHEEL_WRITER, make_wheel, wheel_name
 
 # Builds real environments; one worker runs the module, so its shared fixtures are built once.
@@ -92,22 +92,22 @@ def python_in(copy: Path, code: str) -> str:
 
 def test_keys_follow_the_manifests(tmp_path: Path) -> None:
     project = python_project(tmp_path / "p")
-    key = envsetup.environment_key(project, "python")
-    assert key == envsetup.environment_key(copy_of(project, tmp_path / "q"), "python")
-    assert key != envsetup.environment_key(project, "python", pytest=True)
+    key = envkeys.environment_key(project, "python")
+    assert key == envkeys.environment_key(copy_of(project, tmp_path / "q"), "python")
+    assert key != envkeys.environment_key(project, "python", pytest=True)
     (tmp_path / "q" / "src" / "calcpkg" / "__init__.py").write_text("changed = True\n")
-    assert envsetup.environment_key(tmp_path / "q", "python") == key  # code is not a manifest
+    assert envkeys.environment_key(tmp_path / "q", "python") == key  # code is not a manifest
     (tmp_path / "q" / "requirements-dev.txt").write_text("pytest\n")
-    assert envsetup.environment_key(tmp_path / "q", "python") != key
-    assert envsetup.environment_key(project, "node") is None  # no package.json and lockfile
+    assert envkeys.environment_key(tmp_path / "q", "python") != key
+    assert envkeys.environment_key(project, "node") is None  # no package.json and lockfile
 
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("envs")
     project = python_project(root / "prototype")
-    folder = envsetup.build_into_store(project, root / "store", "python", pytest=False)
-    assert folder is not None and envsetup.is_ready(folder)
+    folder = envstore.build_into_store(project, root / "store", "python", pytest=False)
+    assert folder is not None and envkeys.is_ready(folder)
     shutil.rmtree(project / ".venv", ignore_errors=True)
     return root, folder
 
@@ -131,7 +131,7 @@ def test_each_copy_links_the_shared_environment_and_imports_its_own_code(
     root, folder = store
     for name in ("copy-a", "copy-b"):
         copy = copy_of(root / "prototype", root / name)
-        said = envsetup.link_or_build(copy, folder.parent, "python", pytest=False)
+        said = envlink.link_or_build(copy, folder.parent, "python", pytest=False)
         assert said.startswith("linked the shared python environment")
         where = python_in(copy, "import calcpkg, greet; print(calcpkg.__file__, greet.hi())")
         assert where == f"{copy / 'src' / 'calcpkg' / '__init__.py'} hi"
@@ -150,12 +150,12 @@ def test_a_file_the_install_wrote_into_the_tree_reaches_every_copy(
     # A fresh copy of the files (as a snapshot gives them) has no version file of its own.
     copy = python_project(root / "fresh-copy")
     assert not (copy / "src" / "calcpkg" / "_version.py").exists()
-    envsetup.link_or_build(copy, folder.parent, "python", pytest=False)
+    envlink.link_or_build(copy, folder.parent, "python", pytest=False)
     assert python_in(copy, "from calcpkg._version import version; print(version)") == "1.0+built"
     # A copy that has the file keeps its own.
     own = python_project(root / "own-copy")
     (own / "src" / "calcpkg" / "_version.py").write_text("version = 'mine'\n")
-    envsetup.link_or_build(own, folder.parent, "python", pytest=False)
+    envlink.link_or_build(own, folder.parent, "python", pytest=False)
     assert python_in(own, "from calcpkg._version import version; print(version)") == "mine"
 
 
@@ -165,7 +165,7 @@ def test_a_copy_whose_manifests_changed_builds_its_own_environment(
     root, folder = store
     copy = copy_of(root / "prototype", root / "changed")
     (copy / "requirements.txt").write_text("# greet is gone\n")
-    said = envsetup.link_or_build(copy, folder.parent, "python", pytest=False)
+    said = envlink.link_or_build(copy, folder.parent, "python", pytest=False)
     assert said.startswith("built the python environment") and said.endswith("in place")
     assert python_in(copy, "import calcpkg, importlib.util as u; print(u.find_spec('greet'))") == (
         "None"
@@ -175,7 +175,8 @@ def test_a_copy_whose_manifests_changed_builds_its_own_environment(
 def test_the_script_runs_on_its_own_from_the_store(store: tuple[Path, Path]) -> None:
     root, folder = store
     script = folder.parent / "envsetup.py"
-    for module in (envsetup, pymanifests):  # the script and the one module it imports
+    # the script and the modules it imports
+    for module in (envsetup, envkeys, envbuild, envstore, envlink, pymanifests):
         shutil.copyfile(module.__file__, folder.parent / Path(module.__file__).name)
     copy = copy_of(root / "prototype", root / "scripted")
     result = subprocess.run(
@@ -198,7 +199,7 @@ def test_a_failed_build_exits_with_the_reason(tmp_path: Path) -> None:
     )
     assert result.returncode == 1
     assert "environment setup failed" in result.stderr
-    assert not any(envsetup.is_ready(f) for f in (tmp_path / "store").iterdir())
+    assert not any(envkeys.is_ready(f) for f in (tmp_path / "store").iterdir())
 
 
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
@@ -225,10 +226,10 @@ def test_node_modules_are_installed_once_and_linked(tmp_path: Path) -> None:
     npm = ["npm", "install", "--offline", "--no-audit", "--no-fund"]
     subprocess.run(npm, cwd=project, check=True, capture_output=True)
     shutil.rmtree(project / "node_modules")
-    folder = envsetup.build_into_store(project, tmp_path / "store", "node", pytest=False)
+    folder = envstore.build_into_store(project, tmp_path / "store", "node", pytest=False)
     assert folder is not None and (folder / "node_modules" / "greet" / "index.js").is_file()
     copy = copy_of(project, tmp_path / "copy")
-    assert envsetup.link_or_build(copy, tmp_path / "store", "node", pytest=False).startswith(
+    assert envlink.link_or_build(copy, tmp_path / "store", "node", pytest=False).startswith(
         "linked"
     )
     said = subprocess.run(
@@ -244,7 +245,7 @@ def test_console_scripts_start_from_a_copy_with_a_long_path(store: tuple[Path, P
     root, folder = store
     deep = root / ("d" * 120) / "copy"
     copy = copy_of(root / "prototype", deep)
-    envsetup.link_or_build(copy, folder.parent, "python", pytest=False)
+    envlink.link_or_build(copy, folder.parent, "python", pytest=False)
     script = copy / ".venv" / "bin" / "calc-where"
     assert script.read_bytes().startswith(b"#!/bin/sh\n")  # too long for a #! line
     said = subprocess.run([str(script)], capture_output=True, text=True)
@@ -261,11 +262,11 @@ def test_console_scripts_start_from_a_copy_with_a_long_path(store: tuple[Path, P
 )
 def test_a_scripts_launch_lines_are_found_and_replaced(launch: bytes) -> None:
     body = b"import sys\nfrom pytest import console_main\nsys.exit(console_main())\n"
-    assert envsetup.script_body(launch + body, b"/envs/python-1/bin/python") == body
-    assert envsetup.script_body(launch + body, b"/other/bin/python") is None
-    header = envsetup.script_header(b"/a b/.venv/bin/python")
+    assert envlink.script_body(launch + body, b"/envs/python-1/bin/python") == body
+    assert envlink.script_body(launch + body, b"/other/bin/python") is None
+    header = envlink.script_header(b"/a b/.venv/bin/python")
     assert header == b"#!/bin/sh\n'''exec' \"/a b/.venv/bin/python\" \"$0\" \"$@\"\n' '''\n"
-    assert envsetup.script_body(header + body, b"/a b/.venv/bin/python") == body
+    assert envlink.script_body(header + body, b"/a b/.venv/bin/python") == body
 
 
 def uv_pyproject(wheels: Path) -> str:
@@ -278,7 +279,7 @@ def uv_pyproject(wheels: Path) -> str:
 
 
 def test_a_project_with_a_uv_lock_gets_what_the_lock_pins_through_uv(tmp_path: Path) -> None:
-    uv = envsetup._uv()
+    uv = envbuild._uv()
     if uv is None:
         pytest.skip("uv is not installed here")  # scripts/test.sh installs it
     project = python_project(tmp_path / "prototype")
@@ -289,11 +290,11 @@ def test_a_project_with_a_uv_lock_gets_what_the_lock_pins_through_uv(tmp_path: P
     assert "uv.lock" in pymanifests.python_manifests(project)
     assert pymanifests.test_groups(project) == ["tests"]
     pristine = copy_of(project, tmp_path / "pristine")
-    folder = envsetup.build_into_store(project, tmp_path / "store", "python", pytest=False)
-    assert folder is not None and envsetup.is_ready(folder)
+    folder = envstore.build_into_store(project, tmp_path / "store", "python", pytest=False)
+    assert folder is not None and envkeys.is_ready(folder)
     assert "uv =" in (folder / "pyvenv.cfg").read_text()  # uv made it, not pip
     copy = copy_of(pristine, tmp_path / "copy")
-    said = envsetup.link_or_build(copy, folder.parent, "python", pytest=False)
+    said = envlink.link_or_build(copy, folder.parent, "python", pytest=False)
     assert said.startswith("linked the shared python environment")
     code = "import calcpkg, importlib.util as u; print(calcpkg.__file__, u.find_spec('greet'))"
     assert python_in(copy, code) == f"{copy / 'src' / 'calcpkg' / '__init__.py'} None"
@@ -308,8 +309,8 @@ def test_tox_deps_are_installed_where_no_other_file_names_them(tmp_path: Path) -
     deps = f"py27: no-such-package-anywhere\n    {missing}\n    ./wheels/{GREET}"
     tox = f"[testenv]\ndeps =\n    {deps}\n"
     (project / "tox.ini").write_text(tox)
-    folder = envsetup.build_into_store(project, tmp_path / "store", "python", pytest=False)
-    assert folder is not None and envsetup.is_ready(folder)
+    folder = envstore.build_into_store(project, tmp_path / "store", "python", pytest=False)
+    assert folder is not None and envkeys.is_ready(folder)
     env_python = str(folder / "bin" / "python")
     found = subprocess.run([env_python, "-c", "import greet"], capture_output=True, text=True)
     assert found.returncode == 0, found.stderr

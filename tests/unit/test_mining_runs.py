@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 from harnessdrive.executors.local import LocalExecutor
@@ -16,6 +17,7 @@ from harnessdrive.testing.suites import write_suite
 from harnessdrive.trial.job import TrialJob, WorkerSettings
 from tests.conftest import add_task
 from tests.job_runners import HoldingRunner
+from tests.waiting import DEADLINE, wait_until
 
 
 @pytest.fixture
@@ -59,3 +61,38 @@ def test_runs_start_oldest_commit_first_and_later_commits_are_withdrawn_at_the_c
         executor.close()  # waits for every job still queued
     assert gated.started == ["hold", "commit0-step1", "commit0-step2", "commit1-step1"]
     assert not (tmp_path / "withdrawn").exists()
+
+
+def test_a_run_past_the_cut_off_that_is_running_is_ended_and_its_process_killed(
+    tmp_path: Path,
+) -> None:
+    """Once --max tasks are kept, a later commit's run in progress does not run to its end."""
+    pid_file = tmp_path / "pid"
+    hanging = add_task(
+        "hangs",
+        command=f"echo $$ > {pid_file}; exec sleep 600",
+        grade_timeout=900,
+    )
+    task = load_suite(write_suite(tmp_path / "suite", [hanging])).tasks[0]
+    executor = LocalExecutor(WorkerSettings(jobs=2, sandbox="none"))
+    runs = RunQueue(executor)
+    try:
+        later = runs.submit(run(task, "commit1-step1", tmp_path), (1, 1))
+        wait_until(lambda: pid_file.is_file() and pid_file.read_text().strip(), "the run's test")
+        pid = int(pid_file.read_text())
+        assert psutil.pid_exists(pid) and not later.done()
+        runs.close_after(0)
+        ended = later.result(timeout=DEADLINE)
+        assert ended.result.status == "interrupted"
+        assert runs.withdrawn(later)
+        wait_until(lambda: not _alive(pid), "the run's test process ended")
+    finally:
+        executor.stop()
+        executor.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False

@@ -8,7 +8,8 @@ import time
 import pytest
 
 from harnessdrive.mining.candidate import Candidate
-from harnessdrive.mining.checks import CandidateResult, RejectReason
+from harnessdrive.mining.checks import CandidateResult
+from harnessdrive.mining.judging import RejectReason
 from harnessdrive.mining.slots import RunSlots
 from harnessdrive.mining.summary import CheckRecord
 from harnessdrive.mining.validation import validate

@@ -316,3 +316,56 @@ def test_no_twin_goes_into_a_mixin_whose_tests_run_under_other_classes() -> None
         plan, _ = plant("pytest", [("tests/test_hidden.py", source)], random.Random(seed))
         twins = [c for c in plan.canaries if c.twin_of]
         assert twins and all(c.container == "TwoTest" for c in twins)
+
+
+MIXIN_TESTS = b"""import unittest
+from calc import add
+
+
+class AddTests:
+    def test_more(self):
+        self.assertEqual(add(2, 3), 5)
+
+    def test_zero(self):
+        self.assertEqual(add(0, 0), 0)
+
+
+class TestOnce(AddTests, unittest.TestCase):
+    pass
+
+
+class TestTwice(AddTests, unittest.TestCase):
+    pass
+
+
+class TestOwn(unittest.TestCase):
+    def test_more(self):
+        self.assertEqual(add(3, 3), 6)
+
+
+def test_alone():
+    assert add(1, 1) == 2
+"""
+
+
+def test_no_twin_goes_into_a_class_that_other_classes_inherit(tmp_path: Path) -> None:
+    """A mixin's tests are reported under each subclass: a twin planted there would be taken
+    for a real test, and an honest run would fail its hidden tests."""
+    target = "tests/test_hidden.py"
+    for seed in range(8):
+        plan, contents = plant("pytest", [(target, MIXIN_TESTS)], random.Random(seed))
+        twins = [c for c in plan.canaries if c.twin_of]
+        assert sorted(c.container for c in twins) == ["", "TestOwn"], seed
+    (tmp_path / "calc.py").write_text(CALC)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / target).write_bytes(contents[target])
+    junit = tmp_path / "junit.xml"
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests",
+         f"--junitxml={junit}"],
+        cwd=tmp_path, env={"PATH": "/usr/bin:/bin", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+        capture_output=True, check=False,
+    )  # fmt: skip
+    judged = judge(plan, read_cases(junit), exit_code=1, copy=tmp_path, selects=False,
+                   passes_status=True)  # fmt: skip
+    assert judged.findings == () and judged.counts.passed == 6

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -78,6 +81,21 @@ def checks_json(checks: list[TaskCheck], baselines: list[dict[str, Any]] | None 
     )
 
 
+LOGS_PREFIX = "harnessdrive-check-logs-"
+
+
 def new_logs_folder() -> Path:
-    """A new folder for a check's logs, kept after the check (they explain a broken task)."""
-    return Path(tempfile.mkdtemp(prefix="harnessdrive-check-logs-"))
+    """A new folder for a check's logs, in the temporary folder."""
+    return Path(tempfile.mkdtemp(prefix=LOGS_PREFIX))
+
+
+@contextmanager
+def check_logs(*, keep: bool) -> Iterator[Path]:
+    """A new folder for a check's logs; removed when the check ends, however it ends, unless
+    ``keep`` (then it is the user's, and the check says where it is)."""
+    folder = new_logs_folder()
+    try:
+        yield folder
+    finally:
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)

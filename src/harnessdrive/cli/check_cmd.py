@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
 from harnessdrive.audit.record import TaskAudit
-from harnessdrive.audit.runner import check_and_audit
-from harnessdrive.checking.cases import CheckCase, TaskCheck, checks_json, new_logs_folder
+from harnessdrive.checking.cases import CheckCase, TaskCheck, check_logs, checks_json
 from harnessdrive.checking.suite import check_baselines, self_test
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.audit_view import show_audit, with_audit
 from harnessdrive.cli.output import stdout
 from harnessdrive.grading.differential.baselines import Baseline, baselines_json
 from harnessdrive.harbor.direct import suite_folder
-from harnessdrive.tasks.loading import load_suite
+from harnessdrive.tasks.loading import Suite, load_suite
 
 
 def check(
@@ -43,14 +43,38 @@ def check(
             "trusted (audit.json beside each task).",
         ),
     ] = False,
+    keep_logs: Annotated[
+        bool,
+        typer.Option(
+            "--keep-logs",
+            help="Keep every case's logs in a folder of the temporary directory and print "
+            "where; without it they are removed when the check ends.",
+        ),
+    ] = False,
 ) -> None:
     """Prove each task grades right: reference passes, untouched and noop fail, and every
     self-test fixture gets the verdict its task declares."""
     # A Harbor task or dataset runs as the suite imported from it (docs/harbor.md).
     loaded = load_suite(suite_folder(suite, lambda line: typer.echo(line, err=True)))
-    logs = new_logs_folder()
+    with check_logs(keep=keep_logs) as logs:
+        _check(loaded, logs, jobs, sandbox, json_output, repeat, audit, keep_logs)
+
+
+def _check(
+    loaded: Suite,
+    logs: Path,
+    jobs: int,
+    sandbox: str,
+    json_output: bool,
+    repeat: int,
+    audit: bool,
+    keep_logs: bool,
+) -> None:
+    where = f"Logs of every case: {logs}" if keep_logs else _KEEP_THEM
     audits: list[TaskAudit] = []
     if audit:
+        from harnessdrive.audit.runner import check_and_audit  # loads the exploit library
+
         checks, audits = check_and_audit(
             loaded,
             logs=logs,
@@ -81,6 +105,8 @@ def check(
     untrusted = any(not item.trusted for item in audits)
     if json_output:
         print(with_audit(checks_json(checks, baselines_json(baselines)), audits))
+        if keep_logs:
+            typer.echo(where, err=True)
         if broken or wrong or untrusted:
             raise typer.Exit(1)
         return
@@ -102,18 +128,24 @@ def check(
         console.print(
             f"{len(broken)} of {_tasks(len(checks))} broken: {', '.join(i.task for i in broken)}"
         )
-        console.print(f"Logs of every case: {logs}")
+        console.print(where)
     for line in wrong:
         console.print(line)
+    if wrong and not broken:
+        console.print(where)
     if broken or wrong:
         raise typer.Exit(1)
     if untrusted:
-        console.print(f"Logs of every case: {logs}")
+        console.print(where)
         raise typer.Exit(1)
     fixtures = sum(len(item.fixtures) for item in checks)
     every = "The task grades" if len(checks) == 1 else f"All {len(checks)} tasks grade"
     agree = "the fixture agrees" if fixtures == 1 else f"all {fixtures} fixtures agree"
-    console.print(f"{every} correctly" + (f"; {agree}." if fixtures else ".") + f" Logs: {logs}")
+    kept = f" Logs: {logs}" if keep_logs else ""
+    console.print(f"{every} correctly" + (f"; {agree}." if fixtures else ".") + kept)
+
+
+_KEEP_THEM = "Run the check again with --keep-logs to keep the logs of every case."
 
 
 def _tasks(count: int) -> str:

@@ -13,7 +13,6 @@ from typing import Annotated
 import typer
 
 from harnessdrive.audit.record import TaskAudit
-from harnessdrive.audit.runner import check_and_audit
 from harnessdrive.cli import options as opt
 from harnessdrive.cli.audit_view import show_audit, with_audit
 from harnessdrive.errors import UserError
@@ -198,6 +197,8 @@ def mine_command(
     if audit_tasks and result.suite is not None:
         # As check --audit: the self-test's validity problems (the rewritten reference, a
         # commit that changed no code) count against each task's trust too.
+        from harnessdrive.audit.runner import check_and_audit  # loads the exploit library
+
         _, audits = check_and_audit(
             load_suite(result.suite),
             logs=result.suite / "logs" / "check",

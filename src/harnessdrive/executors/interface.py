@@ -52,6 +52,12 @@ class Executor(Protocol):
         ``interrupted`` without starting. Safe to call from a signal handler, and twice."""
         ...
 
+    def cancel(self, future: Future[JobResult]) -> None:
+        """End one submitted job: a waiting one never starts (its future is cancelled); a
+        running one is stopped as :meth:`stop` stops every job (its processes killed, its
+        scratch removed) and comes back ``interrupted``. A finished one is left alone."""
+        ...
+
     def close(self) -> None:
         """Wait for every submitted job, then release the workers and their scratch folders.
         Submitting afterwards is an error."""

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harnessdrive.errors import HarnessdriveError
+from harnessdrive.sandbox.process import StopToken
 from harnessdrive.trial.job import JobResult, TrialJob, WorkerSettings
 from harnessdrive.trial.worker import WorkerContext
 
@@ -53,6 +54,9 @@ class LocalExecutor:
         self._sequence = itertools.count()
         self._changed = threading.Condition()
         self._closed = False
+        self._running: dict[Future[JobResult], StopToken] = {}
+        """Each started job's own stop token (:meth:`cancel` ends that job alone)."""
+        self._running_guard = threading.Lock()
         self._threads = [
             threading.Thread(target=self._work, name=f"harnessdrive-trial-{n}", daemon=True)
             for n in range(max(settings.jobs, 1))
@@ -83,6 +87,14 @@ class LocalExecutor:
         # the trial core returns them interrupted at once.
         self.worker.stop.stop()
 
+    def cancel(self, future: Future[JobResult]) -> None:
+        if future.cancel():
+            return  # it was waiting: it never starts
+        with self._running_guard:
+            token = self._running.get(future)
+        if token is not None:
+            token.stop()
+
     def close(self) -> None:
         with self._changed:
             self._closed = True
@@ -101,8 +113,17 @@ class LocalExecutor:
                 queued = self._next()
                 if queued is None:
                     return  # closed, and nothing left to run
-                if queued.future.set_running_or_notify_cancel():
-                    self._settle(queued)
+                # The job's token is known before it runs, so a cancel that finds the job
+                # running always finds its token.
+                token = self.worker.stop.child()
+                with self._running_guard:
+                    self._running[queued.future] = token
+                try:
+                    if queued.future.set_running_or_notify_cancel():
+                        self._settle(queued, token)
+                finally:
+                    with self._running_guard:
+                        self._running.pop(queued.future, None)
             except BaseException:  # a thread never dies: the next job still runs
                 continue
 
@@ -112,10 +133,10 @@ class LocalExecutor:
                 self._changed.wait()
             return heapq.heappop(self._queue) if self._queue else None
 
-    def _settle(self, queued: _Queued) -> None:
+    def _settle(self, queued: _Queued, stop: StopToken) -> None:
         """Run ``queued`` and give its future a result, whatever escapes the trial core."""
         try:
-            queued.future.set_result(self._run(queued.job, self.worker))
+            queued.future.set_result(self._run(queued.job, self.worker.for_job(stop)))
             return
         except BaseException as exc:  # out of memory, or a bug below the trial boundary
             failure = exc.with_traceback(None)  # the frames may hold what filled the memory

@@ -167,6 +167,14 @@ class RayExecutor:
         # Only an event: this may run in a signal handler. The collecting thread cancels.
         self._stopping.set()
 
+    def cancel(self, future: Future[JobResult]) -> None:
+        if future.done():
+            return
+        with self._lock:
+            refs = [ref for ref, flight in self._in_flight.items() if flight.future is future]
+        for ref in refs:  # a stop the trial answers (interrupted, with its files)
+            self._ray.cancel(ref, force=False)
+
     def close(self) -> None:
         with self._lock:
             self._closed = True

@@ -125,15 +125,7 @@ def plant_twins(
     # A twin goes at the end of its original's scope (the module, the class), so that it runs
     # after the tests there and what it does twice cannot change how they come out.
     candidates: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef, int]] = []
-    # A class the module's other classes inherit from (a mixin of shared tests) runs its tests
-    # under each of their names, not its own: a twin there could not be told from them.
-    inherited = {
-        base.id
-        for node in tree.body
-        if isinstance(node, ast.ClassDef)
-        for base in node.bases
-        if isinstance(base, ast.Name)
-    }
+    inherited = _inherited(tree)
     for node in tree.body:
         if isinstance(node, _FUNCTIONS) and node.name in wanted:
             candidates.append(("", node, len(lines)))
@@ -142,6 +134,8 @@ def plant_twins(
             and not node.decorator_list
             and node.name not in inherited
         ):
+            # A class others inherit (a mixin) reports its tests under each subclass's name,
+            # where a twin planted in it would not be known as one.
             candidates += [
                 (node.name, item, node.end_lineno or item.end_lineno or item.lineno)
                 for item in node.body
@@ -182,6 +176,19 @@ def plant_twins(
     if used_helper:
         body = body.rstrip("\n") + "\n" + _HELPER.format(name=helper, mark=rng.choice("qxzjk"))
     return body.encode("utf-8"), twins
+
+
+def _inherited(tree: ast.Module) -> frozenset[str]:
+    """The names of the module's classes that another of its classes names as a base."""
+    bases: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for base in node.bases:
+                if isinstance(base, ast.Name):
+                    bases.add(base.id)
+                elif isinstance(base, ast.Attribute):
+                    bases.add(base.attr)
+    return frozenset(bases)
 
 
 def _twin(

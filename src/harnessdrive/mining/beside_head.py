@@ -55,15 +55,37 @@ def heads_error(head_check: Future[HeadCheck]) -> BaseException | None:
     return None if isinstance(error, Stopped) else error
 
 
+def start_head_check(checker: Checker, head: str) -> Future[HeadCheck]:
+    """HEAD's check, started now on a thread of its own (while the candidates are still being
+    read); :func:`validate_beside_head` takes it as ``started``."""
+    future: Future[HeadCheck] = Future()
+
+    def run() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(check_head(checker, head))
+        except BaseException as exc:  # the caller reads it from the future
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name="mine-head", daemon=True).start()
+    return future
+
+
 def validate_beside_head(
-    checker: Checker, head: str, validation: Validation, progress: Progress | None
+    checker: Checker,
+    head: str,
+    validation: Validation,
+    progress: Progress | None,
+    *,
+    started: Future[HeadCheck] | None = None,
 ) -> tuple[HeadCheck, ValidationOutcome]:
-    """HEAD's check beside ``validation``; HEAD's error (a UserError) stops both. The outcome's
-    ``seconds`` is the time both took together."""
-    started = now()
+    """HEAD's check (``started`` already, or now) beside ``validation``; HEAD's error (a
+    UserError) stops both. The outcome's ``seconds`` is the time both took together."""
+    began = now()
     held = HeldProgress(progress)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mine-head") as pool:
-        head_check = pool.submit(check_head, checker, head)
+        head_check = started if started is not None else pool.submit(check_head, checker, head)
 
         def on_head_done(done: Future[HeadCheck]) -> None:
             if done.cancelled() or done.exception() is not None:
@@ -83,4 +105,4 @@ def validate_beside_head(
         passed = head_check.result()
         held.release()  # done here too: the summary must not overtake the held lines
     # The two overlap: validation took from HEAD's start to the later of the two ends.
-    return passed, dataclasses.replace(outcome, seconds=round(now() - started, 3))
+    return passed, dataclasses.replace(outcome, seconds=round(now() - began, 3))

@@ -29,22 +29,21 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, get_args
 
 from harnessdrive.errors import HarnessdriveError
 from harnessdrive.grading import reference_outcomes
 from harnessdrive.grading.kinds.tests import tests_spec
-from harnessdrive.grading.verdict import Finding, Verdict
+from harnessdrive.grading.verdict import Verdict
 from harnessdrive.mining.candidate import Candidate
 from harnessdrive.mining.environments import EnvironmentStore
 from harnessdrive.mining.focus import focused_command
+from harnessdrive.mining.judging import RejectReason, TestOutcome, detail, judge, outcome_of
 from harnessdrive.mining.runs import RunQueue, grading_run, taken
-from harnessdrive.mining.slots import Rank, RunSlots
+from harnessdrive.mining.slots import NotNeeded, Rank, RunSlots
 from harnessdrive.mining.summary import CheckRecord, RunRecord
 from harnessdrive.mining.taskfiles import TaskSettings, write_task_folder
 from harnessdrive.mining.time_limit import TimeLimit
 from harnessdrive.protocols.base import GivenChange
-from harnessdrive.protocols.known_change import setup_failed
 from harnessdrive.sandbox.clock import now
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.tasks.loading import Task, load_task
@@ -54,21 +53,9 @@ from harnessdrive.workspace.materialize import copy_snapshot
 from harnessdrive.workspace.snapshot import Snapshot, build_snapshot
 from harnessdrive.workspace.solution import apply_solution
 
-RejectReason = Literal[
-    "tests pass before the fix",
-    "tests fail with the fix",
-    "flaky",
-    "tests time out with the fix",
-    "setup command failed",
-    "could not copy the commit",
-    "the fix trips a tamper check",
-]
-REJECT_REASONS: tuple[RejectReason, ...] = get_args(RejectReason)  # in the order above
 ROUND_SIZE = 2
 """Runs per round after the fast check: before and after the fix (or, where the fast check
 ran, the whole suite with the fix and the commit's own tests before it)."""
-_BEFORE_STEPS = frozenset({"before", "before_again", "focused", "focused_again"})
-_REPEAT_STEPS = frozenset({"before_again", "after_again", "focused_again", "focused_after"})
 
 
 class Stopped(Exception):
@@ -92,22 +79,6 @@ class CandidateResult:
     @property
     def kept(self) -> bool:
         return self.reason is None
-
-
-@dataclass(frozen=True)
-class TestOutcome:
-    record: RunRecord
-    passed: bool
-    verdict: Verdict | None = None
-    setup_failed: bool = False
-
-    @property
-    def timed_out(self) -> bool:
-        return self.record.timed_out
-
-    @property
-    def tampered(self) -> bool:
-        return self.verdict is not None and self.verdict.outcome == "tampered"
 
 
 @dataclass(frozen=True)
@@ -154,6 +125,10 @@ class Checker:
         folder = self.staging / candidate.id
         try:
             result = self._check(candidate, folder, work, logs)
+        except NotNeeded:  # ended past the cut-off: no verdict, so no logs of one either
+            shutil.rmtree(logs, ignore_errors=True)
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
         finally:
             shutil.rmtree(work, ignore_errors=True)
         if not result.kept:
@@ -243,9 +218,9 @@ class Checker:
             check = check.model_copy(update={label: outcome.record})
             if outcome.setup_failed:
                 return rejected("setup command failed", label)
-            reason = _judge(label, outcome)
+            reason = judge(label, outcome)
             if reason is not None:
-                return rejected(reason, _detail(label, outcome, logs / label, self.logs.parent))
+                return rejected(reason, detail(label, outcome, logs / label, self.logs.parent))
             if label == "after":
                 after = outcome.verdict
         _record_after(task, after)
@@ -291,7 +266,7 @@ class Checker:
                     label = steps[index][0]
                     outcome = self._outcome(future, logs / label)
                     outcomes[index] = outcome
-                    if outcome.setup_failed or _judge(label, outcome) is not None:
+                    if outcome.setup_failed or judge(label, outcome) is not None:
                         first_rejection = min(first_rejection, index)
                         for later, place in pending.items():
                             if place > first_rejection:
@@ -320,6 +295,8 @@ class Checker:
         """What a run found; its logs (grade-setup.log, grade-tests.log) kept in ``logs``."""
         result = taken(run, logs)
         if result.status == "interrupted":
+            if self.runs.withdrawn(run):  # ended because --max tasks are kept before it
+                raise NotNeeded
             raise Stopped(f"stopped while {result.task} ran its tests")
         last = result.rounds[-1] if result.rounds else None
         if last is None or last.grading is None:
@@ -336,75 +313,6 @@ def _record_after(task: Task, after: Verdict | None) -> None:
     # Without a record the declaration rule grades it (a name no UTF-8 holds is not recorded).
     with contextlib.suppress(OSError, ValueError):
         reference_outcomes.write(task, run.hidden_outcomes)
-
-
-def outcome_of(verdict: Verdict) -> TestOutcome:
-    run = verdict.hidden
-    setup = verdict.setup
-    if setup is not None and setup_failed(verdict):
-        return TestOutcome(RunRecord(exit_code=None, seconds=setup.seconds), False, verdict, True)
-    if run is None:
-        return TestOutcome(RunRecord(exit_code=None, seconds=0.0), False, verdict)
-    # The witness's planted failures make an all-passing run exit 1; record the tests' own status.
-    status = 0 if run.succeeded else run.exit_code
-    record = RunRecord(
-        exit_code=None if run.timed_out else status,
-        seconds=run.seconds,
-        timed_out=run.timed_out,
-    )
-    return TestOutcome(record, verdict.outcome == "pass", verdict)
-
-
-def _judge(label: str, outcome: TestOutcome) -> RejectReason | None:
-    """Why a run's result rejects the candidate, or None when it is the expected one."""
-    before = label in _BEFORE_STEPS
-    again = label in _REPEAT_STEPS
-    if before:
-        if outcome.passed:  # a time-out before the change is a failure: a hang can be the bug
-            return "flaky" if again else "tests pass before the fix"
-        return None
-    if outcome.passed:
-        return None
-    if again:
-        return "flaky"
-    if outcome.tampered:
-        return "the fix trips a tamper check"
-    return "tests time out with the fix" if outcome.timed_out else "tests fail with the fix"
-
-
-_STEP_WORDS = {
-    "before": "the whole suite before the fix",
-    "after": "the whole suite with the fix",
-    "before_again": "the whole suite before the fix, the second time",
-    "after_again": "the whole suite with the fix, the second time",
-    "focused_again": "the commit's own tests before the fix, the second time",
-    "focused_after": "the commit's own tests with the fix, the second time",
-}
-
-
-def _detail(label: str, outcome: TestOutcome, logs: Path, suite: Path) -> str:
-    """What the deciding step found, in words, and where its log is (for mined.json)."""
-    run = outcome.verdict.hidden if outcome.verdict is not None else None
-    if outcome.timed_out:
-        found = "timed out"
-    elif run is not None and run.total:
-        found = f"{run.passed} of {run.total} tests passed"
-        if run.skipped:
-            found += f", {run.skipped} skipped"
-    else:
-        found = f"exit status {outcome.record.exit_code}"
-    if outcome.tampered and outcome.verdict is not None:
-        found += "; " + "; ".join(_finding(f) for f in outcome.verdict.findings if f.tampers)
-    log = logs / "grade-tests.log"
-    where = log.relative_to(suite) if log.is_relative_to(suite) else log
-    return f"{label}: {_STEP_WORDS.get(label, label)}: {found} (log: {where.as_posix()})"
-
-
-def _finding(finding: Finding) -> str:
-    """``protected-path pyproject.toml: ...``: what a tamper finding says, kept short."""
-    text = finding.code + (f" {finding.path}" if finding.path else "")
-    detail = " ".join(str(finding.detail).split())
-    return text + (f": {detail[:200]}" if detail else "")
 
 
 def _with_command(task: Task, command: str) -> Task:

@@ -14,10 +14,12 @@ samples share: only the samples ran there, one suite run each.
 from __future__ import annotations
 
 import shutil
+import threading
 from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
+from typing import overload
 
 from harnessdrive.errors import HarnessdriveError
 from harnessdrive.mining.candidate import Candidate
@@ -118,12 +120,76 @@ def find_ranges(candidates: Sequence[Candidate], samples: Sequence[Sample]) -> l
 
 def sample_history(checker: Checker, candidates: Sequence[Candidate], every: int) -> DriftReport:
     """Run the whole suite at the sampled candidates' parents, all at once, and find the ranges."""
-    places = sample_places(len(candidates), every)
-    runs: dict[int, Future[JobResult] | str] = {}
-    for order, index in enumerate(places):
-        runs[index] = _submit(checker, candidates[index], order)
-    samples = [_sample(checker, index, candidates[index], runs[index]) for index in places]
-    return DriftReport(every, tuple(samples), tuple(find_ranges(candidates, samples)))
+    return SampledCandidates(checker, candidates, every).report()
+
+
+class SampledCandidates(Sequence[Candidate]):
+    """The candidates to check, the ones in ranges that cannot be mined left out, available as
+    soon as that is known of them: the samples' copies are made and their runs submitted on a
+    thread of their own (their runs start before any candidate's that waits), and a candidate
+    before the first sampled place is in no range, so it is there at once; a later one (and the
+    length) once every sample has run."""
+
+    def __init__(self, checker: Checker, candidates: Sequence[Candidate], every: int) -> None:
+        self._checker = checker
+        self._candidates = candidates
+        self._every = every
+        self._places = sample_places(len(candidates), every)
+        self._first = self._places[0] if self._places else len(candidates)
+        self._runs: dict[int, Future[JobResult] | str] = {}
+        self._failed: BaseException | None = None
+        self._submitting = threading.Thread(
+            target=self._submit_all, name="mine-samples", daemon=True
+        )
+        self._submitting.start()
+        self._guard = threading.Lock()
+        self._report: DriftReport | None = None
+        self._left: list[Candidate] | None = None
+
+    def _submit_all(self) -> None:
+        try:
+            for order, index in enumerate(self._places):
+                self._runs[index] = _submit(self._checker, self._candidates[index], order)
+        except BaseException as exc:  # raised where the report is read
+            self._failed = exc
+
+    def settle(self) -> None:
+        """Wait until every sample's run is submitted (or its submission failed)."""
+        self._submitting.join()
+
+    def report(self) -> DriftReport:
+        """The samples' report (waits for their runs; the first caller reads them)."""
+        self.settle()
+        if self._failed is not None:
+            raise self._failed
+        with self._guard:
+            if self._report is None:
+                candidates, runs = self._candidates, self._runs
+                samples = [_sample(self._checker, i, candidates[i], runs[i]) for i in self._places]
+                ranges = tuple(find_ranges(candidates, samples))
+                self._report = DriftReport(self._every, tuple(samples), ranges)
+                skipped = self._report.skipped
+                self._left = [c for c in candidates if c.id not in skipped]
+            return self._report
+
+    def _remaining(self) -> list[Candidate]:
+        self.report()
+        assert self._left is not None
+        return self._left
+
+    def __len__(self) -> int:
+        return len(self._remaining())
+
+    @overload
+    def __getitem__(self, index: int) -> Candidate: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Candidate]: ...
+
+    def __getitem__(self, index: int | slice) -> Candidate | Sequence[Candidate]:
+        if isinstance(index, int) and 0 <= index < self._first:
+            return self._candidates[index]  # before every range: the same place either way
+        return self._remaining()[index]
 
 
 def _logs(checker: Checker, candidate: Candidate) -> Path:

@@ -19,14 +19,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from harnessdrive.mining import envsetup, pymanifests
+from harnessdrive.mining import envbuild, envkeys, envlink, envsetup, envstore, pymanifests
 from harnessdrive.sandbox.env import base_environment
 from harnessdrive.sandbox.process import StopToken
 from harnessdrive.sandbox.runner import Isolation, Sandbox
 
 SCRIPT_NAME = "envsetup.py"
-# The setup script and the standard-library module it imports, kept side by side.
-_SCRIPT_FILES = (Path(envsetup.__file__), Path(pymanifests.__file__))
+# The setup script and the standard-library modules it imports, kept side by side.
+_SCRIPT_FILES = tuple(
+    Path(module.__file__ or "")
+    for module in (envsetup, envkeys, envbuild, envstore, envlink, pymanifests)
+)
 BUILD_TIMEOUT = 1800.0
 _VENV_PATH = re.compile(r"(^|[\s'\"=;&|(])\.venv/")
 _NODE_COMMAND = re.compile(r"(^|[\s;&|(])(npm|npx|pnpm|yarn|bun|node)\b|node_modules/")
@@ -43,7 +46,7 @@ class EnvironmentNeeds:
     pytest: bool = False
     """Make sure pytest is in the Python environment even when no manifest names it."""
     node: bool = False
-    choice: envsetup.Choice = envsetup.DEFAULT_CHOICE
+    choice: envkeys.Choice = envkeys.DEFAULT_CHOICE
     """The extras and dependency groups the Python environment installs (``--extras``)."""
 
     @property
@@ -69,7 +72,7 @@ class EnvironmentNeeds:
 def needs_for(
     test_command: str,
     setup_command: str | None,
-    choice: envsetup.Choice = envsetup.DEFAULT_CHOICE,
+    choice: envkeys.Choice = envkeys.DEFAULT_CHOICE,
 ) -> EnvironmentNeeds:
     """Shared environments are made only when no setup command is given (it wins) and the test
     command uses them: a ``.venv/`` path for Python, a Node tool for ``node_modules``."""
@@ -156,7 +159,7 @@ class EnvironmentStore:
     def keys(self, root: Path) -> list[tuple[str, str]]:
         found = []
         for kind in self.needs.kinds:
-            key = envsetup.environment_key(
+            key = envkeys.environment_key(
                 root, kind, pytest=self.needs.pytest, choice=self.needs.choice
             )
             if key is not None:
@@ -187,8 +190,8 @@ class EnvironmentStore:
                 if name in self._failed:
                     log = self._failed[name]
                     return PrepareOutcome(False, tuple(names), tuple(built), _failed(name), log)
-                folder = envsetup.environment_folder(self.root, kind, key)
-                if envsetup.is_ready(folder):
+                folder = envkeys.environment_folder(self.root, kind, key)
+                if envkeys.is_ready(folder):
                     with self._guard:
                         self.reused += 1
                     continue
@@ -205,7 +208,7 @@ class EnvironmentStore:
         """Delete environments no kept task uses; returns their names."""
         removed = []
         for folder in sorted(self.root.iterdir()):
-            ours = folder.is_dir() and folder.name.split("-", 1)[0] in envsetup.KINDS
+            ours = folder.is_dir() and folder.name.split("-", 1)[0] in envkeys.KINDS
             if ours and folder.name not in keep:
                 shutil.rmtree(folder, ignore_errors=True)
                 removed.append(folder.name)

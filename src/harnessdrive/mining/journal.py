@@ -20,7 +20,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from harnessdrive.mining.candidate import Candidate
-from harnessdrive.mining.checks import REJECT_REASONS, CandidateResult, Checker, RejectReason
+from harnessdrive.mining.checks import CandidateResult, Checker
+from harnessdrive.mining.judging import REJECT_REASONS, RejectReason
 from harnessdrive.mining.summary import CheckRecord
 from harnessdrive.mining.taskfiles import write_task_folder
 from harnessdrive.sandbox.process import StopToken

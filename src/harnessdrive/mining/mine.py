@@ -8,7 +8,10 @@ The user's repository is only read. Without validation nothing is written at all
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
+from collections.abc import Sequence
+from concurrent.futures import Future, wait
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,11 +19,12 @@ from harnessdrive.errors import Setting, UserError
 from harnessdrive.executors.interface import DEFAULT_EXECUTOR
 from harnessdrive.executors.registry import create_executor
 from harnessdrive.grading.reference_outcomes import RECORD_FILE
-from harnessdrive.mining.beside_head import validate_beside_head
+from harnessdrive.mining.beside_head import start_head_check, validate_beside_head
+from harnessdrive.mining.candidate import Candidate
 from harnessdrive.mining.checks import CandidateResult, Checker
-from harnessdrive.mining.drift import DEFAULT_SAMPLE_EVERY, DriftReport, sample_history
+from harnessdrive.mining.drift import DEFAULT_SAMPLE_EVERY, DriftReport, SampledCandidates
 from harnessdrive.mining.environments import EnvironmentStore, needs_for, python_test_command
-from harnessdrive.mining.envsetup import Choice
+from harnessdrive.mining.envkeys import Choice
 from harnessdrive.mining.history import scan_history
 from harnessdrive.mining.journal import Journal, JournaledChecker, fingerprint
 from harnessdrive.mining.known_failures import (
@@ -46,7 +50,7 @@ from harnessdrive.mining.summary import (
     MiningSummary,
     summary_from_scan,
 )
-from harnessdrive.mining.taskfiles import TaskSettings, write_task_folder
+from harnessdrive.mining.taskfiles import TaskSettings, retime_task_file, write_task_folder
 from harnessdrive.mining.test_command import DetectedCommand, detect_test_command
 from harnessdrive.mining.time_limit import TimeLimit
 from harnessdrive.mining.validation import HeadCheck, Progress, ValidationOutcome, validate
@@ -151,12 +155,6 @@ def mine(
         shared=(str(store.root),) if store.setup_command() else (),
         setup_network=options.setup_network,
     )
-    review = review_prompts(
-        Path(scan.repo),
-        scan.candidates,
-        limit=3 * options.max_tasks,
-        keep_weak=options.keep_weak,
-    )
     journal = Journal(suite, _journal_settings(options, settings), fresh=options.fresh)
     if not journal.resumed:
         shutil.rmtree(suite / "logs", ignore_errors=True)
@@ -180,9 +178,7 @@ def mine(
         stop=stop,
         fast_reject=options.fast_reject,
         slots=slots,
-        ranks={c.id: index for index, c in enumerate(review.considered)},
         limit=limit,
-        notes={id_: {"prompt_quality": q.as_metadata()} for id_, q in review.quality.items()},
     )
 
     def settled(place: int) -> None:
@@ -190,6 +186,23 @@ def mine(
         runs.close_after(place)
 
     try:
+        early: Future[HeadCheck] | None = None
+        if options.known_failures != RECORD_AT_HEAD and scan.candidates:
+            # HEAD's run goes first, while the prompts are reviewed.
+            early = start_head_check(checker, scan.head)
+        review = review_prompts(
+            Path(scan.repo),
+            scan.candidates,
+            limit=3 * options.max_tasks,
+            keep_weak=options.keep_weak,
+        )
+        checker = dataclasses.replace(
+            checker,
+            ranks={c.id: index for index, c in enumerate(review.considered)},
+            notes={id_: {"prompt_quality": q.as_metadata()} for id_, q in review.quality.items()},
+        )
+        if early is not None and not review.considered:
+            wait([early])  # nothing to judge by it: its result is not needed, only its end
         if options.known_failures == RECORD_AT_HEAD and review.considered:
             checker, known = record_head_failures(checker, scan.head)
             settings = checker.settings
@@ -198,25 +211,36 @@ def mine(
         drift: list[DriftReport] = []
 
         def sampled_then_checked(held: Progress | None) -> ValidationOutcome:
-            considered = review.considered
+            considered: Sequence[Candidate] = review.considered
+            sampled = None
             if options.sample_every:
-                drift.append(sample_history(checker, considered, options.sample_every))
-                considered = [c for c in considered if c.id not in drift[0].skipped]
-            return validate(
-                considered,
-                JournaledChecker(checker, journal),
-                max_tasks=options.max_tasks,
-                # Twice as many commits in progress as workers: one commit's git work and
-                # copies overlap with another's tests, and no worker idles while a commit
-                # waits for its last runs.
-                jobs=IN_PROGRESS_PER_SLOT * options.jobs,
-                progress=held,
-                settled=settled,
-            )
+                # The candidates the samples cannot skip are checked while they run.
+                sampled = SampledCandidates(checker, considered, options.sample_every)
+                considered = sampled
+            try:
+                outcome = validate(
+                    considered,
+                    JournaledChecker(checker, journal),
+                    max_tasks=options.max_tasks,
+                    # Twice as many commits in progress as workers: one commit's git work and
+                    # copies overlap with another's tests, and no worker idles while a commit
+                    # waits for its last runs.
+                    jobs=IN_PROGRESS_PER_SLOT * options.jobs,
+                    progress=held,
+                    settled=settled,
+                )
+            finally:
+                if sampled is not None:  # no sample is submitted after validation ends
+                    sampled.settle()
+            if sampled is not None:
+                drift.append(sampled.report())
+            return outcome
 
         used: set[str] = set()
         if review.considered:
-            head, outcome = validate_beside_head(checker, scan.head, sampled_then_checked, progress)
+            head, outcome = validate_beside_head(
+                checker, scan.head, sampled_then_checked, progress, started=early
+            )
             used.update(head.environments)
         kept = outcome.kept
         for result in kept:
@@ -324,6 +348,13 @@ def _write_again(
                 errors.append(f"{candidate.id}: {found.error}")
         if request is None and settings == checker.settings:
             continue
+        retimed = dataclasses.replace(checker.settings, test_timeout=settings.test_timeout)
+        if (
+            request is None
+            and retimed == settings
+            and retime_task_file(folder, settings.test_timeout)
+        ):
+            continue  # only the limit changed: one line, not the folder again from git
         record = folder / RECORD_FILE
         kept_record = record.read_bytes() if record.is_file() else None
         shutil.rmtree(folder)

@@ -137,7 +137,10 @@ def _head_skips(head: HeadCheck | None) -> HeadSkips | None:
     skips = head.skips if head is not None else None
     if skips is None:
         return None
-    reasons = [SkipCount(reason=reason, tests=count) for reason, count in skips.reasons]
+    reasons = [
+        SkipCount(reason=reason, tests=count, names=list(skips.names(reason)))
+        for reason, count in skips.reasons
+    ]
     return HeadSkips(skipped=skips.skipped, total=skips.total, reasons=reasons, many=skips.many)
 
 

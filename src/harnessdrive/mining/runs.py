@@ -5,8 +5,9 @@ Each run grades a known change (none, or the gold patch) on a commit's parent: a
 thread of mining's own. The executor starts the waiting job of lowest priority first; a run's
 priority is its rank, so a free worker goes to the oldest commit's earliest waiting step, and
 commits finish in the order a one-at-a-time run would check them. Once the last commit that
-is needed is known, the runs of later commits that have not started are withdrawn, and no new
-one starts.
+is needed is known, the runs of later commits are withdrawn (a waiting one never starts, a
+running one is ended through the executor: its test processes killed, its copy removed), and
+no new one starts.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class RunQueue:
         self.executor = executor
         self._last: int | None = None
         self._queued: dict[int, set[Future[JobResult]]] = {}
+        self._withdrawn: set[Future[JobResult]] = set()
         self._guard = threading.Lock()
 
     def submit(self, job: TrialJob, rank: Rank) -> Future[JobResult]:
@@ -52,12 +54,19 @@ class RunQueue:
         return future
 
     def close_after(self, place: int) -> None:
-        """Withdraw the waiting runs of every commit after ``place``; refuse new ones."""
+        """Withdraw the runs of every commit after ``place``, running or waiting; refuse new
+        ones. A run ended this way comes back interrupted, and :func:`taken` says NotNeeded."""
         with self._guard:
             self._last = place if self._last is None else min(self._last, place)
             withdrawn = [f for p, fs in self._queued.items() if p > self._last for f in fs]
+            self._withdrawn.update(withdrawn)
         for future in withdrawn:
-            future.cancel()  # only a run that has not started yet is withdrawn
+            self.executor.cancel(future)
+
+    def withdrawn(self, future: Future[JobResult]) -> bool:
+        """Whether :meth:`close_after` ended or withdrew this run."""
+        with self._guard:
+            return future in self._withdrawn
 
     def stop(self) -> None:
         """End every run: running ones are ended, waiting ones come back interrupted."""

@@ -20,6 +20,8 @@ from pathlib import Path
 MANY_SKIPPED = 0.1
 """Warn when more than this share of the tests were skipped."""
 MAX_REASONS = 5
+MAX_NAMED = 5
+"""Skipped tests named per reason (the count says how many there are)."""
 _REASON_LENGTH = 160
 # pytest.importorskip's and a plain ImportError's words for a module that is not installed.
 _NOT_INSTALLED = (
@@ -35,6 +37,11 @@ class SkipReport:
     total: int
     reasons: tuple[tuple[str, int], ...]
     """The commonest reasons first, with the number of tests each skipped."""
+    named: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """For each of ``reasons``, the first tests it skipped (``classname::name``)."""
+
+    def names(self, reason: str) -> tuple[str, ...]:
+        return dict(self.named).get(reason, ())
 
     @property
     def many(self) -> bool:
@@ -50,6 +57,28 @@ class SkipReport:
 
 def read_skips(logs: Path) -> SkipReport | None:
     """The skips of the run whose junit report is in ``logs``; None without a readable one."""
+    cases = _cases(logs)
+    if cases is None:
+        return None
+    reasons: Counter[str] = Counter()
+    named: dict[str, list[str]] = {}
+    for name, reason in cases:
+        if reason is not None:
+            reasons[reason] += 1
+            named.setdefault(reason, []).append(name)
+    common = tuple(reasons.most_common(MAX_REASONS))
+    examples = tuple((reason, tuple(named[reason][:MAX_NAMED])) for reason, _ in common)
+    return SkipReport(sum(reasons.values()), len(cases), common, examples)
+
+
+def skipped_tests(logs: Path) -> dict[str, str]:
+    """Each test the run in ``logs`` skipped (``classname::name``) with its reason."""
+    return {name: reason for name, reason in _cases(logs) or [] if reason is not None}
+
+
+def _cases(logs: Path) -> list[tuple[str, str | None]] | None:
+    """Every test case of the junit report in ``logs`` with its skip reason (None: not
+    skipped); None without a readable report."""
     reports = sorted(logs.glob("junit-*.xml"))
     if not reports:
         return None
@@ -57,15 +86,15 @@ def read_skips(logs: Path) -> SkipReport | None:
         root = ET.parse(reports[-1]).getroot()
     except (ET.ParseError, OSError):
         return None
-    total = 0
-    reasons: Counter[str] = Counter()
+    found: list[tuple[str, str | None]] = []
     for case in root.iter("testcase"):
-        total += 1
+        name = f"{case.get('classname') or ''}::{case.get('name') or ''}"
         skipped = case.find("skipped")
+        reason = None
         if skipped is not None:
-            reasons[skip_reason(skipped.get("message") or "", skipped.text or "")] += 1
-    skipped_count = sum(reasons.values())
-    return SkipReport(skipped_count, total, tuple(reasons.most_common(MAX_REASONS)))
+            reason = skip_reason(skipped.get("message") or "", skipped.text or "")
+        found.append((name, reason))
+    return found
 
 
 def skip_reason(message: str, details: str = "") -> str:

@@ -73,6 +73,8 @@ class RejectedTask(_Model):
 class SkipCount(_Model):
     reason: str
     tests: int
+    names: list[str] = Field(default_factory=list)
+    """The first tests skipped for this reason (``classname::name``)."""
 
 
 class HeadSkips(_Model):
@@ -324,9 +326,7 @@ def render_summary_markdown(summary: MiningSummary) -> str:
     if skips is not None and skips.skipped:
         said = f"At HEAD {skips.skipped} of {skips.total} tests are skipped"
         if skips.reasons:
-            said += ": " + "; ".join(
-                f"{safe_text(r.reason, 200)} ({r.tests})" for r in skips.reasons
-            )
+            said += ": " + "; ".join(_skip_words(r) for r in skips.reasons)
         if skips.many:
             said = (
                 f"**Warning:** {said}. Commits whose tests are among them are rejected as"
@@ -398,3 +398,11 @@ def render_summary_markdown(summary: MiningSummary) -> str:
 
 def render_summary_json(summary: MiningSummary) -> str:
     return summary.model_dump_json(indent=2) + "\n"
+
+
+def _skip_words(count: SkipCount) -> str:
+    """``SERVICE_URL not set (2: tests.test_a::test_b, tests.test_c::test_d)``."""
+    names = ", ".join(safe_text(name, 200) for name in count.names)
+    more = ", ..." if names and count.tests > len(count.names) else ""
+    said = f"{count.tests}: {names}{more}" if names else str(count.tests)
+    return f"{safe_text(count.reason, 200)} ({said})"

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,6 +83,34 @@ def write_task_folder(
         data["metadata"].update(notes)
     (folder / TASK_FILE).write_text(render_task_toml(data, groups), encoding="utf-8")
     return folder
+
+
+def retime_task_file(folder: Path, seconds: float) -> bool:
+    """Give the task written in ``folder`` the test time limit ``seconds``, changing only that
+    line of its task.toml (a limit derived after it was written); False when the file is not as
+    :func:`write_task_folder` writes it, and nothing changed."""
+    path = folder / TASK_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+        before = tomllib.loads(text)
+    except (OSError, ValueError):
+        return False
+    start = text.find("\n[grade]\n")
+    if start == -1:
+        return False
+    before["grade"]["timeout"] = seconds
+    new_line = tomli_w.dumps({"timeout": seconds}).rstrip("\n")
+    # The first such line that is the table's own key (a multi-line command may hold one too).
+    for line in re.compile(r"^timeout = [^\n]*$", re.MULTILINE).finditer(text, start + 1):
+        changed = text[: line.start()] + new_line + text[line.end() :]
+        try:
+            if tomllib.loads(changed) != before:
+                continue
+        except ValueError:
+            continue
+        path.write_text(changed, encoding="utf-8")
+        return True
+    return False
 
 
 RestoreGroups = tuple[tuple[str, tuple[str, ...]], ...]

@@ -10,7 +10,6 @@ kept tasks, exactly as a one-at-a-time run would have checked them.
 from __future__ import annotations
 
 import shutil
-from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -19,14 +18,9 @@ from typing import Protocol
 
 from harnessdrive.errors import HarnessdriveError, Setting, UserError
 from harnessdrive.mining.candidate import Candidate
-from harnessdrive.mining.checks import (
-    REJECT_REASONS,
-    CandidateResult,
-    Checker,
-    RejectReason,
-    Stopped,
-)
+from harnessdrive.mining.checks import CandidateResult, Checker, Stopped
 from harnessdrive.mining.failures import explain_setup_failure, explain_test_failure
+from harnessdrive.mining.judging import REJECT_REASONS, RejectReason
 from harnessdrive.mining.runs import grading_run, taken
 from harnessdrive.mining.skips import SkipReport, read_skips
 from harnessdrive.mining.slots import NotNeeded
@@ -206,20 +200,24 @@ def validate(
     one the suite holds.
     """
     started = now()
-    order = list(candidates[: 3 * max_tasks])
+    # Read as needed: a candidate may be known before the whole list is (SampledCandidates).
+    window = 3 * max_tasks
+    taken_so_far = 0
     results: dict[int, CandidateResult] = {}
-    queue = deque(enumerate(order))
     running: dict[Future[CandidateResult], int] = {}
     # The commits in progress: each writes its files and waits for its test runs, which are jobs
     # on the checker's executor; no test runs on these threads.
     pool = ThreadPoolExecutor(max_workers=max(jobs, 1), thread_name_prefix="mine-commit")
     reported = 0
     try:
-        while queue or running:
+        while True:
             kept = sum(1 for r in results.values() if r.kept)
-            while queue and len(running) < max(jobs, 1) and kept < max_tasks:
-                index, candidate = queue.popleft()
-                running[pool.submit(checker.check, candidate)] = index
+            while len(running) < max(jobs, 1) and kept < max_tasks:
+                candidate = _nth(candidates, taken_so_far) if taken_so_far < window else None
+                if candidate is None:
+                    break
+                running[pool.submit(checker.check, candidate)] = taken_so_far
+                taken_so_far += 1
             if not running:
                 break
             done, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -234,7 +232,8 @@ def validate(
                 settled(last)
             while reported in results and (last is None or reported <= last):
                 if progress is not None:
-                    progress(reported + 1, len(order), results[reported])
+                    total = min(len(candidates), window)
+                    progress(reported + 1, total, results[reported])
                 reported += 1
     except BaseException:
         checker.halt()  # ends every test still running; their copies are then removed
@@ -249,6 +248,13 @@ def validate(
         elif result.folder is not None:  # checked past where a one-at-a-time run stops
             shutil.rmtree(result.folder, ignore_errors=True)
     return ValidationOutcome(tuple(counted), round(now() - started, 3))
+
+
+def _nth(candidates: Sequence[Candidate], index: int) -> Candidate | None:
+    try:
+        return candidates[index]
+    except IndexError:
+        return None
 
 
 def _last_needed(results: dict[int, CandidateResult], max_tasks: int) -> int | None:

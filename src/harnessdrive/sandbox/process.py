@@ -75,19 +75,32 @@ class ProcessResult:
 class StopToken:
     """Lets a signal handler end every running process promptly."""
 
-    def __init__(self) -> None:
+    def __init__(self, parent: StopToken | None = None) -> None:
         self._event = threading.Event()
+        self._parent = parent
 
     def stop(self) -> None:
         self._event.set()
 
     @property
     def stopped(self) -> bool:
-        return self._event.is_set()
+        return self._event.is_set() or (self._parent is not None and self._parent.stopped)
 
     def wait(self, seconds: float) -> bool:
         """Sleep up to ``seconds``, waking at a stop; True when stopped."""
-        return self._event.wait(seconds)
+        if self._parent is None:
+            return self._event.wait(seconds)
+        deadline = now() + seconds
+        while not self.stopped:
+            left = deadline - now()
+            if left <= 0:
+                return False
+            self._event.wait(min(left, _POLL_SECONDS))
+        return True
+
+    def child(self) -> StopToken:
+        """A token stopped by its own :meth:`stop` or by this one's: one job of many."""
+        return StopToken(self)
 
 
 @dataclass(frozen=True)

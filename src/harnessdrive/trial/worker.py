@@ -7,6 +7,7 @@ states, the background reaper and the stop token its trials watch.
 
 from __future__ import annotations
 
+import copy
 import shutil
 from pathlib import Path
 
@@ -51,6 +52,13 @@ class WorkerContext:
     @property
     def keep(self) -> bool:
         return self.settings.keep
+
+    def for_job(self, stop: StopToken) -> WorkerContext:
+        """This context as one job sees it: everything shared, but the stop token its own
+        (:meth:`StopToken.child`), so that job alone can be ended."""
+        view = copy.copy(self)
+        view.stop = stop
+        return view
 
     def new_trial(self) -> TrialScratch:
         return self.paths.new_trial()
