@@ -77,7 +77,8 @@ def test_check_passes_under_bubblewrap(
     mined_suite: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert run_cli(["check", str(mined_suite), "--sandbox", "bwrap"]) == 0
-    assert "The task grades correctly." in capsys.readouterr().out
+    # The mined task carries its rewritten solution as a fixture, and it passes too.
+    assert "The task grades correctly; the fixture agrees." in capsys.readouterr().out
 
 
 def test_run_under_bubblewrap_grades_reference_pass_and_noop_fail(
