@@ -1,15 +1,18 @@
-"""What the twins of hidden tests cost a deciding test run: with twins and without, in pairs.
+"""What the twin run costs a passing change's grading: the deciding run alone, and with it.
 
     python benchmarks/witness_twins.py [--pairs 15]
 
-For each pytest task of the demo suite: the demo project with the reference solution applied
-and the hidden file planted as grading plants it (canaries always), once with twins (the
-default, at most two per file) and once without; the task's own test command runs bare on
-each (``python -m pytest -q``, plugin autoload off), alternating, ``--pairs`` times, timed by
-CPU time. Prints each task's medians, the median of each pair's ratio (with / without) and
-how many twins ran.
+For each pytest task of the demo suite: the demo project with the reference solution applied,
+twice: once with the hidden file planted as the deciding run gets it (canaries), once as the
+twin run gets it (the same, one expectation of one hidden test perturbed in place). The task's
+own test command runs bare on each (``python -m pytest -q``, plugin autoload off), the two
+alternating, ``--pairs`` times, timed by CPU time. Prints each task's medians and the median of
+each pair's ratio ((deciding + twin) / deciding): what a passing change's test commands cost
+with the twin run against without it. A failing change never gets a twin run (ratio 1). The
+twin copy's build and setup come on top (none of the demo tasks has a setup command).
 
-Target: the twins add at most a tenth to the deciding run (ratio 1.10).
+There is no target below 2: the twin run is a whole second run by design (docs/security.md,
+"Twins"); the number is printed so that its cost is known, not to be met.
 """
 
 from __future__ import annotations
@@ -26,28 +29,33 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-from harnessdrive.grading.twins import TWINS_PER_FILE
-from harnessdrive.grading.witness import plant
+from harnessdrive.grading.witness import plant, twin_file
 
 SUITE = Path(__file__).resolve().parents[1] / "src/harnessdrive/demo/suite"
 
 
-def _prepared(task: Path, root: Path, twins: int) -> tuple[Path, list[str], int]:
+def _prepared(task: Path, root: Path, twin: bool) -> tuple[Path, list[str], str]:
     spec = tomllib.loads((task / "task.toml").read_text())
     project = (task / spec["repo"]["path"]).resolve()
-    copy = root / f"{task.name}-{twins}"
+    copy = root / f"{task.name}-{'twin' if twin else 'deciding'}"
     shutil.copytree(project, copy)
     patch = task / "solution" / "solution.patch"
     if patch.is_file():
         subprocess.run(["git", "apply", str(patch)], cwd=copy, check=True)
     hidden = [(h["target"], (task / h["source"]).read_bytes()) for h in spec["grade"]["hidden"]]
-    plan, contents = plant("pytest", hidden, random.Random(7), twins=twins)
+    plan, contents = plant("pytest", hidden, random.Random(7))
+    perturbed = ""
+    if twin:
+        made = twin_file(plan, contents, random.Random(7))
+        if made is None:
+            raise SystemExit(f"{task.name}: no hidden test has an expectation to perturb")
+        contents, perturbed = made.contents, made.twin.name
     for target, data in contents.items():
         (copy / target).write_bytes(data)
     command = spec["grade"]["command"].replace("{python}", shlex.quote(sys.executable))
     argv = shlex.split(command)
     argv += ["-p", "no:cacheprovider"]
-    return copy, argv, sum(1 for c in plan.canaries if c.twin_of)
+    return copy, argv, perturbed
 
 
 def _time(argv: list[str], cwd: Path) -> float:
@@ -75,27 +83,30 @@ def main() -> None:
                 or "hidden" not in spec["grade"]
             ):
                 continue
-            with_twins, argv, count = _prepared(task, root, TWINS_PER_FILE)
-            without, _, _ = _prepared(task, root, 0)
-            _time(argv, with_twins), _time(argv, without)  # warm the caches once
-            on: list[float] = []
-            off: list[float] = []
+            deciding, argv, _ = _prepared(task, root, twin=False)
+            twinned, _, perturbed = _prepared(task, root, twin=True)
+            _time(argv, deciding), _time(argv, twinned)  # warm the caches once
+            alone: list[float] = []
+            twins: list[float] = []
             ratios: list[float] = []
             for n in range(args.pairs):
-                order = [(with_twins, on), (without, off)]
+                order = [(deciding, alone), (twinned, twins)]
                 if n % 2:
                     order.reverse()
                 for folder, times in order:
                     times.append(_time(argv, folder))
-                ratios.append(on[-1] / off[-1])
+                ratios.append((alone[-1] + twins[-1]) / alone[-1])
             ratios_all += ratios
             print(
-                f"{task.name:22} twins {count}  with {statistics.median(on) * 1000:7.1f} ms CPU"
-                f"  without {statistics.median(off) * 1000:7.1f} ms CPU"
+                f"{task.name:22} twin of {perturbed:28} deciding"
+                f" {statistics.median(alone) * 1000:7.1f} ms CPU"
+                f"  twin run {statistics.median(twins) * 1000:7.1f} ms CPU"
                 f"  ratio {statistics.median(ratios):.3f}"
             )
-    print(f"all tasks: median ratio with/without twins {statistics.median(ratios_all):.3f}"
-          " (target at most 1.10)")  # fmt: skip
+    print(
+        "all tasks: median ratio (deciding + twin run) / deciding run"
+        f" {statistics.median(ratios_all):.3f} for a passing change, 1 for a failing one"
+    )
 
 
 if __name__ == "__main__":

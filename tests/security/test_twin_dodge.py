@@ -55,11 +55,6 @@ def add(a, b):
 """
 
 
-@pytest.mark.xfail(
-    reason="open: code under test that reads its caller's source tells a twin from its original"
-    " and fails only the twin, so a value equal to everything passes the originals",
-    strict=True,
-)
 @pytest.mark.parametrize("raised", ["TypeError", "AssertionError"])
 @pytest.mark.parametrize("runner", ["pytest", "unittest"])
 def test_a_value_equal_to_everything_but_in_twins_is_never_a_pass(

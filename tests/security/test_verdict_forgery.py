@@ -2,7 +2,8 @@
 
 Each attack of forgery_attacks.py replaces the function under test on a pytest, a unittest and
 a ``node --test`` task and is graded under the default sandbox; none may pass, and those a twin
-is there for must end ``tampered`` with a finding that names the twin. Honest changes, with
+is there for must end ``tampered`` with a finding that names the twin (or a canary, where one
+catches it first). Honest changes, with
 hidden tests that use ``pytest.approx``, parameters, platform skips, expected failures, subtests
 and node's skip and todo, still pass.
 """
@@ -165,8 +166,16 @@ def test_a_forgery_from_the_code_under_test_never_passes(
     verdict = graded(tmp_path, task, {module: attack.sources[runner]})
     assert verdict.outcome in ("fail", "tampered"), verdict
     if runner in attack.twin:
+        # The twin runs once the deciding run has passed: a forgery that leaves a hidden test
+        # failing there is a plain fail already.
+        assert verdict.hidden is not None
+        if verdict.outcome == "fail" and verdict.hidden.failed + verdict.hidden.errors > 0:
+            return
         assert verdict.outcome == "tampered", verdict
-        assert any("twin" in f.detail for f in verdict.findings), verdict.findings
+        # A canary that comes out wrong settles it in the deciding run; else the twin must.
+        assert any(
+            "twin" in f.detail or f.detail.startswith("a test that must") for f in verdict.findings
+        ), verdict.findings
 
 
 @pytest.mark.parametrize("runner", ["pytest", "unittest", "node"])

@@ -61,7 +61,10 @@ def test_a_right_fix_passes_with_visible_and_hidden_counted_apart(tmp_path: Path
     assert (verdict.hidden.passed, verdict.hidden.total) == (3, 3)
     assert verdict.findings == ()
     assert (tmp_path / "logs" / "junit-tests.xml").is_file()
-    assert not (tmp_path / "scratch" / "grading-copy").exists()
+    # Both runs' copies, the deciding one and the twin's, are gone.
+    assert list((tmp_path / "scratch").glob("*/grading-copy")) == []
+    assert verdict.hidden.twins == 1
+    assert (tmp_path / "logs" / "junit-tests-twin.xml").is_file()
 
 
 def test_no_change_fails_and_counts_the_failures(tmp_path: Path) -> None:

@@ -69,7 +69,9 @@ def test_a_front_end_stops_the_run_itself_and_its_signals_stay_its_own(tmp_path:
     assert not list(results.glob("inflight/*.json"))
 
 
-def test_the_run_manifest_keeps_the_schema_2_fields_in_order_with_trust_last(tmp_path: Path) -> None:
+def test_the_run_manifest_keeps_the_schema_2_fields_in_order_with_trust_last(
+    tmp_path: Path,
+) -> None:
     suite = load_suite(write_suite(tmp_path, [add_task()]))
     plan = make_plan(suite, (VariantSpec(harness="reference", name="ref"),), 1)
     summary = RunDriver(plan, RunOptions(results=tmp_path / "results", sandbox="none")).run()

@@ -189,5 +189,6 @@ def grading_echo(request: AgentRequest) -> list[str]:
 
 def grading_echo_remembered(request: AgentRequest) -> list[str]:
     """The same, answering each call with the first answer it gave for those arguments, as a
-    deterministic function would: a twin that runs after its original gets the original's."""
+    deterministic function would. A twin runs in a copy and process of its own, so it still
+    gets its own perturbed expectation back."""
     return _plant(request, memo=True)

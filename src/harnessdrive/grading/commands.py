@@ -39,17 +39,19 @@ def run_command(
     isolation: Isolation | None = None,
     stderr_apart: bool = False,
     stdin: Path | None = None,
+    record_as: str | None = None,
 ) -> tuple[GradingRun, tuple[Finding, ...]]:
     """Run ``template`` in ``copy``, logged to ``grade-<label>.log``; with ``junit``, its counts
     come from the report the runner writes to ``copy.outputs`` (judged against ``plan``'s
-    canaries); with ``stderr_apart``, its stderr goes to ``grade-<label>.stderr.log``. Raises
-    :class:`GradingError` when stopped."""
+    canaries); with ``stderr_apart``, its stderr goes to ``grade-<label>.stderr.log``;
+    ``record_as``: the label its log and kept report are named by instead (the run itself
+    sees ``label`` only). Raises :class:`GradingError` when stopped."""
     setup = copy.setup
     junit_path = copy.outputs / f"junit-{label}.xml"
     junit_path.unlink(missing_ok=True)
-    recorded_junit = setup.logs / junit_path.name
+    recorded_junit = setup.logs / f"junit-{record_as or label}.xml"
     recorded_junit.unlink(missing_ok=True)
-    log = setup.logs / f"grade-{label}.log"
+    log = setup.logs / f"grade-{record_as or label}.log"
     values = {**copy.values, "junit": str(junit_path)}
     command = render(template, values)
     prepared = prepare_run(
@@ -132,13 +134,10 @@ def run_command(
 def _name_the_canaries(log: Path, plan: WitnessPlan) -> None:
     """Say in the log, once the run is over, which of its tests we planted: a reader would
     take their FAILED lines for the task's."""
-    failing = [c.name for c in plan.canaries if not c.must_pass and not c.twin_of]
+    failing = [c.name for c in plan.canaries if not c.must_pass]
     passing = [c.name for c in plan.canaries if c.must_pass]
-    twins = [c.name for c in plan.canaries if c.twin_of]
     said = [f"{', '.join(failing)} (planted to fail)"] if failing else []
     said += [f"{', '.join(passing)} (planted to pass)"] if passing else []
-    if twins:
-        said.append(f"{', '.join(twins)} (hidden tests copied with a changed expectation, to fail)")
     with log.open("ab") as handle:
         handle.write(
             f"\n# harnessdrive planted tests of known outcome in the hidden files, to see that"

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import functools
 import re
+import secrets
 import shutil
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -102,17 +103,52 @@ def split_change(setup: GradingSetup, changes: Changes) -> SplitChange:
 def grading_copy(
     setup: GradingSetup, split: SplitChange, began: float
 ) -> Iterator[GradingCopy | SetupFailed]:
-    """The deciding copy, ``<scratch>/grading-copy``: set up, hidden files injected and
-    ``[grade] removed`` paths deleted. Removed afterwards unless ``keep_copy``. ``began``: when
-    grading began (``sandbox.clock.now``)."""
-    copy = setup.scratch / COPY_FOLDER
+    """The deciding copy, ``<scratch>/<run>/grading-copy`` (``<run>`` named at random, see
+    :func:`run_folder`): set up, hidden files injected and ``[grade] removed`` paths deleted.
+    Removed afterwards unless ``keep_copy``. ``began``: when grading began
+    (``sandbox.clock.now``)."""
+    own = replace(setup, scratch=run_folder(setup.scratch))
+    copy = own.scratch / COPY_FOLDER
     try:
-        copy_snapshot(setup.snapshot, copy)
-        apply_changes(setup.snapshot, copy, list(split.included))
-        yield _built(setup, split, copy, began, "grade-setup.log", hidden=True)
+        copy_snapshot(own.snapshot, copy)
+        apply_changes(own.snapshot, copy, list(split.included))
+        twin = functools.partial(twin_copy, setup, split, began)
+        yield _built(own, split, copy, began, "grade-setup.log", hidden=True, twin=twin)
     finally:
         if not setup.keep_copy:
             shutil.rmtree(copy, ignore_errors=True)
+
+
+def run_folder(scratch: Path) -> Path:
+    """A new folder in ``scratch`` for one grading run's copy, HOME, tmp and outputs, named at
+    random: the deciding copy and the twin's (:func:`twin_copy`) sit at paths of one shape, so
+    that code under test cannot tell them apart by where it runs."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    while True:
+        folder = scratch / f"run-{secrets.token_hex(4)}"
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        return folder
+
+
+@contextmanager
+def twin_copy(
+    setup: GradingSetup, split: SplitChange, began: float
+) -> Iterator[GradingCopy | None]:
+    """Another deciding copy, built the same way (hidden files injected), in a folder of the
+    same shape beside the deciding one (removed afterwards, whole), for the run of a twin
+    (grading/twin_run.py); None when its setup fails where the deciding copy's did not."""
+    own = replace(setup, scratch=run_folder(setup.scratch))
+    copy = own.scratch / COPY_FOLDER
+    try:
+        copy_snapshot(own.snapshot, copy)
+        apply_changes(own.snapshot, copy, list(split.included))
+        built = _built(own, split, copy, began, "grade-setup-twin.log", hidden=True)
+        yield None if isinstance(built, SetupFailed) else built
+    finally:
+        shutil.rmtree(own.scratch, ignore_errors=True)
 
 
 @contextmanager
@@ -144,6 +180,7 @@ def _built(
     log_name: str,
     *,
     hidden: bool,
+    twin: Callable[[], AbstractContextManager[GradingCopy | None]] | None = None,
 ) -> GradingCopy | SetupFailed:
     """Private HOME and tmp, the sandbox's view and the task's setup for ``copy``; then the
     hidden files. A setup failure after the agent changed a dependency file is the agent's;
@@ -191,6 +228,7 @@ def _built(
         setup_run=setup_run,
         began=began,
         fresh=functools.partial(fresh_copy, setup, split, began),
+        twin=twin,
     )
 
 

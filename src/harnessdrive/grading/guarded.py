@@ -148,7 +148,6 @@ def read_counts(
         if judged.note:
             fields["note"] = "; ".join(filter(None, (note, judged.note)))
         fields["canaries"] = judged.canaries
-        fields["twins"] = judged.twins
         fields["expected_exit"] = judged.expected_exit if prepared.passes_status else 0
         fields["hidden_outcomes"] = judged.outcomes
     fields.update(

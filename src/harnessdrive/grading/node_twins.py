@@ -1,29 +1,31 @@
-"""The tests of a hidden ``node --test`` file, and twins of a few of them.
+"""The tests of a hidden ``node --test`` file, and the twin of one of them.
 
 There is no JavaScript parser here: a scanner blanks out strings, comments, regular expressions
 and template text (keeping every offset), so that brackets and words can be matched on what is
 left. A test is a ``test(...)`` or ``it(...)`` call (``.skip``/``.only``/``.todo`` too) whose
 title is a plain string literal; its report case is found by that title.
 
-A twin (see :mod:`harnessdrive.grading.twins` for the idea) copies one such call under another
-title, cut after the first ``strictEqual``/``equal``/``deepStrictEqual``/``deepEqual`` call that
-stands in the callback's own body (no ``return`` before it), with the expected argument made
-into another value: a number literal plus a constant, a string literal with one more character,
-anything else through an inline function that does the same at run time. It is inserted right
-after its original, in the same scope, so it sees the same variables and the same ``assert``.
+A twin (see :mod:`harnessdrive.grading.twins` for the idea) is the hidden file with the expected
+argument of one ``strictEqual``/``equal``/``deepStrictEqual``/``deepEqual`` call perturbed where
+it stands: a call in a test's callback's own body, before any ``return``, whose expected
+argument is a literal (a number gets a small constant added, a string one more character, an
+array of those its last item perturbed). Nothing else of the file changes: the title, the line,
+the stack a thrown error shows are the original's.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import math
 import random
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from harnessdrive.grading.earned import HiddenTest, node_hidden
-from harnessdrive.grading.twins import TWINS_PER_FILE, Twin
+from harnessdrive.grading.twins import Twin
 
 _KEYWORDS = frozenset(
     {"return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw",
@@ -38,14 +40,9 @@ _EQUAL_CALL = re.compile(
 )
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _PLAIN_STRING = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*\"""")
-_OTHER = (
-    "((v) => typeof v === 'number' ? (Number.isFinite(v) ? v + 7919 + Math.abs(v) * 1000 : 0)"
-    " : typeof v === 'bigint' ? v + 7919n : typeof v === 'string' ? v + '{mark}'"
-    " : typeof v === 'boolean' ? !v : Array.isArray(v) ? [...v, 0]"
-    " : v instanceof Map ? new Map([...v, ['{mark}', 0]]) : v instanceof Set"
-    " ? new Set([...v, '{mark}']) : v && typeof v === 'object' ? {{ ...v, ['{mark}{mark}']: 0 }}"
-    " : Symbol('{mark}'))"
-)
+_ITEM = r"""(?:-?\d+(?:\.\d+)?|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")"""
+_ARRAY = re.compile(rf"\[\s*(?:{_ITEM}\s*(?:,\s*{_ITEM}\s*)*,?\s*)?\]")
+_ARRAY_ITEM = re.compile(_ITEM)
 
 
 @dataclass(frozen=True)
@@ -233,55 +230,42 @@ def _has_subtests(code: str, call: _Call) -> bool:
     return _SUBTEST_CALL.search(code, call.open, call.close) is not None
 
 
-def plant_node_twins(
-    target: str,
-    data: bytes,
-    hidden: Sequence[HiddenTest],
-    rng: random.Random,
-    limit: int = TWINS_PER_FILE,
-) -> tuple[bytes, list[Twin]]:
-    """``data`` with twins of a few of its tests, each inserted right after its original."""
+def perturbed_node_file(
+    target: str, data: bytes, hidden: Sequence[HiddenTest], rng: random.Random
+) -> tuple[bytes, Twin] | None:
+    """``data`` with the expected argument of one equality assertion of one of ``hidden``'s
+    tests perturbed in place (same lines, same title), drawn at random; None when none can."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return data, []
+        return None
     code = skeleton(text)
     may_skip = {t.name for t in hidden if t.may_skip}
     titles = {t.name for t in hidden}
-    calls = [
+    calls = _calls(text, code)
+    seen = Counter(c.title for c in calls + _calls(text, code, _SUBTEST_CALL) if c.title)
+    candidates = [
         c
-        for c in _calls(text, code)
+        for c in calls
         if c.title in titles
         and c.title not in may_skip
+        and seen[c.title] == 1
         and _starts_statement(code, c.start)
         and not _has_subtests(code, c)
     ]
-    rng.shuffle(calls)
-    words = sorted({w for t in titles for w in re.findall(r"[A-Za-z]+", t.lower())} | {"again"})
-    taken = set(titles)
-    inserts: list[tuple[int, str]] = []
-    twins: list[Twin] = []
-    for call in calls:
-        if len(twins) >= limit:
-            break
+    rng.shuffle(candidates)
+    for call in candidates:
         assert call.title is not None
-        title = _fresh_title(rng, words, taken)
-        twin = _twin_call(text, code, call, title, rng)
-        if twin is None:
+        span = _expectation(text, code, call)
+        if span is None:
             continue
-        end = call.close + 1
-        line_start = text.rfind("\n", 0, call.start) + 1
-        indent = re.match(r"[ \t]*", text[line_start:]).group()  # type: ignore[union-attr]
-        guard = ""
-        if text.startswith(";", end):
-            end += 1
-        else:
-            guard = ";"  # the original's statement may go on without one
-        inserts.append((end, f"\n{indent}{guard}{twin};"))
-        twins.append(Twin(target, "", title, call.title))
-    for at, snippet in sorted(inserts, reverse=True):
-        text = text[:at] + snippet + text[at:]
-    return (text.encode("utf-8"), twins) if twins else (data, [])
+        begin, end = span
+        other = _other(text[begin:end], rng)
+        if other is None:
+            continue
+        changed = text[:begin] + other + text[end:]
+        return changed.encode("utf-8"), Twin(target, "", call.title)
+    return None
 
 
 def _starts_statement(code: str, at: int) -> bool:
@@ -291,8 +275,9 @@ def _starts_statement(code: str, at: int) -> bool:
     return before[-1] == ")" and "\n" in code[len(before) : at]
 
 
-def _twin_call(text: str, code: str, call: _Call, title: str, rng: random.Random) -> str | None:
-    """The text of the twin of ``call``, titled ``title``; None when it cannot be made safely."""
+def _expectation(text: str, code: str, call: _Call) -> tuple[int, int] | None:
+    """The span of a literal expected argument of an equality assertion sure to be reached in
+    the callback of ``call``: the first one there is, in its own body, before any ``return``."""
     inside = code[call.open + 1 : call.close]
     arrow = inside.find("=>")
     function = re.search(r"\bfunction\b[^{]*\{", inside)
@@ -310,36 +295,22 @@ def _twin_call(text: str, code: str, call: _Call, title: str, rng: random.Random
         body_close = _match(code, body_open)
         if body_close is None or body_close > call.close:
             return None
-        cut = _first_assertion(code, body_open + 1, body_close, block=True)
-        if cut is None:
-            return None
-        _, args_open, args_close = cut
-        changed = _perturb_call(text, code, args_open, args_close, rng)
-        if changed is None:
-            return None
-        line_start = text.rfind("\n", 0, body_close) + 1
-        closing = re.match(r"[ \t]*", text[line_start:]).group()  # type: ignore[union-attr]
-        body = text[body_open:args_open] + changed + ";\n" + closing + "}"
-        tail = text[body_close + 1 : call.close + 1]
+        found = _assertions(code, body_open + 1, body_close, block=True)
     else:
-        cut = _first_assertion(code, body_open, call.close, block=False)
-        if cut is None or cut[0] != body_open:
+        found = [a for a in _assertions(code, body_open, call.close, block=False)[:1]]
+        if found and found[0][0] != body_open:
             return None
-        _, args_open, args_close = cut
-        changed = _perturb_call(text, code, args_open, args_close, rng)
-        if changed is None:
-            return None
-        body = text[body_open:args_open] + changed
-        tail = text[args_close + 1 : call.close + 1]
-    begin, end = call.title_span
-    return text[call.start : begin] + json.dumps(title) + text[end:body_open] + body + tail
+    for _, args_open, args_close in found:
+        span = _expected_argument(text, code, args_open, args_close)
+        if span is not None:
+            return span
+    return None
 
 
-def _first_assertion(
-    code: str, begin: int, end: int, *, block: bool
-) -> tuple[int, int, int] | None:
-    """The first equality assertion in the callback's own body: its start, and the offsets of
-    its argument list's brackets."""
+def _assertions(code: str, begin: int, end: int, *, block: bool) -> list[tuple[int, int, int]]:
+    """The equality assertions standing in a callback's own body, up to its first ``return``:
+    each one's start, and the offsets of its argument list's brackets."""
+    found: list[tuple[int, int, int]] = []
     depth = 0
     k = begin
     while k < end:
@@ -349,20 +320,22 @@ def _first_assertion(
         elif c in ")]}":
             depth -= 1
         elif depth == 0 and code.startswith("return", k) and _word_at(code, k, "return"):
-            return None
+            return found
         elif depth == 0 and (c.isalpha() or c in "_$"):
             hit = _EQUAL_CALL.match(code, k)
             if hit is not None and (not block or _starts_statement(code, k)):
                 args_open = hit.end() - 1
                 args_close = _match(code, args_open)
                 if args_close is None or args_close > end:
-                    return None
-                return k, args_open, args_close
+                    return found
+                found.append((k, args_open, args_close))
+                k = args_close + 1
+                continue
             word = re.match(r"[\w$]+", code[k:])
             k += word.end() if word else 1
             continue
         k += 1
-    return None
+    return found
 
 
 def _word_at(code: str, at: int, word: str) -> bool:
@@ -371,10 +344,11 @@ def _word_at(code: str, at: int, word: str) -> bool:
     return not (before.isalnum() or before in "_$.") and not (after.isalnum() or after in "_$")
 
 
-def _perturb_call(
-    text: str, code: str, args_open: int, args_close: int, rng: random.Random
-) -> str | None:
-    """The argument list ``(actual, expected, ...)`` with the expectation perturbed."""
+def _expected_argument(
+    text: str, code: str, args_open: int, args_close: int
+) -> tuple[int, int] | None:
+    """The span of the expected argument of ``(actual, expected, ...)`` when it is a literal
+    (a number, a plain string, an array of those) and the actual one is not."""
     cuts = [args_open]
     depth = 0
     for k in range(args_open + 1, args_close):
@@ -385,40 +359,41 @@ def _perturb_call(
         elif code[k] == "," and depth == 0:
             cuts.append(k)
     cuts.append(args_close)
-    args = [text[a + 1 : b] for a, b in itertools.pairwise(cuts)]
-    if len(args) < 2 or any("..." in a for a in args[:2]):
+    if len(cuts) < 3:
         return None
-    literal = [_is_literal(args[0].strip()), _is_literal(args[1].strip())]
-    which = 0 if literal == [True, False] else 1
-    args[which] = _other(args[which], rng)
-    return "(" + ",".join(args) + ")"
+    spans = [(a + 1, b) for a, b in itertools.pairwise(cuts)][:2]
+    args = [text[a:b].strip() for a, b in spans]
+    literal = [_is_literal(a) for a in args]
+    if not literal[1] or literal[0]:
+        return None
+    begin, end = spans[1]
+    begin += len(text[begin:end]) - len(text[begin:end].lstrip())
+    end -= len(text[begin:end]) - len(text[begin:end].rstrip())
+    return begin, end
 
 
 def _is_literal(arg: str) -> bool:
-    return bool(_NUMBER.fullmatch(arg) or _PLAIN_STRING.fullmatch(arg))
+    return bool(_NUMBER.fullmatch(arg) or _PLAIN_STRING.fullmatch(arg) or _ARRAY.fullmatch(arg))
 
 
-def _other(arg: str, rng: random.Random) -> str:
-    stripped = arg.strip()
-    lead = arg[: len(arg) - len(arg.lstrip())]
-    mark = rng.choice("qxzjk")
-    if _NUMBER.fullmatch(stripped):
-        value = float(stripped) if "." in stripped else int(stripped)
-        return f"{lead}{value + rng.randint(1000, 9999)}"
-    if _PLAIN_STRING.fullmatch(stripped):
-        return f"{lead}{stripped[:-1]}{mark}{stripped[-1]}"
-    return f"{lead}{_OTHER.format(mark=mark)}({stripped})"
-
-
-def _fresh_title(rng: random.Random, words: Sequence[str], taken: set[str]) -> str:
-    size = 2
-    for attempt in range(200):
-        title = " ".join(rng.sample(list(words), min(size, len(words))))
-        if title not in taken:
-            taken.add(title)
-            return title
-        if attempt % 20 == 19:
-            size += 1
-    title = f"{' '.join(words[:2])} {rng.randrange(10**6)}"
-    taken.add(title)
-    return title
+def _other(literal: str, rng: random.Random) -> str | None:
+    """Another value of the literal's type, written on the same line."""
+    mark = rng.choice("aeiostnrl")
+    if _NUMBER.fullmatch(literal):
+        if "." in literal:
+            value = float(literal)
+            moved = round(value + (abs(value) + 1) * rng.randint(1, 9), 9)
+            return repr(moved) if math.isfinite(moved) and moved != value else None
+        return str(int(literal) + rng.randint(1, 97))
+    if _PLAIN_STRING.fullmatch(literal):
+        return f"{literal[:-1]}{mark}{literal[-1]}"
+    if _ARRAY.fullmatch(literal):
+        items = list(_ARRAY_ITEM.finditer(literal))
+        if not items:
+            return f"[{rng.randint(1, 97)}]"
+        last = items[-1]
+        other = _other(last.group(), rng)
+        if other is None:
+            return None
+        return literal[: last.start()] + other + literal[last.end() :]
+    return None

@@ -69,8 +69,8 @@ class GradingRun(_Model):
     canaries: int = 0
     """Planted tests of known outcome that ran beside these; they are not in the counts."""
     twins: int = 0
-    """Twins of hidden tests (copies with a perturbed expectation, which must fail) that ran
-    beside these; they are not in the counts."""
+    """Report cases of the twin of a hidden test (the test with one expectation perturbed, run
+    in a copy of its own after this run passed; it must fail); they are not in the counts."""
     expected_exit: int = 0
     """The exit status of a run whose real tests all passed (1 when planted failures ran)."""
     hidden_outcomes: dict[str, str] | None = None

@@ -1,15 +1,14 @@
-"""Canary tests and twins: a witness inside the test run that forged results cannot imitate blindly.
+"""Canary tests, and the twin file: a witness that forged results cannot imitate blindly.
 
 Before the hidden test files go into the grading copy, each one that holds tests gets a few
 more, under names drawn at random for this grading, written like ordinary tests: some must pass,
-some must fail. A few hidden tests also get a twin (grading/twins.py, grading/node_twins.py):
-the same calls and assertions with a perturbed expectation, which must fail. After the run the
-report must show each canary and twin with its known outcome, every test of the hidden files,
-and no passing test that the copy does not define. Code that turns every result into a pass,
-writes its own report or forces the exit status gets a canary wrong; code that equals
-everything, skips when called or neuters the assertions gets a twin wrong. Canaries and twins
-never count: they are taken out of the counts before the verdict. Every hidden test must then
-earn its pass (grading/earned.py).
+some must fail. After the run the report must show each canary with its known outcome, every
+test of the hidden files, and no passing test that the copy does not define. Code that turns
+every result into a pass, writes its own report or forces the exit status gets a canary wrong.
+Canaries never count: they are taken out of the counts before the verdict. Every hidden test
+must then earn its pass (grading/earned.py). One hidden test also gets a twin, in a run of its
+own (:func:`twin_file`, grading/twin_run.py): code that equals everything or neuters the
+assertions gets it wrong.
 """
 
 from __future__ import annotations
@@ -28,12 +27,11 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from harnessdrive.grading import earned, reference_outcomes
-from harnessdrive.grading import twins as twins_of
 from harnessdrive.grading.earned import HiddenTest
 from harnessdrive.grading.junit import JunitCase, JunitCounts, count_cases
-from harnessdrive.grading.node_twins import node_tests, plant_node_twins
+from harnessdrive.grading.node_twins import node_tests, perturbed_node_file
 from harnessdrive.grading.runners import RunnerKind
-from harnessdrive.grading.twins import plant_twins
+from harnessdrive.grading.twins import Twin, perturbed_file
 from harnessdrive.grading.verdict import Finding
 
 _WORDS = (
@@ -57,8 +55,6 @@ class Canary:
     """The class that holds it (unittest), or ``""``."""
     name: str
     must_pass: bool
-    twin_of: str = ""
-    """For a twin: the hidden test it copies (it must fail by its perturbed assertion)."""
 
 
 @dataclass(frozen=True)
@@ -82,21 +78,25 @@ class Judgement:
     """The exit status of an honest run whose real tests all passed."""
     findings: tuple[Finding, ...]
     note: str | None = None
-    twins: int = 0
-    """Report cases of the twins (not in ``canaries``, nor in the counts)."""
     outcomes: dict[str, str] | None = None
     """Each hidden test's outcome in this run (``target::name``), what a reference record holds."""
+
+
+@dataclass(frozen=True)
+class TwinFile:
+    """What the twin run gets instead of the deciding run's hidden files."""
+
+    twin: Twin
+    contents: dict[str, bytes]
+    """Every planted hidden file, the twin's with its one expectation perturbed."""
 
 
 def plant(
     runner: RunnerKind,
     hidden: Sequence[tuple[str, bytes]],
     rng: random.Random | None = None,
-    *,
-    twins: int = twins_of.TWINS_PER_FILE,
 ) -> tuple[WitnessPlan, dict[str, bytes]]:
-    """Canaries for each hidden test file, and twins of at most ``twins`` of its tests: the
-    plan and the files' new contents."""
+    """Canaries for each hidden test file: the plan and the files' new contents."""
     rng = rng or random.SystemRandom()
     canaries: list[Canary] = []
     expected: list[tuple[str, str]] = []
@@ -117,8 +117,6 @@ def plant(
         tests += found
         if runner != "node":
             expected += [(target, test.name) for test in found]
-        data, made = _twins(runner, target, data, found, taken, rng, twins)
-        canaries += [Canary(target, t.container, t.name, False, twin_of=t.of) for t in made]
         contents[target] = data.rstrip(b"\n") + b"\n" + _source(runner, planted, rng).encode()
     return WitnessPlan(runner, tuple(canaries), tuple(expected), tuple(tests)), contents
 
@@ -132,26 +130,32 @@ def _hidden_tests(target: str, data: bytes, runner: RunnerKind) -> list[HiddenTe
     return [HiddenTest(target, name, may_skip) for name, may_skip in parsed[1]]
 
 
-def _twins(
-    runner: RunnerKind,
-    target: str,
-    data: bytes,
-    tests: list[HiddenTest],
-    taken: set[str],
-    rng: random.Random,
-    limit: int,
-) -> tuple[bytes, list[twins_of.Twin]]:
-    try:
-        if runner == "node":
-            return plant_node_twins(target, data, tests, rng, limit)
-        parsed = _python_tests(target, data, runner)
-        if parsed is None:
-            return data, []
-        return plant_twins(
-            target, data, parsed[2], tests, taken, rng, limit, sorted_by_name=runner == "unittest"
-        )
-    except (RecursionError, ValueError, SyntaxError):
-        return data, []  # a file too deep or odd to copy from gets canaries only
+def twin_file(
+    plan: WitnessPlan,
+    contents: Mapping[str, bytes],
+    rng: random.Random | None = None,
+) -> TwinFile | None:
+    """The planted hidden files (``contents``) with one expectation of one hidden test, drawn
+    at random among every file's, perturbed in place; None when no test has one that can be."""
+    rng = rng or random.SystemRandom()
+    targets = sorted({t.target for t in plan.expected if t.target in contents})
+    rng.shuffle(targets)
+    for target in targets:
+        data = contents[target]
+        tests = [t for t in plan.expected if t.target == target]
+        try:
+            if plan.runner == "node":
+                made = perturbed_node_file(target, data, tests, rng)
+            else:
+                parsed = _python_tests(target, data, plan.runner)
+                made = (
+                    None if parsed is None else perturbed_file(target, data, parsed[2], tests, rng)
+                )
+        except (RecursionError, ValueError, SyntaxError, MemoryError):
+            made = None  # a file too deep or odd to perturb gets canaries only
+        if made is not None:
+            return TwinFile(made[1], {**contents, target: made[0]})
+    return None
 
 
 def judge(
@@ -190,14 +194,6 @@ def judge(
 
     for canary, seen in own.items():
         where = canary.target
-        if canary.twin_of:
-            twin = twins_of.Twin(canary.target, canary.container, canary.name, canary.twin_of)
-            problem = twins_of.twin_problem(
-                plan.runner, twin, seen, real, must_be_there=would_pass and not selects
-            )
-            if problem:
-                finding("witness-mismatch", where, problem)
-            continue
         if not canary.must_pass and any(r.outcome in ("passed", "skipped") for r in seen):
             finding("witness-mismatch", where, "a test that must fail was reported as passed")
         elif not seen and would_pass and not selects:
@@ -233,15 +229,14 @@ def judge(
         counts = earned.counted_as_not_passed(plan.runner, counts, not_earned, real)
         notes.append(earned.describe(not_earned))
     note = "; ".join(notes) or None
-    planted = sum(len(v) for c, v in own.items() if not c.twin_of)
-    twins = sum(len(v) for c, v in own.items() if c.twin_of)
+    planted = sum(len(v) for v in own.values())
     outcomes = {
         reference_outcomes.key(t.target, t.name): reference_outcomes.outcome_of(
             [c for c in real if earned.is_case_of(plan.runner, c, t)]
         )
         for t in plan.expected
     }
-    return Judgement(counts, planted, expected_exit, tuple(findings), note, twins, outcomes)
+    return Judgement(counts, planted, expected_exit, tuple(findings), note, outcomes)
 
 
 def _skipped_whole(

@@ -108,6 +108,10 @@ class GradingCopy:
     setup logged to ``grade-setup-<label>.log``. Yields None when its setup fails after the
     agent changed a dependency file. Removed when the block ends. ``label``: lower-case
     letters, digits, ``-`` and ``_``, not starting with ``grading-`` (the deciding copy's)."""
+    twin: Callable[[], AbstractContextManager[GradingCopy | None]] | None = None
+    """``twin()``: another copy built as this one was, hidden files and all, in a folder of the
+    same shape beside it, for the run of a twin (grading/twin_run.py); None in a further copy.
+    Yields None when its setup fails. Removed when the block ends."""
 
     @property
     def task(self) -> Task:

@@ -6,7 +6,8 @@ into its copy or HOME (a conftest.py, a usercustomize), so it gets copies of its
 sandbox, and never sees the deciding copy. Its counts are reported apart and never decide.
 
 The deciding run counts from a junit report written outside the copy, judged against canaries
-(planted tests of known outcome) where the runner is one the witness knows.
+(planted tests of known outcome) where the runner is one the witness knows; once it has passed,
+the twin of one hidden test runs in a copy of its own (grading/twin_run.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Literal
 
 from harnessdrive.errors import GradingError
+from harnessdrive.grading import twin_run
 from harnessdrive.grading.commands import run_command
 from harnessdrive.grading.guarded import plant_canaries
 from harnessdrive.grading.kinds.base import GradingCopy
@@ -90,9 +92,23 @@ def _run_deciding(
             content = canaries.contents.get(target)
             if content is not None and path.is_file():
                 write_file(copy.root, target, content)
-    return run_command(
-        copy, spec.command, "tests", timeout=spec.timeout, junit=spec.junit, plan=canaries.plan
+    run, found = run_command(
+        copy, spec.command, twin_run.LABEL, timeout=spec.timeout, junit=spec.junit,
+        plan=canaries.plan,
+    )  # fmt: skip
+    if canaries.plan is None or not run.succeeded or found:
+        return run, found  # a twin can only turn a pass into tampered
+    # One hidden test once more with its expectation perturbed, in a run of its own.
+    twins, witnessed = twin_run.check_twin(
+        copy,
+        spec.command,
+        timeout=spec.timeout,
+        junit=spec.junit,
+        plan=canaries.plan,
+        contents=canaries.contents,
+        deciding=run,
     )
+    return run.model_copy(update={"twins": twins}), (*found, *witnessed)
 
 
 def _run_visible(copy: GradingCopy, spec: TestsGradeSpec, command: str) -> GradingRun | None:
