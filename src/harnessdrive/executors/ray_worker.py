@@ -87,7 +87,11 @@ def worker_problem(harness: Harness, settings: WorkerSettings, driver_version: s
     name = harness.name
     if name not in _INFO:
         info = harness.info()
-        _INFO[name] = None if info.installed else (info.detail or f"{name} is not installed")
+        # An agent CLI's detail says what it supports; why it is missing is in ``found``.
+        reason = info.found or info.detail
+        _INFO[name] = (
+            None if info.installed else f"{name} cannot run here: {reason or 'not installed'}"
+        )
     return _INFO[name]
 
 
