@@ -112,7 +112,7 @@ def grading_copy(
     try:
         copy_snapshot(own.snapshot, copy)
         apply_changes(own.snapshot, copy, list(split.included))
-        twin = functools.partial(twin_copy, setup, split, began)
+        twin = functools.partial(twin_copy, setup, split, began) if setup.run_twin else None
         yield _built(own, split, copy, began, "grade-setup.log", hidden=True, twin=twin)
     finally:
         if not setup.keep_copy:

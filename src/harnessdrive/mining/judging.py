@@ -71,10 +71,10 @@ def judge(label: str, outcome: TestOutcome) -> RejectReason | None:
         return None
     if outcome.passed:
         return None
+    if outcome.tampered:  # a twin runs on a repeat too (mining/checks.py)
+        return "the fix trips a tamper check"
     if again:
         return "flaky"
-    if outcome.tampered:
-        return "the fix trips a tamper check"
     if outcome.timed_out:
         return "tests time out with the fix"
     return (

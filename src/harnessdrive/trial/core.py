@@ -256,6 +256,7 @@ class _Trial:
             stop=self.worker.stop,
             keep_copy=True,  # the whole scratch folder goes once the trial is over
             run_visible=self.job.settings.run_visible,
+            run_twin=self.job.settings.run_twin,
             # A known change's grading reuses no setup state, as it never has.
             setup_states=None if self.agentless else self.worker.setup_states,
         )
