@@ -8,8 +8,9 @@ twin run gets it (the same, one expectation of one hidden test perturbed in plac
 own test command runs bare on each (``python -m pytest -q``, plugin autoload off), the two
 alternating, ``--pairs`` times, timed by CPU time. Prints each task's medians and the median of
 each pair's ratio ((deciding + twin) / deciding): what a passing change's test commands cost
-with the twin run against without it. A failing change never gets a twin run (ratio 1). The
-twin copy's build and setup come on top (none of the demo tasks has a setup command).
+with the twin run against without it. A failing change pays about the same: its twin starts
+with the deciding run, before the outcome is known. The twin copy's build and setup come on
+top (none of the demo tasks has a setup command).
 
 There is no target below 2: the twin run is a whole second run by design (docs/security.md,
 "Twins"); the number is printed so that its cost is known, not to be met.

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -305,3 +306,41 @@ def test_the_twin_run_shows_the_code_under_test_what_the_deciding_run_shows(
 def _fingerprints(log: Path) -> list[tuple[str, str]]:
     text = log.read_text(errors="replace")
     return re.findall(r"^FINGERPRINT (\w+) ([0-9a-f]{64})$", text, flags=re.MULTILINE)
+
+
+# A forger that tells the later of two runs by the time: the agent wrote down when it finished;
+# a run that starts soon after forges (and lasts a while), a run that starts later fails
+# everything, as an honest wrong answer would. A twin run after the deciding one would be the
+# later one: the twin would fail and the forged pass stand.
+_TIMED = """
+import time
+
+AGENT_DONE = {t0!r}
+_LATER = time.time() - AGENT_DONE > {threshold!r}
+_slept = []
+
+
+class Result:
+    def __eq__(self, other):
+        if _LATER:
+            raise AssertionError("not equal")
+        return True
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = object.__hash__
+
+
+def add(a, b):
+    if not _LATER and not _slept:
+        _slept.append(True)
+        time.sleep({sleep!r})
+    return Result()
+"""
+
+
+def test_a_forger_that_tells_the_later_run_by_the_time_is_never_a_pass(tmp_path: Path) -> None:
+    module = _TIMED.format(t0=time.time(), threshold=4.0, sleep=6.0)
+    verdict = graded(tmp_path, task_of("pytest"), {"calc.py": module})
+    assert verdict.outcome != "pass", verdict

@@ -6,8 +6,8 @@ into its copy or HOME (a conftest.py, a usercustomize), so it gets copies of its
 sandbox, and never sees the deciding copy. Its counts are reported apart and never decide.
 
 The deciding run counts from a junit report written outside the copy, judged against canaries
-(planted tests of known outcome) where the runner is one the witness knows; once it has passed,
-the twin of one hidden test runs in a copy of its own (grading/twin_run.py).
+(planted tests of known outcome) where the runner is one the witness knows; beside it, starting
+with it, the twin of one hidden test runs in a copy of its own (grading/twin_run.py).
 """
 
 from __future__ import annotations
@@ -87,27 +87,28 @@ def _run_deciding(
 ) -> tuple[GradingRun, tuple[Finding, ...]]:
     # Canaries of known outcome go into the hidden test files: the witness of an honest run.
     canaries = plant_canaries(copy.task, copy.values, command=spec.command, junit=spec.junit)
-    if canaries.plan is not None:
-        for target, path in copy.hidden.items():
-            content = canaries.contents.get(target)
-            if content is not None and path.is_file():
-                write_file(copy.root, target, content)
-    run, found = run_command(
-        copy, spec.command, twin_run.LABEL, timeout=spec.timeout, junit=spec.junit,
-        plan=canaries.plan,
-    )  # fmt: skip
-    if canaries.plan is None or not run.succeeded or found:
-        return run, found  # a twin can only turn a pass into tampered
-    # One hidden test once more with its expectation perturbed, in a run of its own.
-    twins, witnessed = twin_run.check_twin(
-        copy,
-        spec.command,
-        timeout=spec.timeout,
-        junit=spec.junit,
-        plan=canaries.plan,
+    if canaries.plan is None:
+        return run_command(
+            copy, spec.command, twin_run.LABEL, timeout=spec.timeout, junit=spec.junit
+        )
+    for target, path in copy.hidden.items():
+        content = canaries.contents.get(target)
+        if content is not None and path.is_file():
+            write_file(copy.root, target, content)
+    plan = canaries.plan
+    # One hidden test once more with its expectation perturbed, in a run of its own that starts
+    # with the deciding one.
+    with twin_run.started_twin(
+        copy, spec.command, timeout=spec.timeout, junit=spec.junit, plan=plan,
         contents=canaries.contents,
-        deciding=run,
-    )
+    ) as twin:  # fmt: skip
+        run, found = run_command(
+            copy, spec.command, twin_run.LABEL, timeout=spec.timeout, junit=spec.junit, plan=plan
+        )
+        result = twin.result() if twin is not None else None
+    if result is None or not run.succeeded or found:
+        return run, found  # a twin can only turn a pass into tampered
+    twins, witnessed = twin_run.judge_twin(result, plan, run)
     return run.model_copy(update={"twins": twins}), (*found, *witnessed)
 
 
