@@ -487,21 +487,32 @@ class RayExecutor:
         return unpack_into(files, Path(tempfile.mkdtemp(dir=self._files)))
 
 
+_CLIENT_TRIES = 3
+_SERVER_FAILED = "Initialization failure from server"
+
+
 def _join(ray: Any, address: str | None) -> None:
     """Join the cluster, keeping the driver's own stop signals: Ray's SIGTERM handler would
     end the process without the results being written."""
     main = threading.current_thread() is threading.main_thread()
     kept = {sig: signal.getsignal(sig) for sig in _STOP_SIGNALS} if main else {}
     try:
-        ray.init(
-            address=address,
-            include_dashboard=False,
-            log_to_driver=False,
-            logging_level=logging.WARNING,
-        )
-    except (ConnectionError, ValueError, RuntimeError) as exc:
-        where = address or "a new local cluster"
-        raise UserError(f"cannot join the Ray cluster at {where}: {exc}") from None
+        for attempt in range(1, _CLIENT_TRIES + 1):
+            try:
+                ray.init(
+                    address=address,
+                    include_dashboard=False,
+                    log_to_driver=False,
+                    logging_level=logging.WARNING,
+                )
+                return
+            except (ConnectionError, ValueError, RuntimeError) as exc:
+                # A Ray Client head reached, whose server process for this driver failed to
+                # start (a race in Ray's proxy, seen on busy heads), is worth another try.
+                if attempt < _CLIENT_TRIES and _SERVER_FAILED in str(exc):
+                    continue
+                where = address or "a new local cluster"
+                raise UserError(f"cannot join the Ray cluster at {where}: {exc}") from None
     finally:
         for sig, handler in kept.items():
             if handler is not None:

@@ -56,7 +56,7 @@ class TrialSettings:
     run_visible: bool = True
     """False skips the task's visible command when grading (its counts never decide)."""
     run_twin: bool = True
-    """False runs no twin after a passing grading (grading/context.py says when that is safe)."""
+    """False runs no twin in grading (grading/context.py says when that is safe)."""
     record_folder: Path | None = None
     """Where the receiver will put the job's files. A message that names one of them (a setup
     log, say) names it there, so it still points at the file once the trial is recorded."""
