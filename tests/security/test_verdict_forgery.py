@@ -345,3 +345,48 @@ def test_any_junit_command_passes_only_when_some_test_passed(
     verdict = graded(tmp_path, task, {"calc.py": module})
     assert verdict.outcome == outcome, verdict
     assert verdict.hidden is not None and verdict.hidden.source == "junit"
+
+
+# Tests written once in a mixin and run by each TestCase that inherits it, as many unittest
+# suites do: they are hidden tests too, and skipping them earns nothing.
+_MIXIN_HIDDEN = """import unittest
+
+from calc import add
+
+
+class AddsMixin:
+    def test_small(self):
+        self.assertEqual(add(2, 3), 5)
+
+    def test_negative(self):
+        self.assertEqual(add(-2, -3), -5)
+
+
+class AddsTest(unittest.TestCase, AddsMixin):
+    pass
+
+
+class AddsAgainTest(AddsMixin, unittest.TestCase):
+    def setUp(self):
+        self.extra = 0
+
+
+class NameTest(unittest.TestCase):
+    def test_add_is_callable(self):
+        self.assertTrue(callable(add))
+"""
+_SKIPS_WHEN_CALLED = """import unittest
+
+
+def add(a, b):
+    raise unittest.SkipTest("not applicable here")
+"""
+
+
+@pytest.mark.parametrize("runner", ["pytest", "unittest"])
+def test_tests_inherited_from_a_mixin_earn_their_pass(tmp_path: Path, runner: str) -> None:
+    task = task_of(runner, _MIXIN_HIDDEN)
+    skipped = graded(tmp_path / "skip", task, {"calc.py": _SKIPS_WHEN_CALLED})
+    assert skipped.outcome == "fail", skipped
+    honest = graded(tmp_path / "honest", task, {"calc.py": PY_FIXED})
+    assert honest.outcome == "pass", honest

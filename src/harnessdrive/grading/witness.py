@@ -359,14 +359,20 @@ def _parse_tests(data: bytes, runner: RunnerKind) -> _ParsedTests | None:
         return None
     cases: set[str] = set()
     names: list[str] = []
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
     for node in tree.body:
         if runner == "pytest" and isinstance(node, _FUNCTIONS) and _collected(node):
             names.append(node.name)
         elif isinstance(node, ast.ClassDef) and _test_class(node, cases, runner):
             cases.add(node.name)
-            names += [
-                item.name for item in node.body if isinstance(item, _FUNCTIONS) and _collected(item)
-            ]
+            # A mixin of the same file lends its tests to the test class: they run, and can be
+            # skipped, under the test class's name, so they are hidden tests too.
+            for holder in (node, *_mixins(node, classes, cases)):
+                names += [
+                    item.name
+                    for item in holder.body
+                    if isinstance(item, _FUNCTIONS) and _collected(item)
+                ]
     if any(_assigns(node, "__test__") for node in tree.body) or not names:
         return None
     try:
@@ -374,6 +380,22 @@ def _parse_tests(data: bytes, runner: RunnerKind) -> _ParsedTests | None:
     except RecursionError:
         return None
     return tuple(names), tuple((t.name, t.may_skip) for t in found), tree
+
+
+def _mixins(
+    node: ast.ClassDef, classes: Mapping[str, ast.ClassDef], cases: set[str]
+) -> list[ast.ClassDef]:
+    """The classes of the same file that ``node`` inherits from, directly or not, other than
+    test classes (their tests are counted as theirs)."""
+    found: list[ast.ClassDef] = []
+    pending = [ast.unparse(b) for b in node.bases]
+    while pending:
+        base = classes.get(pending.pop())
+        if base is None or base is node or base.name in cases or base in found:
+            continue
+        found.append(base)
+        pending += [ast.unparse(b) for b in base.bases]
+    return found
 
 
 def _collected(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
