@@ -105,7 +105,7 @@ def test_a_task_whose_dockerfile_needs_a_build_is_built_here_and_runs(
         "instruction.md": "Write the secret the image holds into answer.txt.\n",
         # A RUN step makes the file the task needs and the starting files in the work folder.
         "environment/Dockerfile": f"FROM {base}\nRUN echo s3cr3t > /opt/secret.txt\n"
-        "WORKDIR /work\nRUN echo 'see /opt' > /work/README\n",
+        "WORKDIR /srv/app\nRUN echo 'see /opt' > /srv/app/README\n",
         "tests/test.sh": "#!/bin/bash\n"
         'if [ "$(cat answer.txt)" = "$(cat /opt/secret.txt)" ]; then r=1; else r=0; fi\n'
         "echo $r > /logs/verifier/reward.txt\n",

@@ -312,7 +312,7 @@ def _fingerprints(log: Path) -> list[tuple[str, str]]:
 # a run that starts soon after forges (and lasts a while), a run that starts later fails
 # everything, as an honest wrong answer would. A twin run after the deciding one would be the
 # later one: the twin would fail and the forged pass stand.
-_TIMED = """
+_LATER_BY_THE_TIME = """
 import time
 
 AGENT_DONE = {t0!r}
@@ -320,27 +320,16 @@ _LATER = time.time() - AGENT_DONE > {threshold!r}
 _slept = []
 
 
-class Result:
-    def __eq__(self, other):
-        if _LATER:
-            raise AssertionError("not equal")
-        return True
-
-    def __ne__(self, other):
-        return not self.__eq__(other)
-
-    __hash__ = object.__hash__
-
-
-def add(a, b):
+def _in_twin(frame, other):
     if not _LATER and not _slept:
         _slept.append(True)
         time.sleep({sleep!r})
-    return Result()
+    return _LATER
 """
 
 
 def test_a_forger_that_tells_the_later_run_by_the_time_is_never_a_pass(tmp_path: Path) -> None:
-    module = _TIMED.format(t0=time.time(), threshold=4.0, sleep=6.0)
+    detector = _LATER_BY_THE_TIME.format(t0=time.time(), threshold=4.0, sleep=6.0)
+    module = _FORGER.replace("DETECTOR", detector)
     verdict = graded(tmp_path, task_of("pytest"), {"calc.py": module})
     assert verdict.outcome != "pass", verdict

@@ -242,3 +242,21 @@ def test_a_hidden_file_skipped_whole_is_no_pass_and_no_finding() -> None:
     assert judged.findings == ()
     assert judged.counts.errors == 1
     assert judged.note == "hidden tests not run: tests/test_hidden.py skipped whole"
+
+
+def test_a_mixins_tests_count_and_odd_inheritance_neither_loops_nor_lends() -> None:
+    # A cycle of bases (it parses, though it would not run), a base reached through an
+    # attribute or a call, and a chain of mixins deeper than Python's own recursion limit.
+    chain = "".join(f"class M{i}(M{i + 1}):\n    pass\n" for i in range(2000))
+    source = (
+        "import unittest\n\n"
+        "class M2000:\n    def test_deep(self):\n        pass\n\n"
+        f"{chain}\n"
+        "class Loop(Loop2):\n    def test_loop(self):\n        pass\n\n"
+        "class Loop2(Loop):\n    pass\n\n"
+        "class Odd(unittest.mock.Base, make()):\n    def test_odd(self):\n        pass\n\n"
+        "class Case(unittest.TestCase, M0, Loop2, Odd):\n    def test_own(self):\n        pass\n"
+    )
+    plan, _ = plant("unittest", [("tests/test_m.py", source.encode())])
+    names = {name for _, name in plan.hidden_tests}
+    assert names == {"test_own", "test_deep", "test_loop", "test_odd"}

@@ -388,14 +388,19 @@ def _mixins(
     """The classes of the same file that ``node`` inherits from, directly or not, other than
     test classes (their tests are counted as theirs)."""
     found: list[ast.ClassDef] = []
-    pending = [ast.unparse(b) for b in node.bases]
+    pending = _base_names(node)
     while pending:
         base = classes.get(pending.pop())
         if base is None or base is node or base.name in cases or base in found:
             continue
         found.append(base)
-        pending += [ast.unparse(b) for b in base.bases]
+        pending += _base_names(base)
     return found
+
+
+def _base_names(node: ast.ClassDef) -> list[str]:
+    # A class of the same file is named plainly; anything else is not a mixin of this file.
+    return [b.id for b in node.bases if isinstance(b, ast.Name)]
 
 
 def _collected(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
