@@ -69,7 +69,8 @@ def started_twin(
     run at once, so both begin together (the time since anything the agent left behind tells
     nothing) and run side by side. The copy goes once the run has ended. None when no hidden
     test has an expectation that can be perturbed, or the copy cannot make another."""
-    made = witness.twin_file(plan, contents, rng)
+    # No twin is drawn for a copy that runs none: drawing one parses the planted files.
+    made = None if copy.twin is None else witness.twin_file(plan, contents, rng)
     if made is None or copy.twin is None:
         yield None
         return
