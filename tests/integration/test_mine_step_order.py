@@ -142,17 +142,3 @@ def test_two_workers_record_the_same_runs_as_one_after_another(checked: Checked)
     assert {c: runs(r) for c, r in shared.items()} == {c: runs(r) for c, r in sequential.items()}
     good = next(r for r in shared.values() if r.kept)
     assert set(runs(good)) == {"focused", "after", "focused_again", "focused_after"}
-
-
-def test_a_kept_commit_gets_one_twin_on_its_cheapest_run_with_the_fix(
-    checked: Checked, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    """A twin that the commit's own fix passes would mark every honest solution tampered, so
-    one run with the fix has one: the run of the commit's own tests alone. The other runs of
-    the same trusted change need none, and each would cost another copy and run."""
-    sha, results = checked
-    logs = results["two workers"][sha["good"]]
-    root = next(Path(p) for p in tmp_path_factory.getbasetemp().glob("order*/two/logs"))
-    twins = sorted(p.relative_to(root) for p in root.rglob("*tests-twin*"))
-    assert logs.kept and twins
-    assert {p.parts[1] for p in twins if sha["good"].startswith(p.parts[0])} == {"focused_after"}

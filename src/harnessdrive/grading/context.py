@@ -29,8 +29,8 @@ class GradingSetup:
     run_visible: bool = True
     """False skips the visible command: its counts never decide the outcome."""
     run_twin: bool = True
-    """False runs no twin (grading/twin_run.py): only for a change the driver trusts, graded
-    again beside a run that has one (mining's repeats of a commit)."""
+    """False runs no twin (grading/twin_run.py): only for a change the driver trusts (a mined
+    commit's own, whose reference ``check`` later grades with one)."""
     readonly: tuple[Path, ...] = ()
     """Paths the setup and test commands may read beyond the task's own view (tasks/view.py)."""
     setup_states: SetupStates | None = None

@@ -249,15 +249,9 @@ class Checker:
         withdrawn: set[int] = set()
         first_rejection = len(steps)
 
-        # One run with the fix has a twin (mining/runs.py): the cheapest, the commit's own tests
-        # alone where the fast check narrowed them, else the first whole suite.
-        labels = [label for label, _, _ in steps]
-        twinned = "focused_after" if "focused_after" in labels else "after"
-
         def submit(index: int) -> None:
             label, task, changes = steps[index]
-            where = logs / label
-            run = self._submit(task, snapshot, changes, where, (rank, index + 1), label == twinned)
+            run = self._submit(task, snapshot, changes, logs / label, (rank, index + 1))
             pending[run] = index
 
         try:
@@ -297,11 +291,10 @@ class Checker:
         changes: Changes,
         logs: Path,
         rank: Rank,
-        twin: bool = False,
     ) -> Future[JobResult]:
         known = GivenChange(changes=changes, base=snapshot)
         key = f"mine:{task.id}:{logs.name}"
-        return self.runs.submit(grading_run(key, task, known, logs, twin=twin), rank)
+        return self.runs.submit(grading_run(key, task, known, logs), rank)
 
     def _outcome(self, run: Future[JobResult], logs: Path) -> TestOutcome:
         """What a run found; its logs (grade-setup.log, grade-tests.log) kept in ``logs``."""

@@ -71,7 +71,7 @@ def judge(label: str, outcome: TestOutcome) -> RejectReason | None:
         return None
     if outcome.passed:
         return None
-    if outcome.tampered:  # a twin runs on a repeat too (mining/checks.py)
+    if outcome.tampered:
         return "the fix trips a tamper check"
     if again:
         return "flaky"

@@ -28,14 +28,13 @@ MINED_SUITE = "mined"
 """The suite a run's job names (its result goes back to the check, never to a store)."""
 
 
-def grading_run(
-    key: str, task: Task, change: GivenChange, logs: Path, *, twin: bool = True
-) -> TrialJob:
+def grading_run(key: str, task: Task, change: GivenChange, logs: Path) -> TrialJob:
     """The job of one test run of ``task`` on ``change``; its logs are to be kept in ``logs``.
-    ``twin``: run a twin after a pass. One run of a commit with its fix has one: a twin that
-    the fix passes would mark every honest solution tampered. The other runs of the same
-    trusted change need none."""
-    settings = TrialSettings(network="none", run_visible=False, record_folder=logs, run_twin=twin)
+
+    No run has a twin (grading/twin_run.py): the change is the commit's own, not a forger's.
+    Whether the commit's fix fails the twins of its tests, as every honest solution must, is
+    what ``check`` finds, where the reference is graded as any agent is, twin and all."""
+    settings = TrialSettings(network="none", run_visible=False, record_folder=logs, run_twin=False)
     return known_change_job(task, change, key=key, suite=MINED_SUITE, settings=settings)
 
 
