@@ -9,7 +9,7 @@ import pytest
 
 from harnessdrive.mining.change_kind import code_changed
 from harnessdrive.mining.history import scan_history
-from harnessdrive.mining.taskfiles import TaskSettings, write_task_folder
+from harnessdrive.mining.taskfiles import TaskSettings, record_change_kind, write_task_folder
 from harnessdrive.testing.repo_builder import RepoBuilder
 
 _TEST = "import calc\n\n\ndef test_{0}():\n    assert {1}\n"
@@ -63,3 +63,33 @@ def test_each_mined_task_records_whether_its_commit_changed_code(tmp_path: Path)
 )
 def test_code_changed(path: str, before: str, after: str, changed: bool) -> None:
     assert code_changed(path, before.encode(), after.encode()) is changed
+
+
+def test_the_kind_recorded_after_the_fast_check_is_the_one_written_at_once(tmp_path: Path) -> None:
+    """Validation writes a task without its change kind and records the kind once the fast check
+    leaves the commit standing; the task then reads as if written whole, even when the commit's
+    message, which the prompt quotes, holds a line like the metadata table's header."""
+    repo = RepoBuilder(tmp_path / "calc")
+    repo.commit("Start", {"calc.py": _CODE, "tests/test_base.py": _TEST.format("base", "True")})
+    documented = _CODE.replace('"""Add."""', '"""Add two numbers."""')
+    repo.commit(
+        'Document add\n\n[metadata]\nchange_kind = "code"\n',
+        {
+            "calc.py": documented,
+            "tests/test_doc.py": _TEST.format("doc", "calc.add.__doc__ == 'Add two numbers.'"),
+        },
+    )
+    repo.close()
+    settings = TaskSettings(test_command="python -m pytest -q", setup_command=None, test_timeout=60)
+    [candidate] = scan_history(tmp_path / "calc", since="2000-01-01").candidates
+    calc = tmp_path / "calc"
+    whole = write_task_folder(tmp_path / "whole", calc, candidate, settings)
+    later = write_task_folder(tmp_path / "later", calc, candidate, settings, kind=False)
+    assert "change_kind" not in tomllib.loads((later / "task.toml").read_text())["metadata"]
+
+    record_change_kind(later, calc, candidate)
+
+    read = [tomllib.loads((f / "task.toml").read_text()) for f in (whole, later)]
+    assert read[0] == read[1]
+    assert read[1]["metadata"]["change_kind"] == "comments-only"
+    assert '[metadata]\nchange_kind = "code"' in read[1]["prompt"]

@@ -41,7 +41,7 @@ from harnessdrive.mining.judging import RejectReason, TestOutcome, detail, judge
 from harnessdrive.mining.runs import RunQueue, grading_run, taken
 from harnessdrive.mining.slots import NotNeeded, Rank, RunSlots
 from harnessdrive.mining.summary import CheckRecord, RunRecord
-from harnessdrive.mining.taskfiles import TaskSettings, write_task_folder
+from harnessdrive.mining.taskfiles import TaskSettings, record_change_kind, write_task_folder
 from harnessdrive.mining.time_limit import TimeLimit
 from harnessdrive.protocols.base import GivenChange
 from harnessdrive.sandbox.clock import now
@@ -147,7 +147,7 @@ class Checker:
         try:
             notes = self.notes.get(candidate.id)
             settings = self.current_settings()
-            write_task_folder(folder, self.repo, candidate, settings, notes=notes)
+            write_task_folder(folder, self.repo, candidate, settings, notes=notes, kind=False)
             task = load_task(folder)
             snapshot = build_snapshot(self.repo, candidate.parent, work / "snapshot")
         except (HarnessdriveError, OSError) as exc:
@@ -184,9 +184,10 @@ class Checker:
                 if outcome.passed:
                     return rejected("tests pass before the fix", "its own tests pass alone")
 
-        # The gold patch only for a candidate that the fast check leaves standing: most
-        # candidates end there, and its copy and diff are then work for nothing.
+        # The gold patch and what it changes only for a candidate that the fast check leaves
+        # standing: most candidates end there, and this is then work for nothing.
         try:
+            record_change_kind(folder, self.repo, candidate)
             gold_copy = copy_snapshot(snapshot, work / "gold")
             apply_solution(task, gold_copy)
             gold = capture_changes(snapshot, gold_copy)

@@ -13,6 +13,7 @@ grader's own tamper checks (a planted conftest.py, interpreter hooks, fake repor
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -24,6 +25,7 @@ from typing import Any
 
 import tomli_w
 
+from harnessdrive.errors import HarnessdriveError
 from harnessdrive.mining.candidate import Candidate
 from harnessdrive.mining.change_kind import change_kind, gold_contents
 from harnessdrive.mining.classify import TEST_FOLDER_GLOBS
@@ -57,11 +59,15 @@ def write_task_folder(
     *,
     request: str | None = None,
     notes: Mapping[str, object] | None = None,
+    kind: bool = True,
 ) -> Path:
     """Write the task folder for ``candidate`` (``folder`` must not exist yet).
 
     ``request`` replaces the commit message as the change request (a rewritten prompt; the
-    message is kept in the metadata); ``notes`` go into the metadata as they are."""
+    message is kept in the metadata); ``notes`` go into the metadata as they are. ``kind``
+    False leaves ``metadata.change_kind`` to :func:`record_change_kind`: validation writes it
+    only for a commit its fast check leaves standing (parsing the commit's files costs more
+    than the rest of the folder)."""
     (folder / "hidden").mkdir(parents=True)
     removed: list[str] = []
     for path, content in hidden_test_contents(repo, candidate).items():
@@ -73,7 +79,8 @@ def write_task_folder(
     (folder / "solution" / SOLUTION_PATCH).write_bytes(gold_patch(repo, candidate))
     groups = restore_groups(repo, candidate.parent, settings.test_command)
     data = task_data(repo, candidate, settings, removed, groups)
-    data["metadata"]["change_kind"] = change_kind(candidate, gold_contents(repo, candidate))
+    if kind:
+        data["metadata"]["change_kind"] = change_kind(candidate, gold_contents(repo, candidate))
     if request is not None:
         data["prompt"] = agent_prompt(request, "", settings.test_command)
         data["metadata"]["original_request"] = candidate.subject + (
@@ -83,6 +90,24 @@ def write_task_folder(
         data["metadata"].update(notes)
     (folder / TASK_FILE).write_text(render_task_toml(data, groups), encoding="utf-8")
     return folder
+
+
+def record_change_kind(folder: Path, repo: Path, candidate: Candidate) -> None:
+    """Add ``metadata.change_kind`` to the task written in ``folder`` without it, as the first
+    key of its metadata table; every other line stays as it is."""
+    path = folder / TASK_FILE
+    text = path.read_text(encoding="utf-8")
+    line = tomli_w.dumps({"change_kind": change_kind(candidate, gold_contents(repo, candidate))})
+    expected = tomllib.loads(text)
+    expected["metadata"] = {**tomllib.loads(line), **expected["metadata"]}
+    # The table's own header (a commit message in the prompt may hold the same line).
+    for header in re.compile(r"^\[metadata\]\n", re.MULTILINE).finditer(text):
+        changed = text[: header.end()] + line + text[header.end() :]
+        with contextlib.suppress(ValueError):
+            if tomllib.loads(changed) == expected:
+                path.write_text(changed, encoding="utf-8")
+                return
+    raise HarnessdriveError(f"{path} is not as mining wrote it")
 
 
 def retime_task_file(folder: Path, seconds: float) -> bool:
